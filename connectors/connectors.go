@@ -1,0 +1,162 @@
+// Package connectors is the small interface package every connector
+// implements and the engine consumes. Concrete connectors live in
+// subpackages (memory, datagen, stdout, ...) and import only this package
+// and the leaves; cmd/streamsql wires them into a Registry.
+//
+// Source lifecycle: the engine calls Open with the offsets stored in the
+// last checkpoint (nil offsets: from the start), then Read repeatedly, and
+// Close when the pipeline stops. Offsets are per partition; a checkpoint
+// stores the offset *after* the last row the engine consumed, so a restart
+// replays exactly the rows that the checkpoint did not cover.
+//
+// Sink lifecycle: Write any number of change batches, then PreCommit(id)
+// when checkpoint id is being taken and Commit(id) once the engine has
+// durably stored it. A sink that cannot be transactional treats PreCommit
+// as a flush and Commit as a no-op (at-least-once; idempotent by key).
+package connectors
+
+import (
+	"context"
+	"errors"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// ErrEndOfInput is returned by Source.Read when a bounded source has no
+// more rows, ever.
+var ErrEndOfInput = errors.New("end of input")
+
+// Batch is a run of rows read from one partition of a source.
+type Batch struct {
+	Partition int
+	// Rows are in the source schema's column order. The engine may keep
+	// them; a source must not reuse a returned Row's backing array.
+	Rows []types.Row
+	// Next is the partition offset after the last row (and after any
+	// poison records) of this batch.
+	Next int64
+	// Errors are records that could not be decoded; they are not in Rows.
+	Errors []DecodeError
+	// Ingested is the ingestion time of the batch in microseconds (used for
+	// INGESTION_TIME() columns when the source has no per-record time).
+	Ingested int64
+}
+
+// DecodeError is a poison record: raw bytes that did not decode.
+type DecodeError struct {
+	Partition int
+	Offset    int64
+	Raw       []byte
+	Err       error
+}
+
+// Source is an append-only input split into partitions.
+type Source interface {
+	// Partitions is the number of partitions; fixed for the source's life.
+	Partitions() int
+	// Open positions every partition at offsets[p] (nil: the start).
+	Open(ctx context.Context, offsets []int64) error
+	// Read returns up to max rows from one partition. It returns an empty
+	// batch and nil when nothing is available now, and ErrEndOfInput when a
+	// bounded source is exhausted.
+	Read(ctx context.Context, max int) (Batch, error)
+	// Close releases the source.
+	Close() error
+}
+
+// Op is the kind of a change row.
+type Op uint8
+
+// Change operations: upsert by key (insert or replace) and delete by key.
+const (
+	Upsert Op = iota + 1
+	Delete
+)
+
+// String returns the changelog name of the op.
+func (o Op) String() string {
+	if o == Delete {
+		return "delete"
+	}
+	return "upsert"
+}
+
+// Change is one changelog row of a view, keyed by the view's key columns.
+type Change struct {
+	Op  Op
+	Row types.Row
+}
+
+// Sink receives a view's changelog.
+type Sink interface {
+	// Write delivers changes in order.
+	Write(ctx context.Context, changes []Change) error
+	// PreCommit makes everything written so far ready to commit under
+	// checkpoint id (flush, or prepare a transaction).
+	PreCommit(ctx context.Context, id uint64) error
+	// Commit makes checkpoint id's changes visible; called only after the
+	// engine stored checkpoint id.
+	Commit(ctx context.Context, id uint64) error
+	// Close releases the sink.
+	Close() error
+}
+
+// SourceSpec is what a source factory gets: the source's name, schema and
+// validated WITH options.
+type SourceSpec struct {
+	Name    string
+	Schema  types.Schema
+	Options map[string]string
+	// StateDir is a directory the connector may use for its own files.
+	StateDir string
+}
+
+// SinkSpec is what a sink factory gets.
+type SinkSpec struct {
+	Name    string
+	Schema  types.Schema
+	Key     []int // key column positions in Schema
+	Options map[string]string
+}
+
+// OptionSpec describes one WITH option of a connector.
+type OptionSpec struct {
+	Name    string
+	Type    string // "string", "int", "duration", "bool"
+	Default string
+	Doc     string
+	Example string
+}
+
+// SourceFactory builds a source.
+type SourceFactory struct {
+	Name    string
+	Doc     string
+	Options []OptionSpec
+	New     func(spec SourceSpec) (Source, error)
+}
+
+// SinkFactory builds a sink.
+type SinkFactory struct {
+	Name    string
+	Doc     string
+	Options []OptionSpec
+	New     func(spec SinkSpec) (Sink, error)
+}
+
+// Registry maps connector names to factories.
+type Registry struct {
+	Sources map[string]SourceFactory
+	Sinks   map[string]SinkFactory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{Sources: map[string]SourceFactory{}, Sinks: map[string]SinkFactory{}}
+}
+
+// AddSource registers a source factory.
+func (r *Registry) AddSource(f SourceFactory) { r.Sources[f.Name] = f }
+
+// AddSink registers a sink factory.
+func (r *Registry) AddSink(f SinkFactory) { r.Sinks[f.Name] = f }

@@ -1,0 +1,199 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Scalar is a bound scalar expression over the columns of one input row.
+// It is pure data: exec compiles it into an evaluator. The set of
+// implementations is closed (ColRef, Const, Call, Case, Cast).
+type Scalar interface {
+	// Type is the kind of value the expression produces.
+	Type() types.Kind
+	// String renders the expression for EXPLAIN.
+	String() string
+	scalar()
+}
+
+// ColRef reads column Index of the input row.
+type ColRef struct {
+	Index int
+	Name  string
+	T     types.Kind
+}
+
+// Const is a literal value.
+type Const struct{ V types.Value }
+
+// Call applies a built-in function or operator. Fn is a lower-case name
+// from the function table in functions.go (operators use their symbol:
+// "+", "=", "and", ...).
+type Call struct {
+	Fn   string
+	Args []Scalar
+	T    types.Kind
+}
+
+// When is one WHEN cond THEN result arm of a Case.
+type When struct {
+	Cond, Result Scalar
+}
+
+// Case is CASE [Operand] WHEN ... THEN ... [ELSE ...] END. With an Operand,
+// each When.Cond is compared to it for equality.
+type Case struct {
+	Operand Scalar // nil for a searched CASE
+	Whens   []When
+	Else    Scalar // nil means NULL
+	T       types.Kind
+}
+
+// Cast converts Arg to kind To.
+type Cast struct {
+	Arg Scalar
+	To  types.Kind
+}
+
+func (*ColRef) scalar() {}
+func (*Const) scalar()  {}
+func (*Call) scalar()   {}
+func (*Case) scalar()   {}
+func (*Cast) scalar()   {}
+
+// Type implements Scalar.
+func (c *ColRef) Type() types.Kind { return c.T }
+
+// Type implements Scalar.
+func (c *Const) Type() types.Kind { return c.V.K }
+
+// Type implements Scalar.
+func (c *Call) Type() types.Kind { return c.T }
+
+// Type implements Scalar.
+func (c *Case) Type() types.Kind { return c.T }
+
+// Type implements Scalar.
+func (c *Cast) Type() types.Kind { return c.To }
+
+// String implements Scalar.
+func (c *ColRef) String() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return fmt.Sprintf("#%d", c.Index)
+}
+
+// String implements Scalar.
+func (c *Const) String() string {
+	switch c.V.K {
+	case types.String, types.Timestamp:
+		return "'" + c.V.String() + "'"
+	case types.Interval:
+		return "INTERVAL '" + c.V.String() + "'"
+	}
+	return c.V.String()
+}
+
+// String implements Scalar.
+func (c *Call) String() string {
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = a.String()
+	}
+	if isOperator(c.Fn) && len(args) == 2 {
+		return "(" + args[0] + " " + c.Fn + " " + args[1] + ")"
+	}
+	return c.Fn + "(" + strings.Join(args, ", ") + ")"
+}
+
+func isOperator(fn string) bool {
+	switch fn {
+	case "+", "-", "*", "/", "%", "=", "<>", "<", "<=", ">", ">=", "and", "or", "||", "like":
+		return true
+	}
+	return false
+}
+
+// String implements Scalar.
+func (c *Case) String() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	if c.Operand != nil {
+		b.WriteString(" " + c.Operand.String())
+	}
+	for _, w := range c.Whens {
+		b.WriteString(" WHEN " + w.Cond.String() + " THEN " + w.Result.String())
+	}
+	if c.Else != nil {
+		b.WriteString(" ELSE " + c.Else.String())
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
+// String implements Scalar.
+func (c *Cast) String() string { return "CAST(" + c.Arg.String() + " AS " + c.To.String() + ")" }
+
+// ColumnsUsed adds to set every input column index s reads.
+func ColumnsUsed(s Scalar, set map[int]bool) {
+	switch e := s.(type) {
+	case *ColRef:
+		set[e.Index] = true
+	case *Const:
+	case *Call:
+		for _, a := range e.Args {
+			ColumnsUsed(a, set)
+		}
+	case *Case:
+		if e.Operand != nil {
+			ColumnsUsed(e.Operand, set)
+		}
+		for _, w := range e.Whens {
+			ColumnsUsed(w.Cond, set)
+			ColumnsUsed(w.Result, set)
+		}
+		if e.Else != nil {
+			ColumnsUsed(e.Else, set)
+		}
+	case *Cast:
+		ColumnsUsed(e.Arg, set)
+	}
+}
+
+// RemapColumns returns s with every ColRef index i replaced by m[i].
+func RemapColumns(s Scalar, m map[int]int) Scalar {
+	switch e := s.(type) {
+	case *ColRef:
+		c := *e
+		c.Index = m[e.Index]
+		return &c
+	case *Const:
+		return e
+	case *Call:
+		c := *e
+		c.Args = make([]Scalar, len(e.Args))
+		for i, a := range e.Args {
+			c.Args[i] = RemapColumns(a, m)
+		}
+		return &c
+	case *Case:
+		c := *e
+		if e.Operand != nil {
+			c.Operand = RemapColumns(e.Operand, m)
+		}
+		c.Whens = make([]When, len(e.Whens))
+		for i, w := range e.Whens {
+			c.Whens[i] = When{RemapColumns(w.Cond, m), RemapColumns(w.Result, m)}
+		}
+		if e.Else != nil {
+			c.Else = RemapColumns(e.Else, m)
+		}
+		return &c
+	case *Cast:
+		return &Cast{Arg: RemapColumns(e.Arg, m), To: e.To}
+	}
+	return s
+}

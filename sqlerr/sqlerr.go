@@ -1,0 +1,99 @@
+// Package sqlerr is the leaf that holds source positions and SQLSTATE error
+// codes. Every layer returns *Error for user-facing failures so the CLI,
+// the slt runner and the wire server all print the same text and code.
+package sqlerr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// SQLSTATE codes streamsql uses.
+const (
+	SyntaxError       = "42601"
+	UndefinedTable    = "42P01"
+	UndefinedColumn   = "42703"
+	DuplicateObject   = "42710"
+	DatatypeMismatch  = "42804"
+	UndefinedFunction = "42883"
+	GroupingError     = "42803"
+	InvalidParameter  = "22023"
+	InvalidDatetime   = "22007"
+	DivisionByZero    = "22012"
+	DataException     = "22000"
+	FeatureNotSupport = "0A000"
+	QueryCanceled     = "57014"
+	InvalidObjectDef  = "42P17" // contract violations: unbounded state, late data
+	InternalError     = "XX000"
+)
+
+// Pos is a position in the user's SQL text: 1-based line and column and the
+// 0-based byte offset.
+type Pos struct {
+	Line, Col, Offset int
+}
+
+// IsValid reports whether the position was set.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// PosAt computes the line and column of byte offset off in text.
+func PosAt(text string, off int) Pos {
+	if off > len(text) {
+		off = len(text)
+	}
+	if off < 0 {
+		off = 0
+	}
+	line, col := 1, 1
+	for i := 0; i < off; i++ {
+		if text[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return Pos{Line: line, Col: col, Offset: off}
+}
+
+// Error is a user-facing error with a SQLSTATE code, an optional position
+// and hint, and an optional wrapped cause.
+type Error struct {
+	Code string
+	Msg  string
+	Hint string
+	Pos  Pos
+	Err  error
+}
+
+// Error formats the message, with the position when known.
+func (e *Error) Error() string {
+	s := e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	if e.Hint != "" {
+		s += " (hint: " + e.Hint + ")"
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns an *Error with code and a formatted message.
+func New(code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns e with its hint set.
+func (e *Error) WithHint(h string) *Error { e.Hint = h; return e }
+
+// Code returns the SQLSTATE of err, or InternalError when err carries none.
+func Code(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return InternalError
+}

@@ -1,0 +1,85 @@
+package types
+
+import (
+	"hash/maphash"
+	"math"
+	"strings"
+)
+
+// Row is one tuple. Operators pass rows in batches and never retain a row
+// they did not copy.
+type Row []Value
+
+// Clone returns a copy of r that shares no backing array with it.
+func (r Row) Clone() Row {
+	out := make(Row, len(r))
+	copy(out, r)
+	return out
+}
+
+// String formats the row as space-separated Postgres text values.
+func (r Row) String() string {
+	var b strings.Builder
+	for i, v := range r {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
+
+// Column is one named, typed column of a schema.
+type Column struct {
+	Name string
+	Type Kind
+}
+
+// Schema is the ordered list of a relation's columns.
+type Schema []Column
+
+// Index returns the position of the column named name (case-insensitive),
+// or -1.
+func (s Schema) Index(name string) int {
+	for i, c := range s {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Names returns the column names in order.
+func (s Schema) Names() []string {
+	out := make([]string, len(s))
+	for i, c := range s {
+		out[i] = c.Name
+	}
+	return out
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// HashValues hashes the values of r at the given column positions. It is
+// stable within a process only; use it to route rows, never to persist.
+func HashValues(r Row, cols []int) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	var buf [9]byte
+	for _, c := range cols {
+		v := r[c]
+		buf[0] = byte(v.K)
+		x := uint64(v.I)
+		if v.K == Float {
+			x = math.Float64bits(v.F)
+		}
+		for i := 0; i < 8; i++ {
+			buf[1+i] = byte(x >> (8 * i))
+		}
+		_, _ = h.Write(buf[:])
+		if v.K == String {
+			_, _ = h.WriteString(v.S)
+		}
+	}
+	return h.Sum64()
+}

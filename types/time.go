@@ -1,0 +1,135 @@
+package types
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Microsecond units used across streamsql for timestamps and intervals.
+const (
+	Microsecond int64 = 1
+	Millisecond       = 1000 * Microsecond
+	Second            = 1000 * Millisecond
+	Minute            = 60 * Second
+	Hour              = 60 * Minute
+	Day               = 24 * Hour
+)
+
+// MinTime is the watermark before any event: it is below every timestamp.
+const MinTime int64 = -1 << 63
+
+// FormatTimestamp prints microseconds since the epoch as Postgres prints a
+// timestamp: `2024-01-01 00:00:05`, with fractional digits only when they
+// are non-zero (trailing zeros trimmed).
+func FormatTimestamp(us int64) string {
+	t := time.UnixMicro(us).UTC()
+	s := t.Format("2006-01-02 15:04:05")
+	if frac := t.Nanosecond() / 1000; frac != 0 {
+		f := fmt.Sprintf("%06d", frac)
+		s += "." + strings.TrimRight(f, "0")
+	}
+	return s
+}
+
+// ParseTimestamp accepts `2024-01-01 00:00:05[.ffffff]`, `2024-01-01`, and
+// RFC 3339 (`2024-01-01T00:00:05Z`, with offset). It returns microseconds.
+func ParseTimestamp(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	layouts := []string{
+		"2006-01-02 15:04:05.999999999",
+		time.RFC3339Nano,
+		"2006-01-02T15:04:05.999999999",
+		"2006-01-02 15:04:05.999999999Z07:00",
+		"2006-01-02",
+	}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UnixMicro(), nil
+		}
+	}
+	return 0, fmt.Errorf("invalid timestamp %q: want 'YYYY-MM-DD HH:MM:SS[.fff]' or RFC 3339", s)
+}
+
+// FormatInterval prints an interval of us microseconds as Postgres does
+// for intervals under a day (`00:00:10`), with days when larger.
+func FormatInterval(us int64) string {
+	neg := us < 0
+	if neg {
+		us = -us
+	}
+	days := us / Day
+	rest := us % Day
+	h := rest / Hour
+	m := (rest % Hour) / Minute
+	sec := (rest % Minute) / Second
+	frac := rest % Second
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	if days > 0 {
+		b.WriteString(strconv.FormatInt(days, 10))
+		if days == 1 {
+			b.WriteString(" day ")
+		} else {
+			b.WriteString(" days ")
+		}
+	}
+	fmt.Fprintf(&b, "%02d:%02d:%02d", h, m, sec)
+	if frac != 0 {
+		b.WriteString("." + strings.TrimRight(fmt.Sprintf("%06d", frac), "0"))
+	}
+	return b.String()
+}
+
+// ParseIntervalUnit converts n units (`second`, `seconds`, `minute`, `ms`,
+// ...) to microseconds.
+func ParseIntervalUnit(n float64, unit string) (int64, error) {
+	u := strings.ToLower(strings.TrimSpace(unit))
+	u = strings.TrimSuffix(u, "s")
+	var mul int64
+	switch u {
+	case "microsecond", "u", "us":
+		mul = Microsecond
+	case "millisecond", "m", "msec", "millisecon": // "ms" trimmed to "m"
+		mul = Millisecond
+	case "second", "sec":
+		mul = Second
+	case "minute", "min":
+		mul = Minute
+	case "hour", "hr":
+		mul = Hour
+	case "day":
+		mul = Day
+	case "week":
+		mul = 7 * Day
+	default:
+		return 0, fmt.Errorf("unknown interval unit %q", unit)
+	}
+	return int64(n * float64(mul)), nil
+}
+
+// ParseInterval parses interval text such as `10 seconds`, `1 minute`,
+// `1.5 hours` or `00:00:10` into microseconds.
+func ParseInterval(s string) (int64, error) {
+	f := strings.Fields(strings.TrimSpace(s))
+	if len(f) == 1 && strings.Count(f[0], ":") == 2 {
+		parts := strings.Split(f[0], ":")
+		h, e1 := strconv.ParseInt(parts[0], 10, 64)
+		m, e2 := strconv.ParseInt(parts[1], 10, 64)
+		sec, e3 := strconv.ParseFloat(parts[2], 64)
+		if e1 == nil && e2 == nil && e3 == nil {
+			return h*Hour + m*Minute + int64(sec*float64(Second)), nil
+		}
+	}
+	if len(f) != 2 {
+		return 0, fmt.Errorf("invalid interval %q: want '<number> <unit>'", s)
+	}
+	n, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid interval %q: %w", s, err)
+	}
+	return ParseIntervalUnit(n, f[1])
+}

@@ -1,0 +1,189 @@
+// Package types holds the value model shared by every layer: kinds, values,
+// rows and schemas, and their text forms. It is a leaf: it imports nothing
+// of streamsql.
+package types
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Kind is the SQL type of a value or column.
+type Kind uint8
+
+// The kinds streamsql knows. Timestamps and intervals are microseconds.
+const (
+	Null Kind = iota
+	Bool
+	Int
+	Float
+	String
+	Timestamp
+	Interval
+)
+
+// String returns the SQL name of the kind.
+func (k Kind) String() string {
+	switch k {
+	case Null:
+		return "NULL"
+	case Bool:
+		return "BOOLEAN"
+	case Int:
+		return "BIGINT"
+	case Float:
+		return "DOUBLE"
+	case String:
+		return "VARCHAR"
+	case Timestamp:
+		return "TIMESTAMP"
+	case Interval:
+		return "INTERVAL"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Value is one SQL value. I holds Bool (0/1), Int, Timestamp and Interval
+// (microseconds); F holds Float; S holds String. K == Null is SQL NULL.
+// Value is a plain struct so rows are flat slices with no boxing.
+type Value struct {
+	K Kind
+	I int64
+	F float64
+	S string
+}
+
+// Constructors for values; they never allocate beyond the string itself.
+
+// NullValue is SQL NULL.
+var NullValue = Value{}
+
+// IntValue returns an Int value.
+func IntValue(i int64) Value { return Value{K: Int, I: i} }
+
+// FloatValue returns a Float value.
+func FloatValue(f float64) Value { return Value{K: Float, F: f} }
+
+// StringValue returns a String value.
+func StringValue(s string) Value { return Value{K: String, S: s} }
+
+// BoolValue returns a Bool value.
+func BoolValue(b bool) Value {
+	if b {
+		return Value{K: Bool, I: 1}
+	}
+	return Value{K: Bool}
+}
+
+// TimestampValue returns a Timestamp value from microseconds since the epoch.
+func TimestampValue(us int64) Value { return Value{K: Timestamp, I: us} }
+
+// IntervalValue returns an Interval value of us microseconds.
+func IntervalValue(us int64) Value { return Value{K: Interval, I: us} }
+
+// IsNull reports whether v is SQL NULL.
+func (v Value) IsNull() bool { return v.K == Null }
+
+// Bool reports the truth of a Bool value (NULL is false).
+func (v Value) Bool() bool { return v.K == Bool && v.I != 0 }
+
+// AsFloat returns v as a float64 for Int and Float values.
+func (v Value) AsFloat() float64 {
+	if v.K == Float {
+		return v.F
+	}
+	return float64(v.I)
+}
+
+// Compare orders two values: NULL first, then by value. Values of different
+// numeric kinds compare numerically; otherwise kinds order by Kind.
+func Compare(a, b Value) int {
+	if a.K == b.K {
+		switch a.K {
+		case Null:
+			return 0
+		case Float:
+			return cmpFloat(a.F, b.F)
+		case String:
+			switch {
+			case a.S < b.S:
+				return -1
+			case a.S > b.S:
+				return 1
+			}
+			return 0
+		default:
+			return cmpInt(a.I, b.I)
+		}
+	}
+	if (a.K == Int || a.K == Float) && (b.K == Int || b.K == Float) {
+		return cmpFloat(a.AsFloat(), b.AsFloat())
+	}
+	return cmpInt(int64(a.K), int64(b.K))
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case math.IsNaN(a) && !math.IsNaN(b):
+		return -1
+	case !math.IsNaN(a) && math.IsNaN(b):
+		return 1
+	}
+	return 0
+}
+
+// Equal reports whether a and b are the same value (NULL equals NULL here:
+// this is grouping equality, not SQL's three-valued =).
+func Equal(a, b Value) bool { return Compare(a, b) == 0 }
+
+// String formats v as Postgres prints it in text format.
+func (v Value) String() string {
+	switch v.K {
+	case Null:
+		return "NULL"
+	case Bool:
+		if v.I != 0 {
+			return "t"
+		}
+		return "f"
+	case Int:
+		return strconv.FormatInt(v.I, 10)
+	case Float:
+		return FormatFloat(v.F)
+	case String:
+		return v.S
+	case Timestamp:
+		return FormatTimestamp(v.I)
+	case Interval:
+		return FormatInterval(v.I)
+	}
+	return "?"
+}
+
+// FormatFloat prints a float the way Postgres does for double precision.
+func FormatFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case math.IsNaN(f):
+		return "NaN"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
