@@ -1,0 +1,954 @@
+package planner
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Scope resolves names for the binder.
+type Scope interface {
+	// Resolve finds a column; table is "" when unqualified. Errors are
+	// *sqlerr.Error (42703 undefined column, or ambiguous).
+	Resolve(table, column string) (index int, kind types.Kind, err error)
+	// Aggregate returns the input column holding agg's value, or an error
+	// (42803) when aggregates are not allowed here.
+	Aggregate(agg *ast.AggregateFuncExpr) (index int, kind types.Kind, err error)
+}
+
+// SQLSTATE codes the binder uses that sqlerr does not name.
+const (
+	codeInvalidText  = "22P02" // invalid_text_representation
+	codeCannotCoerce = "42846" // cannot_coerce
+)
+
+// BindScalar binds e over scope into the Scalar IR. Errors are
+// *sqlerr.Error (42703 unknown column, 42883 unknown function or wrong
+// argument kinds, 42804 type mismatch, 22007/22P02 bad literal, 0A000 not
+// supported) with a message naming the offending expression.
+//
+// Untyped string literals take the kind of what they meet: compared with
+// (or added to) a TIMESTAMP they are parsed as timestamps here, at bind
+// time, and a bad one is a 22007 error. CAST of a literal is folded the
+// same way. Int operands of operators stay Int (exec mixes Int and Float
+// itself); an Int passed to a function that takes a Float is wrapped in a
+// Cast.
+func BindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
+	b := &binder{scope: scope}
+	return b.bind(e)
+}
+
+type binder struct {
+	scope Scope
+}
+
+func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
+	switch n := e.(type) {
+	case nil:
+		return nil, sqlerr.New(sqlerr.InternalError, "missing expression")
+	case ast.ParamMarkerExpr:
+		return nil, notSupported(e, "parameter markers are")
+	case ast.ValueExpr:
+		return bindLiteral(n)
+	case *ast.ColumnNameExpr:
+		return b.bindColumn(n)
+	case *ast.ParenthesesExpr:
+		return b.bind(n.Expr)
+	case *ast.SetCollationExpr:
+		return b.bind(n.Expr)
+	case *ast.BinaryOperationExpr:
+		return b.bindBinary(n)
+	case *ast.UnaryOperationExpr:
+		return b.bindUnary(n)
+	case *ast.IsNullExpr:
+		return b.bindIsNull(n)
+	case *ast.IsTruthExpr:
+		return b.bindIsTruth(n)
+	case *ast.BetweenExpr:
+		return b.bindBetween(n)
+	case *ast.PatternInExpr:
+		return b.bindIn(n)
+	case *ast.PatternLikeOrIlikeExpr:
+		return b.bindLike(n)
+	case *ast.CaseExpr:
+		return b.bindCase(n)
+	case *ast.FuncCastExpr:
+		return b.bindCast(n)
+	case *ast.FuncCallExpr:
+		return b.bindFuncCall(n)
+	case *ast.AggregateFuncExpr:
+		idx, k, err := b.scope.Aggregate(n)
+		if err != nil {
+			return nil, err
+		}
+		return &ColRef{Index: idx, Name: exprName(n), T: k}, nil
+	case *ast.WindowFuncExpr:
+		return nil, notSupported(e, "window functions (OVER) are")
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+		return nil, notSupported(e, "subqueries are")
+	case *ast.TimeUnitExpr:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "unexpected time unit %s", n.Unit.String())
+	}
+	return nil, notSupported(e, "this expression is")
+}
+
+// exprText renders e as SQL for error messages.
+func exprText(e ast.Node) string {
+	return restore(e, format.RestoreStringSingleQuotes|format.RestoreKeyWordUppercase|
+		format.RestoreSpacesAroundBinaryOperation|format.RestoreStringWithoutCharset)
+}
+
+// exprName renders e as SQL for column names in plans (lower-case).
+func exprName(e ast.Node) string {
+	return restore(e, format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|
+		format.RestoreNameLowercase|format.RestoreStringWithoutCharset)
+}
+
+func restore(e ast.Node, flags format.RestoreFlags) string {
+	var sb strings.Builder
+	if err := e.Restore(format.NewRestoreCtx(flags, &sb)); err != nil {
+		return "?"
+	}
+	return sb.String()
+}
+
+func notSupported(e ast.Node, what string) error {
+	return sqlerr.New(sqlerr.FeatureNotSupport, "%s not supported: %s", what, exprText(e))
+}
+
+// kindName is the Postgres-style lower-case type name used in messages.
+func kindName(k types.Kind) string {
+	if k == types.Null {
+		return "unknown"
+	}
+	return strings.ToLower(k.String())
+}
+
+func bindLiteral(v ast.ValueExpr) (Scalar, error) {
+	switch x := v.GetValue().(type) {
+	case nil:
+		return &Const{V: types.NullValue}, nil
+	case int64:
+		if v.GetType().GetFlag()&mysql.IsBooleanFlag != 0 {
+			return &Const{V: types.BoolValue(x != 0)}, nil
+		}
+		return &Const{V: types.IntValue(x)}, nil
+	case uint64:
+		if x <= math.MaxInt64 {
+			return &Const{V: types.IntValue(int64(x))}, nil
+		}
+		return &Const{V: types.FloatValue(float64(x))}, nil
+	case float32:
+		return &Const{V: types.FloatValue(float64(x))}, nil
+	case float64:
+		return &Const{V: types.FloatValue(x)}, nil
+	case string:
+		return &Const{V: types.StringValue(x)}, nil
+	}
+	if v.GetType().GetType() == mysql.TypeNewDecimal {
+		if f, err := strconv.ParseFloat(restore(v, 0), 64); err == nil {
+			return &Const{V: types.FloatValue(f)}, nil
+		}
+	}
+	return nil, notSupported(v, "this literal is")
+}
+
+func (b *binder) bindColumn(n *ast.ColumnNameExpr) (Scalar, error) {
+	table, col := n.Name.Table.O, n.Name.Name.O
+	idx, k, err := b.scope.Resolve(table, col)
+	if err != nil {
+		return nil, err
+	}
+	name := col
+	if table != "" {
+		name = table + "." + col
+	}
+	return &ColRef{Index: idx, Name: name, T: k}, nil
+}
+
+var binaryOps = map[opcode.Op]string{
+	opcode.LogicAnd: "and", opcode.LogicOr: "or",
+	opcode.GE: ">=", opcode.LE: "<=", opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.GT: ">",
+	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.Mod: "%",
+	opcode.NullEQ: "is_not_distinct_from",
+}
+
+func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Scalar, error) {
+	l, err := b.bind(n.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bind(n.R)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.LogicXor:
+		if err := wantBool(n, "XOR", l, r); err != nil {
+			return nil, err
+		}
+		return &Call{Fn: "<>", Args: []Scalar{l, r}, T: types.Bool}, nil
+	case opcode.IntDiv:
+		if !isIntLike(l) || !isIntLike(r) {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s DIV %s, in expression %s",
+				kindName(l.Type()), kindName(r.Type()), exprText(n))
+		}
+		return b.call(n, "/", l, r)
+	}
+	fn, ok := binaryOps[n.Op]
+	if !ok {
+		return nil, notSupported(n, "operator "+n.Op.String()+" is")
+	}
+	if fn == "and" || fn == "or" {
+		if err := wantBool(n, strings.ToUpper(fn), l, r); err != nil {
+			return nil, err
+		}
+	}
+	return b.call(n, fn, l, r)
+}
+
+func isIntLike(s Scalar) bool { return s.Type() == types.Int || s.Type() == types.Null }
+
+// wantBool checks that every arg is BOOLEAN (or an untyped NULL).
+func wantBool(n ast.Node, what string, args ...Scalar) error {
+	for _, a := range args {
+		if k := a.Type(); k != types.Bool && k != types.Null {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type boolean, not type %s, in expression %s",
+				what, kindName(k), exprText(n))
+		}
+	}
+	return nil
+}
+
+func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Scalar, error) {
+	v, err := b.bind(n.V)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.Plus:
+		switch v.Type() {
+		case types.Int, types.Float, types.Interval, types.Null:
+			return v, nil
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: + %s, in expression %s",
+			kindName(v.Type()), exprText(n))
+	case opcode.Minus:
+		if c, ok := v.(*Const); ok {
+			switch c.V.K {
+			case types.Int:
+				if c.V.I != math.MinInt64 {
+					return &Const{V: types.IntValue(-c.V.I)}, nil
+				}
+			case types.Float:
+				return &Const{V: types.FloatValue(-c.V.F)}, nil
+			case types.Interval:
+				return &Const{V: types.IntervalValue(-c.V.I)}, nil
+			}
+		}
+		return b.call(n, "neg", v)
+	case opcode.Not, opcode.Not2:
+		if err := wantBool(n, "NOT", v); err != nil {
+			return nil, err
+		}
+		return &Call{Fn: "not", Args: []Scalar{v}, T: types.Bool}, nil
+	}
+	return nil, notSupported(n, "operator "+n.Op.String()+" is")
+}
+
+func not(s Scalar) Scalar { return &Call{Fn: "not", Args: []Scalar{s}, T: types.Bool} }
+
+func (b *binder) bindIsNull(n *ast.IsNullExpr) (Scalar, error) {
+	v, err := b.bind(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	fn := "is_null"
+	if n.Not {
+		fn = "is_not_null"
+	}
+	return &Call{Fn: fn, Args: []Scalar{v}, T: types.Bool}, nil
+}
+
+func (b *binder) bindIsTruth(n *ast.IsTruthExpr) (Scalar, error) {
+	v, err := b.bind(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	fn := "is_false"
+	if n.True != 0 {
+		fn = "is_true"
+	}
+	if err := wantBool(n, strings.ToUpper(strings.ReplaceAll(fn, "_", " ")), v); err != nil {
+		return nil, err
+	}
+	if n.Not {
+		fn = strings.Replace(fn, "is_", "is_not_", 1)
+	}
+	return &Call{Fn: fn, Args: []Scalar{v}, T: types.Bool}, nil
+}
+
+// bindBetween expands x BETWEEN lo AND hi into (x >= lo) AND (x <= hi), so
+// the planner sees two plain comparisons (interval joins are found that
+// way). NOT BETWEEN is (x < lo) OR (x > hi).
+func (b *binder) bindBetween(n *ast.BetweenExpr) (Scalar, error) {
+	x, err := b.bind(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := b.bind(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := b.bind(n.Right)
+	if err != nil {
+		return nil, err
+	}
+	lop, hop, join := ">=", "<=", "and"
+	if n.Not {
+		lop, hop, join = "<", ">", "or"
+	}
+	l, err := b.call(n, lop, x, lo)
+	if err != nil {
+		return nil, err
+	}
+	h, err := b.call(n, hop, x, hi)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{Fn: join, Args: []Scalar{l, h}, T: types.Bool}, nil
+}
+
+func (b *binder) bindIn(n *ast.PatternInExpr) (Scalar, error) {
+	if n.Sel != nil {
+		return nil, notSupported(n, "IN (subquery) is")
+	}
+	args, err := b.bindAll(append([]ast.ExprNode{n.Expr}, n.List...))
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.call(n, "in", args...)
+	if err != nil || !n.Not {
+		return s, err
+	}
+	return not(s), nil
+}
+
+func (b *binder) bindLike(n *ast.PatternLikeOrIlikeExpr) (Scalar, error) {
+	args, err := b.bindAll([]ast.ExprNode{n.Expr, n.Pattern})
+	if err != nil {
+		return nil, err
+	}
+	if n.EscapeExplicit {
+		args = append(args, &Const{V: types.StringValue(string(rune(n.Escape)))})
+	}
+	fn := "like"
+	if !n.IsLike {
+		fn = "ilike"
+	}
+	s, err := b.call(n, fn, args...)
+	if err != nil || !n.Not {
+		return s, err
+	}
+	return not(s), nil
+}
+
+func (b *binder) bindAll(es []ast.ExprNode) ([]Scalar, error) {
+	out := make([]Scalar, len(es))
+	for i, e := range es {
+		s, err := b.bind(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+var caseFunc = &Func{Name: "case", Sigs: anyVariadic}
+
+func (b *binder) bindCase(n *ast.CaseExpr) (Scalar, error) {
+	c := &Case{}
+	if n.Value != nil {
+		op, err := b.bind(n.Value)
+		if err != nil {
+			return nil, err
+		}
+		c.Operand = op
+	}
+	results := make([]Scalar, 0, len(n.WhenClauses)+1)
+	for _, w := range n.WhenClauses {
+		cond, err := b.bind(w.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if c.Operand != nil {
+			eq, err := b.call(n, "=", c.Operand, cond)
+			if err != nil {
+				return nil, err
+			}
+			cond = eq.(*Call).Args[1]
+		} else if err := wantBool(n, "CASE/WHEN", cond); err != nil {
+			return nil, err
+		}
+		r, err := b.bind(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, When{Cond: cond})
+		results = append(results, r)
+	}
+	if n.ElseClause != nil {
+		e, err := b.bind(n.ElseClause)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, e)
+	}
+	results, k, err := b.resolve(n, caseFunc, results)
+	if err != nil {
+		return nil, err
+	}
+	for i := range c.Whens {
+		c.Whens[i].Result = results[i]
+	}
+	if n.ElseClause != nil {
+		c.Else = results[len(results)-1]
+	}
+	c.T = k
+	return c, nil
+}
+
+func (b *binder) bindCast(n *ast.FuncCastExpr) (Scalar, error) {
+	arg, err := b.bind(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	var to types.Kind
+	date, decimals := false, 0
+	switch n.Tp.GetType() {
+	case mysql.TypeTiny, mysql.TypeShort, mysql.TypeLong, mysql.TypeLonglong, mysql.TypeInt24:
+		to = types.Int
+	case mysql.TypeFloat, mysql.TypeDouble:
+		to = types.Float
+	case mysql.TypeNewDecimal:
+		to, decimals = types.Float, n.Tp.GetDecimal()
+	case mysql.TypeVarchar, mysql.TypeVarString, mysql.TypeString, mysql.TypeBlob,
+		mysql.TypeTinyBlob, mysql.TypeMediumBlob, mysql.TypeLongBlob:
+		to = types.String
+	case mysql.TypeDatetime, mysql.TypeTimestamp:
+		to = types.Timestamp
+	case mysql.TypeDate, mysql.TypeNewDate:
+		to, date = types.Timestamp, true
+	default:
+		return nil, notSupported(n, "cast to "+n.Tp.String()+" is")
+	}
+	s, err := castTo(n, arg, to)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case date:
+		return &Call{Fn: "date_trunc", Args: []Scalar{&Const{V: types.StringValue("day")}, s}, T: types.Timestamp}, nil
+	case decimals > 0:
+		return &Call{Fn: "round", Args: []Scalar{s, &Const{V: types.IntValue(int64(decimals))}}, T: types.Float}, nil
+	}
+	return s, nil
+}
+
+// castTo casts arg to kind to, folding string literals at bind time.
+func castTo(n ast.Node, arg Scalar, to types.Kind) (Scalar, error) {
+	from := arg.Type()
+	if from == to {
+		return arg, nil
+	}
+	if !CanCast(from, to) {
+		return nil, sqlerr.New(codeCannotCoerce, "cannot cast type %s to %s, in expression %s",
+			kindName(from), kindName(to), exprText(n))
+	}
+	if isStringLiteral(arg) {
+		return coerceLiteral(arg.(*Const), to)
+	}
+	return &Cast{Arg: arg, To: to}, nil
+}
+
+func isStringLiteral(s Scalar) bool {
+	c, ok := s.(*Const)
+	return ok && c.V.K == types.String
+}
+
+// coerceLiteral converts an untyped string literal to kind to.
+func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
+	s := c.V.S
+	switch to {
+	case types.String:
+		return c, nil
+	case types.Timestamp:
+		us, err := types.ParseTimestamp(s)
+		if err != nil {
+			return nil, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type timestamp: '" + s + "'", Err: err}
+		}
+		return &Const{V: types.TimestampValue(us)}, nil
+	case types.Interval:
+		us, err := types.ParseInterval(s)
+		if err != nil {
+			return nil, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type interval: '" + s + "'", Err: err}
+		}
+		return &Const{V: types.IntervalValue(us)}, nil
+	case types.Int:
+		if i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+			return &Const{V: types.IntValue(i)}, nil
+		}
+	case types.Float:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return &Const{V: types.FloatValue(f)}, nil
+		}
+	case types.Bool:
+		if v, ok := ParseBool(s); ok {
+			return &Const{V: types.BoolValue(v)}, nil
+		}
+	}
+	return nil, sqlerr.New(codeInvalidText, "invalid input syntax for type %s: '%s'", kindName(to), s)
+}
+
+// ParseBool reads Postgres boolean text: t, true, yes, on, 1 and f, false,
+// no, off, 0 (any case, surrounding spaces ignored).
+func ParseBool(s string) (value, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "t", "true", "yes", "y", "on", "1":
+		return true, true
+	case "f", "false", "no", "n", "off", "0":
+		return false, true
+	}
+	return false, false
+}
+
+// call resolves fn over args and builds the Call.
+func (b *binder) call(n ast.Node, fn string, args ...Scalar) (Scalar, error) {
+	f, ok := LookupFunc(fn)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", fn, argKinds(args))
+	}
+	args, k, err := b.resolve(n, f, args)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{Fn: f.Name, Args: args, T: k}, nil
+}
+
+func argKinds(args []Scalar) string {
+	ks := make([]string, len(args))
+	for i, a := range args {
+		ks[i] = kindName(a.Type())
+	}
+	return strings.Join(ks, ", ")
+}
+
+// resolve picks the cheapest signature of f that accepts args (exact kinds
+// first, then Int widened to Float, then string literals coerced), and
+// returns the converted args and the result kind.
+func (b *binder) resolve(n ast.Node, f *Func, args []Scalar) ([]Scalar, types.Kind, error) {
+	best, bestCost := -1, math.MaxInt
+	for i, sig := range f.Sigs {
+		if cost, ok := sigCost(sig, args); ok && cost < bestCost {
+			best, bestCost = i, cost
+		}
+	}
+	if best < 0 {
+		return nil, 0, noMatch(n, f, args)
+	}
+	sig := f.Sigs[best]
+	unified, _ := unifyArgs(sig, args)
+	out := make([]Scalar, len(args))
+	for i, a := range args {
+		p := param(sig, i)
+		if p == AnyElement {
+			p = unified
+		}
+		switch {
+		case p == AnyKind || p == types.Null || a.Type() == p || a.Type() == types.Null:
+			out[i] = a
+		case isStringLiteral(a):
+			c, err := coerceLiteral(a.(*Const), p)
+			if err != nil {
+				return nil, 0, err
+			}
+			out[i] = c
+		case a.Type() == types.Int && p == types.Float && !f.MixedNumeric:
+			out[i] = widen(a)
+		default:
+			out[i] = a
+		}
+	}
+	res := sig.Result
+	if res == AnyElement {
+		res = unified
+	}
+	return out, res, nil
+}
+
+// widen turns an Int expression into a Float one, folding constants.
+func widen(a Scalar) Scalar {
+	if c, ok := a.(*Const); ok {
+		return &Const{V: types.FloatValue(float64(c.V.I))}
+	}
+	return &Cast{Arg: a, To: types.Float}
+}
+
+func param(sig Sig, i int) types.Kind {
+	if i >= len(sig.Args) {
+		return sig.Args[len(sig.Args)-1]
+	}
+	return sig.Args[i]
+}
+
+func arityOK(sig Sig, n int) bool {
+	if sig.Variadic {
+		return n >= len(sig.Args)
+	}
+	return n == len(sig.Args)
+}
+
+// unifyArgs finds the one kind the AnyElement arguments of sig share:
+// typed arguments decide (Int with Float gives Float); untyped NULLs and
+// string literals follow. ok is false when typed kinds conflict.
+func unifyArgs(sig Sig, args []Scalar) (types.Kind, bool) {
+	k, lit := types.Null, false
+	for i, a := range args {
+		if param(sig, i) != AnyElement {
+			continue
+		}
+		ak := a.Type()
+		switch {
+		case ak == types.Null:
+		case isStringLiteral(a):
+			lit = true
+		case k == types.Null || k == ak:
+			k = ak
+		case isNumeric(k) && isNumeric(ak):
+			k = types.Float
+		default:
+			return k, false
+		}
+	}
+	if k == types.Null && lit {
+		k = types.String
+	}
+	return k, true
+}
+
+func isNumeric(k types.Kind) bool { return k == types.Int || k == types.Float }
+
+// sigCost scores how well args fit sig: 0 per exact match, 1 per Int
+// widened to Float, 2 per string literal coerced.
+func sigCost(sig Sig, args []Scalar) (int, bool) {
+	if !arityOK(sig, len(args)) {
+		return 0, false
+	}
+	unified, ok := unifyArgs(sig, args)
+	if !ok {
+		return 0, false
+	}
+	cost := 0
+	for i, a := range args {
+		p := param(sig, i)
+		if p == AnyElement {
+			p = unified
+		}
+		ak := a.Type()
+		switch {
+		case p == AnyKind || ak == p || ak == types.Null || p == types.Null:
+		case ak == types.Int && p == types.Float:
+			cost++
+		case isStringLiteral(a):
+			cost += 2
+		default:
+			return 0, false
+		}
+	}
+	return cost, true
+}
+
+func noMatch(n ast.Node, f *Func, args []Scalar) error {
+	if len(f.Sigs) == 1 && len(f.Sigs[0].Args) > 0 && f.Sigs[0].Args[0] == AnyElement && f.Sigs[0].Result != types.Bool {
+		return sqlerr.New(sqlerr.DatatypeMismatch, "%s types %s cannot be matched, in expression %s",
+			strings.ToUpper(f.Name), conflicting(args), exprText(n))
+	}
+	if isOperator(f.Name) || f.Name == "neg" || f.Name == "is_not_distinct_from" || f.Name == "in" {
+		op := f.Name
+		switch op {
+		case "neg":
+			return sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: - %s, in expression %s",
+				kindName(args[0].Type()), exprText(n))
+		case "is_not_distinct_from":
+			op = "<=>"
+		case "in":
+			return sqlerr.New(sqlerr.DatatypeMismatch, "IN types %s cannot be matched, in expression %s",
+				conflicting(args), exprText(n))
+		}
+		if len(args) == 2 {
+			return sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s %s, in expression %s",
+				kindName(args[0].Type()), strings.ToUpper(op), kindName(args[1].Type()), exprText(n))
+		}
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist, in expression %s",
+		f.Name, argKinds(args), exprText(n)).
+		WithHint("no function matches the given name and argument types; you might need to add explicit casts")
+}
+
+// conflicting names the first two distinct typed kinds among args.
+func conflicting(args []Scalar) string {
+	var first types.Kind
+	for _, a := range args {
+		k := a.Type()
+		if k == types.Null || isStringLiteral(a) {
+			continue
+		}
+		if first == types.Null {
+			first = k
+		} else if k != first && !(isNumeric(k) && isNumeric(first)) {
+			return kindName(first) + " and " + kindName(k)
+		}
+	}
+	return kindName(first)
+}
+
+func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
+	name := n.FnName.L
+	switch name {
+	case "date_add", "adddate", "date_sub", "subdate":
+		if len(n.Args) == 3 {
+			return b.bindDateArith(n, name == "date_add" || name == "adddate")
+		}
+	case "extract":
+		return b.bindExtract(n)
+	case "date_part", "date_trunc":
+		return b.bindUnitFunc(n, name)
+	case "position":
+		if len(n.Args) == 2 {
+			args, err := b.bindAll([]ast.ExprNode{n.Args[1], n.Args[0]})
+			if err != nil {
+				return nil, err
+			}
+			return b.call(n, "strpos", args...)
+		}
+	case "trim":
+		return b.bindTrim(n)
+	case "if":
+		return b.bindIf(n)
+	case "now", "current_timestamp", "localtimestamp", "sysdate":
+		return &Call{Fn: "now", T: types.Timestamp}, nil
+	}
+	args, err := b.bindAll(n.Args)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := LookupFunc(name); !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, argKinds(args)).
+			WithHint("no function matches the given name and argument types; you might need to add explicit casts")
+	}
+	return b.call(n, name, args...)
+}
+
+// bindDateArith maps TiDB's DATE_ADD(ts, value, unit) (how `ts + INTERVAL
+// '5' SECOND` arrives) to ts + INTERVAL constant.
+func (b *binder) bindDateArith(n *ast.FuncCallExpr, add bool) (Scalar, error) {
+	unit, ok := n.Args[2].(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, notSupported(n, "this interval is")
+	}
+	us, err := b.IntervalLiteral(n.Args[1], unit.Unit)
+	if err != nil {
+		return nil, err
+	}
+	x, err := b.bind(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	op := "-"
+	if add {
+		op = "+"
+	}
+	return b.call(n, op, x, &Const{V: types.IntervalValue(us)})
+}
+
+// IntervalLiteral evaluates the value of `INTERVAL value unit` (value an
+// integer, decimal or string such as '1.5') to microseconds. Units from
+// MICROSECOND to WEEK are supported; MONTH, QUARTER, YEAR and the
+// compound units are not (0A000): they have no fixed length.
+func IntervalLiteral(value ast.ExprNode, unit ast.TimeUnitType) (int64, error) {
+	return (&binder{scope: noColumns{}}).IntervalLiteral(value, unit)
+}
+
+// IntervalLiteral is the package-level IntervalLiteral using b's scope.
+func (b *binder) IntervalLiteral(value ast.ExprNode, unit ast.TimeUnitType) (int64, error) {
+	u := ""
+	switch unit {
+	case ast.TimeUnitMicrosecond, ast.TimeUnitSecond, ast.TimeUnitMinute, ast.TimeUnitHour,
+		ast.TimeUnitDay, ast.TimeUnitWeek:
+		u = strings.ToLower(unit.String())
+	default:
+		return 0, sqlerr.New(sqlerr.FeatureNotSupport, "interval unit %s is not supported: use MICROSECOND, SECOND, MINUTE, HOUR, DAY or WEEK", unit.String())
+	}
+	v, err := b.bind(value)
+	if err != nil {
+		return 0, err
+	}
+	c, ok := v.(*Const)
+	if !ok {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupport, "interval value must be a constant, not %s", v.String())
+	}
+	var f float64
+	switch c.V.K {
+	case types.Int:
+		f = float64(c.V.I)
+	case types.Float:
+		f = c.V.F
+	case types.String:
+		f, err = strconv.ParseFloat(strings.TrimSpace(c.V.S), 64)
+		if err != nil {
+			return 0, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid interval value '" + c.V.S + "' for unit " + unit.String(), Err: err}
+		}
+	default:
+		return 0, sqlerr.New(sqlerr.InvalidDatetime, "invalid interval value %s", c.String())
+	}
+	us, err := types.ParseIntervalUnit(f, u)
+	if err != nil {
+		return 0, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid interval", Err: err}
+	}
+	return us, nil
+}
+
+type noColumns struct{}
+
+func (noColumns) Resolve(_, column string) (int, types.Kind, error) {
+	return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q is not allowed here", column)
+}
+
+func (noColumns) Aggregate(agg *ast.AggregateFuncExpr) (int, types.Kind, error) {
+	return 0, 0, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed here: %s", exprText(agg))
+}
+
+var extractUnitNames = map[ast.TimeUnitType]string{
+	ast.TimeUnitMicrosecond: "microseconds", ast.TimeUnitSecond: "second", ast.TimeUnitMinute: "minute",
+	ast.TimeUnitHour: "hour", ast.TimeUnitDay: "day", ast.TimeUnitWeek: "week",
+	ast.TimeUnitMonth: "month", ast.TimeUnitQuarter: "quarter", ast.TimeUnitYear: "year",
+}
+
+func (b *binder) bindExtract(n *ast.FuncCallExpr) (Scalar, error) {
+	if len(n.Args) != 2 {
+		return nil, notSupported(n, "this form of EXTRACT is")
+	}
+	unit := ""
+	switch u := n.Args[0].(type) {
+	case *ast.TimeUnitExpr:
+		unit = extractUnitNames[u.Unit]
+		if unit == "" {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupport, "EXTRACT unit %s is not supported, in expression %s", u.Unit.String(), exprText(n))
+		}
+	default:
+		return nil, notSupported(n, "this form of EXTRACT is")
+	}
+	return b.unitCall(n, "extract", unit, n.Args[1])
+}
+
+// bindUnitFunc binds DATE_PART('unit', ts) and DATE_TRUNC('unit', ts): the
+// unit must be a constant string.
+func (b *binder) bindUnitFunc(n *ast.FuncCallExpr, name string) (Scalar, error) {
+	if len(n.Args) != 2 {
+		args, err := b.bindAll(n.Args)
+		if err != nil {
+			return nil, err
+		}
+		return b.call(n, name, args...)
+	}
+	u, err := b.bind(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if !isStringLiteral(u) {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "the unit of %s must be a constant string, in expression %s",
+			strings.ToUpper(name), exprText(n))
+	}
+	if name == "date_part" {
+		name = "extract"
+	}
+	return b.unitCall(n, name, u.(*Const).V.S, n.Args[1])
+}
+
+func (b *binder) unitCall(n ast.Node, fn, unit string, arg ast.ExprNode) (Scalar, error) {
+	valid := ExtractUnits
+	if fn == "date_trunc" {
+		valid = TruncUnits
+	}
+	norm := NormalizeUnit(unit)
+	ok := false
+	for _, v := range valid {
+		ok = ok || v == norm
+	}
+	if !ok {
+		return nil, sqlerr.New(sqlerr.InvalidParameter, "unit '%s' not supported by %s (want one of %s), in expression %s",
+			unit, strings.ToUpper(fn), strings.Join(valid, ", "), exprText(n))
+	}
+	x, err := b.bind(arg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.call(n, fn, &Const{V: types.StringValue(norm)}, x)
+	if err != nil {
+		return nil, err
+	}
+	if c := s.(*Call); fn == "extract" && (norm == "second" || norm == "epoch") {
+		c.T = types.Float
+	}
+	return s, nil
+}
+
+// bindTrim binds TRIM(s), TRIM(chars FROM s) and TRIM(BOTH|LEADING|TRAILING
+// chars FROM s), which TiDB delivers as trim(s[, chars[, direction]]).
+func (b *binder) bindTrim(n *ast.FuncCallExpr) (Scalar, error) {
+	fn, args := "trim", n.Args
+	if len(args) == 3 {
+		if d, ok := args[2].(*ast.TrimDirectionExpr); ok {
+			switch d.Direction {
+			case ast.TrimLeading:
+				fn = "ltrim"
+			case ast.TrimTrailing:
+				fn = "rtrim"
+			}
+			args = args[:2]
+		}
+	}
+	bound, err := b.bindAll(args)
+	if err != nil {
+		return nil, err
+	}
+	return b.call(n, fn, bound...)
+}
+
+// bindIf binds MySQL's IF(cond, a, b) as CASE WHEN cond THEN a ELSE b END.
+func (b *binder) bindIf(n *ast.FuncCallExpr) (Scalar, error) {
+	args, err := b.bindAll(n.Args)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) != 3 {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function if(%s) does not exist", argKinds(args))
+	}
+	if err := wantBool(n, "IF", args[0]); err != nil {
+		return nil, err
+	}
+	res, k, err := b.resolve(n, caseFunc, args[1:])
+	if err != nil {
+		return nil, err
+	}
+	return &Case{Whens: []When{{Cond: args[0], Result: res[0]}}, Else: res[1], T: k}, nil
+}
