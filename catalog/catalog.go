@@ -1,0 +1,138 @@
+// Package catalog holds the definitions of sources, tables, views and
+// sinks: their names, schemas, options and the DDL that created them. It is
+// a leaf: pure data with an encoding the engine persists, so a restart
+// finds every object again (by re-planning the stored DDL in order).
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Kind is the kind of a catalog object.
+type Kind uint8
+
+// Object kinds.
+const (
+	Source Kind = iota + 1
+	Table
+	View
+	Sink
+)
+
+// String names the kind as SQL does.
+func (k Kind) String() string {
+	switch k {
+	case Source:
+		return "source"
+	case Table:
+		return "table"
+	case View:
+		return "materialized view"
+	case Sink:
+		return "sink"
+	}
+	return "object"
+}
+
+// Object is one catalog entry.
+type Object struct {
+	Kind    Kind
+	Name    string
+	SQL     string       // the DDL that created it
+	Schema  types.Schema // output columns
+	TimeCol int          // watermark column, or -1
+	Delay   int64        // watermark delay, microseconds
+	Key     []int        // primary key / view key column positions
+	Options map[string]string
+	From    string // a sink's view
+	// SideOf names the view that owns this side table ("" otherwise).
+	SideOf string
+	// Seq orders objects by creation.
+	Seq uint64
+}
+
+// Catalog is the set of objects by lower-cased name.
+type Catalog struct {
+	objs map[string]*Object
+	seq  uint64
+}
+
+// New returns an empty catalog.
+func New() *Catalog { return &Catalog{objs: map[string]*Object{}} }
+
+// Get returns the object named name (case-insensitive).
+func (c *Catalog) Get(name string) (*Object, bool) {
+	o, ok := c.objs[strings.ToLower(name)]
+	return o, ok
+}
+
+// Add inserts o; it fails when the name is taken.
+func (c *Catalog) Add(o *Object) error {
+	k := strings.ToLower(o.Name)
+	if old, ok := c.objs[k]; ok {
+		return fmt.Errorf("%s %q already exists", old.Kind, o.Name)
+	}
+	c.seq++
+	o.Seq = c.seq
+	c.objs[k] = o
+	return nil
+}
+
+// Remove deletes the object named name.
+func (c *Catalog) Remove(name string) { delete(c.objs, strings.ToLower(name)) }
+
+// List returns the objects of kind k (all kinds when k is 0) in creation
+// order.
+func (c *Catalog) List(k Kind) []*Object {
+	var out []*Object
+	for _, o := range c.objs {
+		if k == 0 || o.Kind == k {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
+
+// Dependents returns the objects that read the object named name.
+func (c *Catalog) Dependents(name string, reads func(o *Object) []string) []*Object {
+	var out []*Object
+	for _, o := range c.List(0) {
+		for _, r := range reads(o) {
+			if strings.EqualFold(r, name) {
+				out = append(out, o)
+				break
+			}
+		}
+	}
+	return out
+}
+
+type encoded struct {
+	Seq  uint64
+	Objs []*Object
+}
+
+// Encode serialises the catalog.
+func (c *Catalog) Encode() ([]byte, error) {
+	return json.Marshal(encoded{Seq: c.seq, Objs: c.List(0)})
+}
+
+// Decode replaces the catalog's contents with an encoding from Encode.
+func (c *Catalog) Decode(b []byte) error {
+	var e encoded
+	if err := json.Unmarshal(b, &e); err != nil {
+		return fmt.Errorf("decode catalog: %w", err)
+	}
+	c.objs = map[string]*Object{}
+	for _, o := range e.Objs {
+		c.objs[strings.ToLower(o.Name)] = o
+	}
+	c.seq = e.Seq
+	return nil
+}

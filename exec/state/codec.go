@@ -1,0 +1,119 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Version is the layout version stamped on every encoded state value. A
+// value with another version is refused (ErrVersion) rather than decoded
+// into garbage.
+const Version byte = 1
+
+// ErrVersion reports a state value written by an incompatible layout.
+var ErrVersion = errors.New("state layout version mismatch")
+
+// AppendRow appends the encoding of r (kind byte + payload per value) to
+// dst. Keys use it without the version byte; values use EncodeValue.
+func AppendRow(dst []byte, r types.Row) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(r)))
+	for _, v := range r {
+		dst = append(dst, byte(v.K))
+		switch v.K {
+		case types.Null:
+		case types.Float:
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.F))
+		case types.String:
+			dst = binary.AppendUvarint(dst, uint64(len(v.S)))
+			dst = append(dst, v.S...)
+		default:
+			dst = binary.AppendVarint(dst, v.I)
+		}
+	}
+	return dst
+}
+
+// DecodeRow decodes one row encoded by AppendRow and returns the rest.
+func DecodeRow(b []byte) (types.Row, []byte, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, nil, fmt.Errorf("decode row: bad length")
+	}
+	b = b[k:]
+	r := make(types.Row, n)
+	for i := range r {
+		if len(b) == 0 {
+			return nil, nil, fmt.Errorf("decode row: truncated at value %d", i)
+		}
+		kind := types.Kind(b[0])
+		b = b[1:]
+		r[i].K = kind
+		switch kind {
+		case types.Null:
+		case types.Float:
+			if len(b) < 8 {
+				return nil, nil, fmt.Errorf("decode row: truncated float")
+			}
+			r[i].F = math.Float64frombits(binary.LittleEndian.Uint64(b))
+			b = b[8:]
+		case types.String:
+			l, k := binary.Uvarint(b)
+			if k <= 0 || l > uint64(len(b)-k) {
+				return nil, nil, fmt.Errorf("decode row: bad string length")
+			}
+			r[i].S = string(b[k : k+int(l)])
+			b = b[k+int(l):]
+		case types.Bool, types.Int, types.Timestamp, types.Interval:
+			x, k := binary.Varint(b)
+			if k <= 0 {
+				return nil, nil, fmt.Errorf("decode row: bad integer")
+			}
+			r[i].I = x
+			b = b[k:]
+		default:
+			return nil, nil, fmt.Errorf("decode row: unknown kind %d", kind)
+		}
+	}
+	return r, b, nil
+}
+
+// EncodeValue encodes rows as a versioned state value.
+func EncodeValue(rows ...types.Row) []byte {
+	b := []byte{Version}
+	b = binary.AppendUvarint(b, uint64(len(rows)))
+	for _, r := range rows {
+		b = AppendRow(b, r)
+	}
+	return b
+}
+
+// DecodeValue decodes a value written by EncodeValue, refusing other
+// layout versions.
+func DecodeValue(b []byte) ([]types.Row, error) {
+	if len(b) == 0 || b[0] != Version {
+		v := -1
+		if len(b) > 0 {
+			v = int(b[0])
+		}
+		return nil, fmt.Errorf("%w: found %d, this build reads %d", ErrVersion, v, Version)
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, fmt.Errorf("decode value: bad row count")
+	}
+	b = b[k:]
+	rows := make([]types.Row, n)
+	for i := range rows {
+		r, rest, err := DecodeRow(b)
+		if err != nil {
+			return nil, err
+		}
+		rows[i], b = r, rest
+	}
+	return rows, nil
+}
