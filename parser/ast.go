@@ -102,6 +102,10 @@ type WindowTVFClause struct {
 	Slide       int64 // HOP slide
 	Gap         int64 // SESSION gap
 	Pos         sqlerr.Pos
+	// Alias is the alias written after the call (`TUMBLE(...) AS t`), ""
+	// when none. TiDB also has it as the AsName of the placeholder's
+	// TableSource.
+	Alias string
 }
 
 // LatePolicy is the LATE DATA policy of a view.

@@ -1,0 +1,183 @@
+package parser
+
+import "strings"
+
+// tokKind is the kind of a token of our small tokenizer.
+type tokKind uint8
+
+const (
+	tEOF    tokKind = iota
+	tIdent          // an unquoted word: keyword or identifier
+	tQIdent         // a "quoted" (or `quoted`) identifier
+	tString         // a '...' string literal
+	tNumber         // a numeric literal
+	tOp             // punctuation and operators, including '::' and '||'
+)
+
+// token is one token of the user's text. off and end are byte offsets into
+// the script.
+type token struct {
+	kind     tokKind
+	text     string
+	off, end int
+}
+
+// is reports whether t is the unquoted keyword kw (case-insensitive).
+func (t token) is(kw string) bool { return t.kind == tIdent && strings.EqualFold(t.text, kw) }
+
+// isOp reports whether t is the operator or punctuation op.
+func (t token) isOp(op string) bool { return t.kind == tOp && t.text == op }
+
+// isName reports whether t can be an identifier.
+func (t token) isName() bool { return t.kind == tIdent || t.kind == tQIdent }
+
+// val returns the value of a token: quoted identifiers and strings without
+// their quotes and with doubled quotes undone; anything else as written.
+func (t token) val() string {
+	switch t.kind {
+	case tQIdent:
+		q := t.text[:1]
+		return strings.ReplaceAll(t.text[1:len(t.text)-1], q+q, q)
+	case tString:
+		return strings.ReplaceAll(t.text[1:len(t.text)-1], "''", "'")
+	}
+	return t.text
+}
+
+// span is a half-open byte range [off, end) of the script.
+type span struct{ off, end int }
+
+// lexResult is the tokenized script.
+type lexResult struct {
+	toks     []token
+	comments []span
+	errOff   int // offset of a lexical error, or -1
+	errMsg   string
+}
+
+// lex tokenizes src. It stops at the first lexical error (an unterminated
+// string, identifier or comment, or a character SQL does not use) and
+// records it; the tokens before it are kept.
+func lex(src string) lexResult {
+	r := lexResult{errOff: -1}
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '-' && i+1 < len(src) && src[i+1] == '-':
+			j := strings.IndexByte(src[i:], '\n')
+			if j < 0 {
+				j = len(src) - i
+			}
+			r.comments = append(r.comments, span{i, i + j})
+			i += j
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			j := strings.Index(src[i+2:], "*/")
+			if j < 0 {
+				r.errOff, r.errMsg = i, "unterminated comment"
+				return r
+			}
+			r.comments = append(r.comments, span{i, i + j + 4})
+			i += j + 4
+		case c == '\'' || c == '"' || c == '`':
+			j, ok := scanQuoted(src, i)
+			if !ok {
+				r.errOff = i
+				r.errMsg = "unterminated quoted identifier"
+				if c == '\'' {
+					r.errMsg = "unterminated string literal"
+				}
+				return r
+			}
+			k := tString
+			if c != '\'' {
+				k = tQIdent
+			}
+			r.toks = append(r.toks, token{kind: k, text: src[i:j], off: i, end: j})
+			i = j
+		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
+			j := scanNumber(src, i)
+			r.toks = append(r.toks, token{kind: tNumber, text: src[i:j], off: i, end: j})
+			i = j
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(src) && isIdentChar(src[j]) {
+				j++
+			}
+			r.toks = append(r.toks, token{kind: tIdent, text: src[i:j], off: i, end: j})
+			i = j
+		case c == '#' || c < ' ' || c == 0x7f:
+			r.errOff, r.errMsg = i, "unexpected character"
+			return r
+		default:
+			n := opLen(src[i:])
+			r.toks = append(r.toks, token{kind: tOp, text: src[i : i+n], off: i, end: i + n})
+			i += n
+		}
+	}
+	return r
+}
+
+// scanQuoted returns the end of the quoted token starting at i; a doubled
+// quote character inside stands for itself.
+func scanQuoted(src string, i int) (int, bool) {
+	q := src[i]
+	for j := i + 1; j < len(src); j++ {
+		if src[j] != q {
+			continue
+		}
+		if j+1 < len(src) && src[j+1] == q {
+			j++
+			continue
+		}
+		return j + 1, true
+	}
+	return len(src), false
+}
+
+func scanNumber(src string, i int) int {
+	j := i
+	for j < len(src) && isDigit(src[j]) {
+		j++
+	}
+	if j < len(src) && src[j] == '.' {
+		j++
+		for j < len(src) && isDigit(src[j]) {
+			j++
+		}
+	}
+	if j+1 < len(src) && (src[j] == 'e' || src[j] == 'E') {
+		k := j + 1
+		if k < len(src) && (src[k] == '+' || src[k] == '-') {
+			k++
+		}
+		if k < len(src) && isDigit(src[k]) {
+			j = k
+			for j < len(src) && isDigit(src[j]) {
+				j++
+			}
+		}
+	}
+	// 0x1F, 1abc: the letters stay with the number, as TiDB scans them.
+	for j < len(src) && isIdentChar(src[j]) {
+		j++
+	}
+	return j
+}
+
+var multiOps = []string{"<=>", "->>", "::", "||", "<>", "!=", "<=", ">=", ":=", "->", "&&", "<<", ">>"}
+
+func opLen(s string) int {
+	for _, op := range multiOps {
+		if strings.HasPrefix(s, op) {
+			return len(op)
+		}
+	}
+	return 1
+}
+
+func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
+func isIdentStart(c byte) bool { return c == '_' || c >= 0x80 || (c|0x20 >= 'a' && c|0x20 <= 'z') }
+func isIdentChar(c byte) bool  { return isIdentStart(c) || isDigit(c) || c == '$' }

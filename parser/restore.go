@@ -1,0 +1,272 @@
+package parser
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+)
+
+// restoreFlags make TiDB write SQL our Parse reads back: "double-quoted"
+// names, ” strings without charset introducers, upper-case keywords.
+const restoreFlags = format.RestoreStringSingleQuotes | format.RestoreKeyWordUppercase |
+	format.RestoreNameDoubleQuotes | format.RestoreStringWithoutCharset |
+	format.RestoreSpacesAroundBinaryOperation
+
+// restoreNode renders a TiDB node and puts back what the pass took out:
+// window calls for their placeholders and BOOLEAN for the TypeTiny casts
+// (TiDB writes `CAST(x AS )` for them).
+func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
+	var b strings.Builder
+	if err := n.Restore(format.NewRestoreCtx(restoreFlags, &b)); err != nil {
+		return fmt.Sprintf("/* cannot restore: %v */", err)
+	}
+	out := b.String()
+	lx := lex(out)
+	rw := &rewriter{src: out, limit: len(out)}
+	for i, t := range lx.toks {
+		switch {
+		case t.kind == tQIdent:
+			for _, w := range windows {
+				if t.val() == w.Placeholder {
+					rw.replace(t.off, t.end, restoreWindow(w))
+				}
+			}
+		case t.is("AS") && i+1 < len(lx.toks) && lx.toks[i+1].isOp(")"):
+			rw.replace(lx.toks[i+1].off, lx.toks[i+1].end, "BOOLEAN)")
+		}
+	}
+	s, _ := rw.build()
+	return s
+}
+
+// restoreWindow renders a window TVF call.
+func restoreWindow(w *WindowTVFClause) string {
+	args := []string{quoteName(w.Source), quoteName(w.TimeColumn)}
+	switch w.Kind {
+	case Tumble:
+		return fmt.Sprintf("TUMBLE(%s, %s, %s)", args[0], args[1], formatInterval(w.Size))
+	case Hop:
+		return fmt.Sprintf("HOP(%s, %s, %s, %s)", args[0], args[1], formatInterval(w.Slide), formatInterval(w.Size))
+	}
+	return fmt.Sprintf("SESSION(%s, %s, %s)", args[0], args[1], formatInterval(w.Gap))
+}
+
+// quoteName writes an identifier in double quotes.
+func quoteName(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// quoteString writes a string literal in single quotes.
+func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+var plainKey = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$`)
+
+// restoreOptions renders WITH (...), or "" when there are no options.
+func restoreOptions(opts []Option) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	parts := make([]string, len(opts))
+	for i, o := range opts {
+		k := o.Name
+		if !plainKey.MatchString(k) {
+			k = quoteString(k)
+		}
+		parts[i] = k + " = " + quoteString(o.Value)
+	}
+	return " WITH (" + strings.Join(parts, ", ") + ")"
+}
+
+func ifNotExists(b bool) string {
+	if b {
+		return " IF NOT EXISTS"
+	}
+	return ""
+}
+
+// Restore implements Stmt.
+func (s *CreateSourceStmt) Restore() string {
+	var b strings.Builder
+	b.WriteString("CREATE SOURCE")
+	if s.IsTable {
+		b.Reset()
+		b.WriteString("CREATE TABLE")
+	}
+	b.WriteString(ifNotExists(s.IfNotExists) + " " + quoteName(s.Name))
+	var elems []string
+	for _, c := range s.Columns {
+		elems = append(elems, restoreColumn(c, len(s.PrimaryKey) == 1))
+	}
+	if len(s.PrimaryKey) > 1 {
+		keys := make([]string, len(s.PrimaryKey))
+		for i, k := range s.PrimaryKey {
+			keys[i] = quoteName(k)
+		}
+		elems = append(elems, "PRIMARY KEY ("+strings.Join(keys, ", ")+")")
+	}
+	if w := s.Watermark; w != nil {
+		wm := "WATERMARK FOR " + quoteName(w.Column) + " AS " + quoteName(w.Column)
+		if w.Delay != 0 {
+			wm += " - " + formatInterval(w.Delay)
+		}
+		elems = append(elems, wm)
+	}
+	if len(elems) > 0 {
+		b.WriteString(" (" + strings.Join(elems, ", ") + ")")
+	}
+	b.WriteString(restoreOptions(s.Options))
+	return b.String()
+}
+
+// restoreColumn renders one column; the key is written on the column when
+// it is the only key column.
+func restoreColumn(c ColumnDef, singleKey bool) string {
+	s := quoteName(c.Name)
+	switch c.Generated {
+	case ProcTime:
+		s += " AS PROCTIME()"
+	case IngestionTime:
+		s += " TIMESTAMP AS INGESTION_TIME()"
+	default:
+		s += " " + c.Type.String()
+	}
+	if c.PrimaryKey && singleKey {
+		s += " PRIMARY KEY"
+	}
+	return s
+}
+
+// Restore implements Stmt.
+func (s *QueryStmt) Restore() string { return restoreNode(s.Select, s.Windows) }
+
+// Restore implements Stmt.
+func (s *CreateViewStmt) Restore() string {
+	var b strings.Builder
+	b.WriteString("CREATE MATERIALIZED VIEW" + ifNotExists(s.IfNotExists) + " " + quoteName(s.Name) + " AS ")
+	if s.Query != nil {
+		b.WriteString(s.Query.Restore())
+	}
+	sc := s.Streaming
+	if sc.AllowedLateness != nil {
+		b.WriteString(" ALLOWED LATENESS " + formatInterval(*sc.AllowedLateness))
+	}
+	if ld := sc.LateData; ld != nil {
+		b.WriteString(" LATE DATA ")
+		switch ld.Policy {
+		case LateDrop:
+			b.WriteString("DROP")
+		case LateUpdate:
+			b.WriteString("UPDATE")
+		case LateSideOutput:
+			b.WriteString("SIDE OUTPUT " + quoteName(ld.SideTable))
+		case LateUpdateSideOutput:
+			b.WriteString("UPDATE SIDE OUTPUT " + quoteName(ld.SideTable))
+		case LateUnset:
+		}
+	}
+	if e := sc.Emit; e != nil {
+		switch e.Mode {
+		case EmitOnWindowClose:
+			b.WriteString(" EMIT ON WINDOW CLOSE")
+		case EmitOnUpdate:
+			b.WriteString(" EMIT ON UPDATE")
+		case EmitEvery:
+			b.WriteString(" EMIT EVERY " + formatInterval(e.Every))
+		case EmitUnset:
+		}
+	}
+	if sc.StateTTL != nil {
+		b.WriteString(" STATE TTL " + formatInterval(*sc.StateTTL))
+	}
+	return b.String()
+}
+
+// Restore implements Stmt.
+func (s *CreateSinkStmt) Restore() string {
+	return "CREATE SINK" + ifNotExists(s.IfNotExists) + " " + quoteName(s.Name) +
+		" FROM " + quoteName(s.From) + restoreOptions(s.Options)
+}
+
+// Restore implements Stmt.
+func (s *InsertStmt) Restore() string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + quoteName(s.Table))
+	if s.Partition != "" {
+		b.WriteString(" PARTITION (" + quoteName(s.Partition) + ")")
+	}
+	if len(s.Columns) > 0 {
+		cols := make([]string, len(s.Columns))
+		for i, c := range s.Columns {
+			cols[i] = quoteName(c)
+		}
+		b.WriteString(" (" + strings.Join(cols, ", ") + ")")
+	}
+	b.WriteString(" VALUES ")
+	for i, row := range s.Rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		vals := make([]string, len(row))
+		for j, e := range row {
+			vals[j] = restoreNode(e, nil)
+		}
+		b.WriteString("(" + strings.Join(vals, ", ") + ")")
+	}
+	return b.String()
+}
+
+// objectWord names an object kind in DROP (singular) or SHOW (plural).
+func objectWord(k ObjectKind, plural bool) string {
+	var w string
+	switch k {
+	case ObjSource:
+		w = "SOURCE"
+	case ObjTable:
+		w = "TABLE"
+	case ObjView:
+		w = "MATERIALIZED VIEW"
+	case ObjSink:
+		w = "SINK"
+	default:
+		return fmt.Sprintf("ObjectKind(%d)", uint8(k))
+	}
+	if plural {
+		w += "S"
+	}
+	return w
+}
+
+// Restore implements Stmt.
+func (s *DropStmt) Restore() string {
+	r := "DROP " + objectWord(s.Kind, false)
+	if s.IfExists {
+		r += " IF EXISTS"
+	}
+	return r + " " + quoteName(s.Name)
+}
+
+// Restore implements Stmt.
+func (s *ShowStmt) Restore() string {
+	if s.Kind == 0 {
+		return "SHOW " + quoteName(s.Setting)
+	}
+	return "SHOW " + objectWord(s.Kind, true)
+}
+
+// Restore implements Stmt.
+func (s *DescribeStmt) Restore() string { return "DESCRIBE " + quoteName(s.Name) }
+
+// Restore implements Stmt.
+func (s *ExplainStmt) Restore() string {
+	if s.Stmt == nil {
+		return "EXPLAIN"
+	}
+	return "EXPLAIN " + s.Stmt.Restore()
+}
+
+// Restore implements Stmt.
+func (s *FlushStmt) Restore() string { return "FLUSH" }
+
+// Restore implements Stmt.
+func (s *SetStmt) Restore() string { return "SET " + quoteName(s.Name) + " = " + quoteString(s.Value) }
