@@ -1,0 +1,229 @@
+// Command streamsql runs streaming-SQL pipelines: `run` executes a .sql
+// file until its bounded sources end (or Ctrl-C), `test` runs
+// sqllogictest files, `explain` and `check` print the plans and the
+// lateness contract.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
+		os.Exit(exitCode(err))
+	}
+}
+
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func exitCode(err error) int {
+	var e exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return 1
+}
+
+func rootCmd() *cobra.Command {
+	var stateDir string
+	root := &cobra.Command{
+		Use:   "streamsql",
+		Short: "Streaming SQL with event-time windows and a stated lateness contract",
+		Long: `streamsql runs SQL pipelines over streams: CREATE SOURCE, CREATE MATERIALIZED
+VIEW with TUMBLE / HOP / SESSION windows, WATERMARK FOR, ALLOWED LATENESS,
+LATE DATA and EMIT, and CREATE SINK. State lives in --state-dir and survives
+restarts and crashes.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&stateDir, "state-dir", "./.streamsql", "directory for state and checkpoints")
+	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true))
+	return root
+}
+
+// printErr prints an error the way psql does, with the position for SQL
+// errors.
+func printErr(err error) {
+	var se *sqlerr.Error
+	if errors.As(err, &se) {
+		fmt.Fprintf(os.Stderr, "ERROR: %s\n", se.Error())
+		return
+	}
+	fmt.Fprintf(os.Stderr, "ERROR: %v\n", err)
+}
+
+func runCmd(stateDir *string) *cobra.Command {
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "run FILE.sql",
+		Short: "Run a pipeline file until its bounded sources end or Ctrl-C",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := runPipeline(cmd.Context(), args[0], *stateDir, interval)
+			if err != nil {
+				printErr(err)
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 10*time.Second, "time between checkpoints")
+	return cmd
+}
+
+func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration) error {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	e, err := engine.Open(engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := e.Exec(ctx, string(src))
+	if err != nil {
+		_ = e.Close()
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if res != nil && res.Schema != nil {
+		printRows(res)
+	}
+	status := term.IsTerminal(int(os.Stderr.Fd()))
+	last := time.Now()
+	start := time.Now()
+	var events int64
+	for ctx.Err() == nil {
+		progressed, done, err := e.Step(ctx, 4096)
+		if err != nil {
+			_ = e.Close()
+			return err
+		}
+		if progressed {
+			events++
+		}
+		if time.Since(last) >= interval {
+			if err := e.Checkpoint(); err != nil {
+				_ = e.Close()
+				return err
+			}
+			last = time.Now()
+		}
+		if status {
+			upd, wm := e.Stats()
+			fmt.Fprintf(os.Stderr, "\r%6.1fs  batches %d  watermark %s  view changes %d ", time.Since(start).Seconds(), events, fmtWM(wm), upd)
+		}
+		if done {
+			break
+		}
+		if !progressed {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if status {
+		fmt.Fprintln(os.Stderr)
+	}
+	return e.Close()
+}
+
+func fmtWM(wm int64) string {
+	if wm == types.MinTime {
+		return "-"
+	}
+	if wm == 1<<63-1 {
+		return "end"
+	}
+	return types.FormatTimestamp(wm)
+}
+
+func printRows(r *engine.Result) {
+	fmt.Println(strings.Join(r.Schema.Names(), " | "))
+	for _, row := range r.Rows {
+		parts := make([]string, len(row))
+		for i, v := range row {
+			parts[i] = v.String()
+		}
+		fmt.Println(strings.Join(parts, " | "))
+	}
+}
+
+func testCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "test PATH...",
+		Short: "Run sqllogictest files or folders (at parallelism 1 and 4)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ok, err := runSLT(cmd.Context(), args, os.Stdout)
+			if err != nil {
+				printErr(err)
+				return exitError{2}
+			}
+			if !ok {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+}
+
+func explainCmd(stateDir *string, check bool) *cobra.Command {
+	use, short := "explain FILE.sql", "Print the plans and the contract of every view in FILE"
+	if check {
+		use, short = "check FILE.sql", "Exit 1 with a list where the contract of FILE has gaps"
+	}
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			dir, err := os.MkdirTemp("", "streamsql-explain-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			e, err := engine.Open(engine.Options{StateDir: dir, Registry: registry(discard{})})
+			if err != nil {
+				return err
+			}
+			defer e.Crash()
+			if _, err := e.Exec(cmd.Context(), string(src)); err != nil {
+				printErr(err)
+				return exitError{1}
+			}
+			text, gaps := e.Explain()
+			if !check {
+				fmt.Print(text)
+				return nil
+			}
+			if len(gaps) == 0 {
+				fmt.Println("contract complete")
+				return nil
+			}
+			for _, g := range gaps {
+				fmt.Println("gap:", g)
+			}
+			return exitError{1}
+		},
+	}
+}

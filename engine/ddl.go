@@ -1,0 +1,324 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+func optionMap(opts []parser.Option) map[string]string {
+	m := map[string]string{}
+	for _, o := range opts {
+		m[strings.ToLower(o.Name)] = o.Value
+	}
+	return m
+}
+
+func (e *Engine) exists(name, sql string, ifNotExists bool) (bool, error) {
+	if o, ok := e.cat.Get(name); ok {
+		if ifNotExists || (e.opts.SkipSameDDL && o.SQL == sql) {
+			return true, nil
+		}
+		return true, sqlerr.New(sqlerr.DuplicateObject, "%s %q already exists", o.Kind, name)
+	}
+	return false, nil
+}
+
+func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
+	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
+		return &Result{Tag: "CREATE SOURCE"}, err
+	}
+	o := &catalog.Object{Kind: catalog.Source, Name: st.Name, SQL: st.Text(), TimeCol: -1, Options: optionMap(st.Options)}
+	if st.IsTable {
+		o.Kind = catalog.Table
+	}
+	for _, c := range st.Columns {
+		if o.Schema.Index(c.Name) >= 0 {
+			return nil, sqlerr.New(sqlerr.DuplicateObject, "column %q specified more than once", c.Name)
+		}
+		o.Schema = append(o.Schema, types.Column{Name: c.Name, Type: c.Type})
+	}
+	for _, k := range st.PrimaryKey {
+		i := o.Schema.Index(k)
+		if i < 0 {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "primary key column %q does not exist", k)
+		}
+		o.Key = append(o.Key, i)
+	}
+	if w := st.Watermark; w != nil {
+		i := o.Schema.Index(w.Column)
+		if i < 0 {
+			return nil, sqlerr.New(sqlerr.UndefinedColumn, "watermark column %q does not exist", w.Column)
+		}
+		if o.Schema[i].Type != types.Timestamp {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "watermark column %q must be a TIMESTAMP", w.Column)
+		}
+		o.TimeCol, o.Delay = i, w.Delay
+	}
+	conn := o.Options["connector"]
+	if conn == "" {
+		conn = "memory"
+		o.Options["connector"] = conn
+	}
+	if conn == "memory" {
+		if p, ok := o.Options["partitions"]; ok {
+			n, err := strconv.Atoi(p)
+			if err != nil || n < 1 {
+				return nil, sqlerr.New(sqlerr.InvalidParameter, "partitions must be a positive integer, got %q", p)
+			}
+		}
+	} else if _, ok := e.opts.Registry.Sources[conn]; !ok {
+		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", conn).WithHint("known: " + e.connectorNames())
+	} else if err := e.checkSource(o); err != nil {
+		return nil, err
+	}
+	if err := e.cat.Add(o); err != nil {
+		return nil, sqlerr.New(sqlerr.DuplicateObject, "%s", err.Error())
+	}
+	if err := e.saveCatalog(); err != nil {
+		e.cat.Remove(o.Name)
+		return nil, err
+	}
+	return &Result{Tag: "CREATE SOURCE"}, nil
+}
+
+func (e *Engine) connectorNames() string {
+	names := []string{"memory"}
+	for n := range e.opts.Registry.Sources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func (e *Engine) settingsForPlan() planner.Settings {
+	return planner.Settings{Strict: e.strict(), Parallelism: e.parallelism(), CheckpointInterval: e.settings["checkpoint_interval"]}
+}
+
+func (e *Engine) createView(st *parser.CreateViewStmt) (*Result, error) {
+	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
+		return &Result{Tag: "CREATE MATERIALIZED VIEW"}, err
+	}
+	vp, err := planner.PlanView(st, e.cat, e.settingsForPlan())
+	if err != nil {
+		return nil, err
+	}
+	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1}
+	if err := e.cat.Add(o); err != nil {
+		return nil, err
+	}
+	if vp.SideTable != "" {
+		side := &catalog.Object{Kind: catalog.Table, Name: vp.SideTable, Schema: vp.SideSchema, SideOf: st.Name, TimeCol: -1}
+		if err := e.cat.Add(side); err != nil {
+			e.cat.Remove(o.Name)
+			return nil, err
+		}
+	}
+	if _, err := e.startView(vp); err != nil {
+		e.cat.Remove(o.Name)
+		if vp.SideTable != "" {
+			e.cat.Remove(vp.SideTable)
+		}
+		return nil, err
+	}
+	if err := e.saveCatalog(); err != nil {
+		return nil, err
+	}
+	return &Result{Tag: "CREATE MATERIALIZED VIEW", Notice: vp.Warnings}, nil
+}
+
+func (e *Engine) createSink(st *parser.CreateSinkStmt) (*Result, error) {
+	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
+		return &Result{Tag: "CREATE SINK"}, err
+	}
+	v, ok := e.cat.Get(st.From)
+	if !ok || v.Kind != catalog.View {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From)
+	}
+	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), From: v.Name, Options: optionMap(st.Options), Schema: v.Schema, Key: v.Key, TimeCol: -1}
+	if o.Options["connector"] == "" {
+		return nil, sqlerr.New(sqlerr.InvalidParameter, "sink %q needs a connector option", st.Name)
+	}
+	if err := e.attachSink(o); err != nil {
+		return nil, err
+	}
+	if err := e.cat.Add(o); err != nil {
+		return nil, err
+	}
+	return &Result{Tag: "CREATE SINK"}, e.saveCatalog()
+}
+
+func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
+	o, ok := e.cat.Get(st.Name)
+	tag := "DROP"
+	if !ok {
+		if st.IfExists {
+			return &Result{Tag: tag}, nil
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "%q does not exist", st.Name)
+	}
+	want := map[parser.ObjectKind]catalog.Kind{parser.ObjSource: catalog.Source, parser.ObjTable: catalog.Table, parser.ObjView: catalog.View, parser.ObjSink: catalog.Sink}[st.Kind]
+	if o.Kind != want {
+		return nil, sqlerr.New(sqlerr.InvalidParameter, "%q is a %s, not a %s", st.Name, o.Kind, want)
+	}
+	for _, d := range e.cat.List(0) {
+		if d.Name == o.Name {
+			continue
+		}
+		if e.reads(d, o.Name) {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "cannot drop %s %q: %s %q depends on it", o.Kind, o.Name, d.Kind, d.Name)
+		}
+	}
+	switch o.Kind {
+	case catalog.View:
+		if v := e.views[strings.ToLower(o.Name)]; v != nil {
+			v.close()
+			if err := v.dropState(e.store); err != nil {
+				return nil, err
+			}
+			if v.pipe.SideName != "" {
+				e.cat.Remove(v.pipe.SideName)
+			}
+			delete(e.views, strings.ToLower(o.Name))
+		}
+	case catalog.Sink:
+		if v := e.views[strings.ToLower(o.From)]; v != nil {
+			v.removeSink(o.Name)
+		}
+	case catalog.Table:
+		if o.SideOf != "" {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "table %q is the side table of view %q; drop the view", o.Name, o.SideOf)
+		}
+	}
+	e.cat.Remove(o.Name)
+	return &Result{Tag: tag}, e.saveCatalog()
+}
+
+// reads reports whether object d reads the object named name.
+func (e *Engine) reads(d *catalog.Object, name string) bool {
+	if d.Kind == catalog.Sink {
+		return strings.EqualFold(d.From, name)
+	}
+	if d.Kind != catalog.View {
+		return false
+	}
+	if v := e.views[strings.ToLower(d.Name)]; v != nil {
+		for _, r := range v.readers {
+			if strings.EqualFold(r.obj.Name, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (e *Engine) show(st *parser.ShowStmt) (*Result, error) {
+	if st.Kind == 0 {
+		v, ok := e.settings[strings.ToLower(st.Setting)]
+		if !ok {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "unrecognized configuration parameter %q", st.Setting)
+		}
+		return &Result{Schema: types.Schema{{Name: st.Setting, Type: types.String}}, Rows: []types.Row{{types.StringValue(v)}}}, nil
+	}
+	kind := map[parser.ObjectKind]catalog.Kind{parser.ObjSource: catalog.Source, parser.ObjTable: catalog.Table, parser.ObjView: catalog.View, parser.ObjSink: catalog.Sink}[st.Kind]
+	res := &Result{Schema: types.Schema{{Name: "name", Type: types.String}}}
+	var names []string
+	for _, o := range e.cat.List(kind) {
+		names = append(names, o.Name)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		res.Rows = append(res.Rows, types.Row{types.StringValue(n)})
+	}
+	return res, nil
+}
+
+func (e *Engine) describe(name string) (*Result, error) {
+	o, ok := e.cat.Get(name)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	res := &Result{Schema: types.Schema{{Name: "name", Type: types.String}, {Name: "type", Type: types.String}, {Name: "key", Type: types.Bool}}}
+	for i, c := range o.Schema {
+		isKey := false
+		for _, k := range o.Key {
+			isKey = isKey || k == i
+		}
+		res.Rows = append(res.Rows, types.Row{types.StringValue(c.Name), types.StringValue(strings.ToLower(c.Type.String())), types.BoolValue(isKey)})
+	}
+	return res, nil
+}
+
+func (e *Engine) explain(st *parser.ExplainStmt) (*Result, error) {
+	var text string
+	switch in := st.Stmt.(type) {
+	case *parser.CreateViewStmt:
+		vp, err := planner.PlanView(in, e.cat, e.settingsForPlan())
+		if err != nil {
+			return nil, err
+		}
+		text = vp.Explain(e.settingsForPlan(), nil)
+	case *parser.QueryStmt:
+		n, err := planner.BuildQuery(in, e.cat, true)
+		if err != nil {
+			return nil, err
+		}
+		opt, rules := planner.Optimize(n)
+		text = "logical plan:\n" + planner.Format(n) + "rules applied: " + strings.Join(rules, ", ") + "\nplan:\n" + planner.Format(opt)
+	default:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "EXPLAIN supports CREATE MATERIALIZED VIEW and SELECT")
+	}
+	res := &Result{Schema: types.Schema{{Name: "QUERY PLAN", Type: types.String}}}
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		res.Rows = append(res.Rows, types.Row{types.StringValue(l)})
+	}
+	return res, nil
+}
+
+// Explain returns EXPLAIN text for every view (used by `streamsql explain`
+// and `check`); missing contract items are reported in gaps.
+func (e *Engine) Explain() (text string, gaps []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	for _, o := range e.cat.List(catalog.View) {
+		v := e.views[strings.ToLower(o.Name)]
+		if v == nil {
+			continue
+		}
+		var sinks []string
+		for _, s := range v.sinks {
+			sinks = append(sinks, fmt.Sprintf("sink %s: %s, at-least-once, key [%s]", s.name, s.conn, keyNames(v.plan)))
+		}
+		if len(sinks) == 0 {
+			gaps = append(gaps, fmt.Sprintf("view %s: no sink delivers its results (it is only queryable)", o.Name))
+		}
+		b.WriteString(v.plan.Explain(e.settingsForPlan(), sinks))
+		b.WriteString("\n")
+		for _, l := range v.plan.Contract(e.settingsForPlan(), sinks) {
+			if strings.Contains(l, "MISSING") {
+				gaps = append(gaps, "view "+o.Name+": "+l)
+			}
+		}
+		for _, w := range v.plan.Warnings {
+			gaps = append(gaps, "view "+o.Name+": "+w)
+		}
+	}
+	return b.String(), gaps
+}
+
+func keyNames(vp *planner.ViewPlan) string {
+	s := vp.Optimized.Schema()
+	var n []string
+	for _, k := range vp.Key {
+		n = append(n, s[k].Name)
+	}
+	return strings.Join(n, ", ")
+}

@@ -1,0 +1,355 @@
+// Package engine runs streamsql: it owns the catalog, the state store, the
+// memory-source log and one pipeline per materialized view, and executes
+// statements (DDL, INSERT, FLUSH, ad-hoc SELECT, EXPLAIN, SET, SHOW).
+// Connectors come in through a registry that cmd/streamsql fills.
+//
+//	INSERT ──▶ memory log (Badger, synced) ─┐
+//	datagen / kafka / file ─────────────────┼─▶ source reader (watermarks)
+//	                                        ▼
+//	                   view pipeline: filter/project/window/agg/join
+//	                                        ▼
+//	                     Materialize (view contents) ──▶ sinks
+//
+// A checkpoint writes, in one Badger transaction, every pipeline's changed
+// state, every reader's position and watermark, and the catalog. Recovery
+// loads the last checkpoint and replays inputs from the stored positions.
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Result is what a statement returns: rows for queries, SHOW and EXPLAIN;
+// a tag otherwise.
+type Result struct {
+	Schema types.Schema
+	Rows   []types.Row
+	Tag    string
+	Notice []string
+}
+
+// Options configure an engine.
+type Options struct {
+	StateDir string
+	Registry *connectors.Registry
+	Settings map[string]string
+	Stdout   io.Writer // where stdout sinks print
+	Clock    func() time.Time
+	// SkipSameDDL makes a CREATE of an existing object with the same text
+	// a no-op, so `streamsql run FILE` can be re-run on its state.
+	SkipSameDDL bool
+}
+
+// Engine is one streamsql instance over a state directory. Its methods
+// are safe for concurrent use; statements run one at a time.
+type Engine struct {
+	mu       sync.Mutex
+	opts     Options
+	store    *state.Store
+	cat      *catalog.Catalog
+	settings map[string]string
+	views    map[string]*viewRT
+	late     lateness.Counters
+	evalErrs exec.EvalErrors
+	logSeq   uint64 // last memory-log sequence number written
+	ckpt     uint64
+	closed   bool
+}
+
+// Open opens (or recovers) the engine in opts.StateDir.
+func Open(opts Options) (*Engine, error) {
+	if opts.Registry == nil {
+		opts.Registry = connectors.NewRegistry()
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	st, err := state.Open(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, settings: map[string]string{
+		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
+	}}
+	for k, v := range opts.Settings {
+		e.settings[strings.ToLower(k)] = v
+	}
+	if err := e.recover(); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+var (
+	keyCatalog = []byte("meta/catalog")
+	keyCkpt    = []byte("meta/checkpoint")
+	keyLogSeq  = []byte("meta/logseq")
+	prefixLog  = []byte("mlog/")
+)
+
+// recover loads the catalog and re-plans every view, then restores their
+// state and reader positions from the last checkpoint.
+func (e *Engine) recover() error {
+	if b, ok, err := e.store.Get(keyCatalog); err != nil {
+		return err
+	} else if ok {
+		if err := e.cat.Decode(b); err != nil {
+			return err
+		}
+	}
+	if b, ok, err := e.store.Get(keyCkpt); err != nil {
+		return err
+	} else if ok && len(b) == 8 {
+		e.ckpt = binary.BigEndian.Uint64(b)
+	}
+	if err := e.store.Scan(prefixLog, func(k, _ []byte) error {
+		if s := binary.BigEndian.Uint64(k[len(prefixLog):]); s > e.logSeq {
+			e.logSeq = s
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, o := range e.cat.List(catalog.View) {
+		stmts, err := parser.Parse(o.SQL)
+		if err != nil {
+			return fmt.Errorf("recover view %s: %w", o.Name, err)
+		}
+		cv, ok := stmts[0].(*parser.CreateViewStmt)
+		if !ok {
+			return fmt.Errorf("recover view %s: stored DDL is not CREATE MATERIALIZED VIEW", o.Name)
+		}
+		vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, vp0(cv)), planner.Settings{Strict: false, Parallelism: e.parallelism()})
+		if err != nil {
+			return fmt.Errorf("recover view %s: %w", o.Name, err)
+		}
+		rt, err := e.startView(vp)
+		if err != nil {
+			return err
+		}
+		if err := rt.restore(e.store); err != nil {
+			return err
+		}
+	}
+	for _, o := range e.cat.List(catalog.Sink) {
+		if err := e.attachSink(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func vp0(cv *parser.CreateViewStmt) string {
+	if cv.Streaming.LateData != nil {
+		return cv.Streaming.LateData.SideTable
+	}
+	return ""
+}
+
+// resolverExcluding hides the view itself and its side table while it is
+// re-planned (they are in the catalog already).
+func (e *Engine) resolverExcluding(names ...string) planner.Resolver {
+	return excl{cat: e.cat, names: names}
+}
+
+type excl struct {
+	cat   *catalog.Catalog
+	names []string
+}
+
+func (x excl) Get(name string) (*catalog.Object, bool) {
+	for _, n := range x.names {
+		if n != "" && strings.EqualFold(n, name) {
+			return nil, false
+		}
+	}
+	return x.cat.Get(name)
+}
+
+func (e *Engine) parallelism() int {
+	n, err := strconv.Atoi(e.settings["parallelism"])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+func (e *Engine) strict() bool {
+	v := strings.ToLower(e.settings["strict"])
+	return v != "off" && v != "false" && v != "0"
+}
+
+func (e *Engine) now() int64 { return e.opts.Clock().UnixMicro() }
+
+// Exec parses and runs a script; it returns the result of the last
+// statement. Statements before a failing one stay applied.
+func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
+	stmts, err := parser.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, errors.New("engine is closed")
+	}
+	var res *Result
+	for _, s := range stmts {
+		if err := ctx.Err(); err != nil {
+			return nil, &sqlerr.Error{Code: sqlerr.QueryCanceled, Msg: "canceling statement", Err: err}
+		}
+		res, err = e.execStmt(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
+	switch st := s.(type) {
+	case *parser.CreateSourceStmt:
+		return e.createSource(st)
+	case *parser.CreateViewStmt:
+		return e.createView(st)
+	case *parser.CreateSinkStmt:
+		return e.createSink(st)
+	case *parser.InsertStmt:
+		return e.insert(st)
+	case *parser.QueryStmt:
+		return e.query(st)
+	case *parser.FlushStmt:
+		return &Result{Tag: "FLUSH"}, e.flush(ctx)
+	case *parser.SetStmt:
+		e.settings[strings.ToLower(st.Name)] = st.Value
+		return &Result{Tag: "SET"}, nil
+	case *parser.ShowStmt:
+		return e.show(st)
+	case *parser.DescribeStmt:
+		return e.describe(st.Name)
+	case *parser.DropStmt:
+		return e.drop(st)
+	case *parser.ExplainStmt:
+		return e.explain(st)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupport, "statement %T is not supported", s)
+}
+
+// saveCatalog persists the catalog at once (DDL is durable when it
+// returns).
+func (e *Engine) saveCatalog() error {
+	b, err := e.cat.Encode()
+	if err != nil {
+		return err
+	}
+	return e.store.Update(func(w *state.Writer) error { return w.Set(keyCatalog, b) })
+}
+
+// Checkpoint commits every view's changed state, reader positions and the
+// catalog in one transaction, then tells sinks to commit.
+func (e *Engine) Checkpoint() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.checkpoint()
+}
+
+func (e *Engine) checkpoint() error {
+	id := e.ckpt + 1
+	ctx := context.Background()
+	for _, v := range e.views {
+		for _, s := range v.sinks {
+			if err := s.sink.PreCommit(ctx, id); err != nil {
+				return fmt.Errorf("checkpoint %d: sink %s: %w", id, s.name, err)
+			}
+		}
+	}
+	cat, err := e.cat.Encode()
+	if err != nil {
+		return err
+	}
+	err = e.store.Update(func(w *state.Writer) error {
+		for _, v := range e.views {
+			if err := v.checkpoint(w); err != nil {
+				return err
+			}
+		}
+		var idb [8]byte
+		binary.BigEndian.PutUint64(idb[:], id)
+		if err := w.Set(keyCkpt, idb[:]); err != nil {
+			return err
+		}
+		return w.Set(keyCatalog, cat)
+	})
+	if err != nil {
+		return fmt.Errorf("checkpoint %d: %w", id, err)
+	}
+	e.ckpt = id
+	for _, v := range e.views {
+		for _, s := range v.sinks {
+			if err := s.sink.Commit(ctx, id); err != nil {
+				return fmt.Errorf("checkpoint %d: sink %s commit: %w", id, s.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Close checkpoints and closes the engine.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	err := e.checkpoint()
+	e.closeAll()
+	if cerr := e.store.Close(); err == nil {
+		err = cerr
+	}
+	e.closed = true
+	return err
+}
+
+// Crash drops the engine without a checkpoint, as a killed process would.
+func (e *Engine) Crash() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closeAll()
+	e.closed = true
+	return e.store.Abandon()
+}
+
+func (e *Engine) closeAll() {
+	for _, v := range e.views {
+		v.close()
+	}
+}
+
+// LateCounters returns the late-row counters.
+func (e *Engine) LateCounters() *lateness.Counters { return &e.late }

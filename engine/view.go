@@ -1,0 +1,473 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// viewRT is a running view: its plan, pipeline, one reader per source it
+// reads, and its sinks.
+type viewRT struct {
+	plan    *planner.ViewPlan
+	pipe    *exec.Pipeline
+	readers []*reader
+	sinks   []*sinkRT
+	updated int64
+}
+
+type sinkRT struct {
+	name, conn string
+	sink       connectors.Sink
+}
+
+// reader feeds one source into every scan of it in one view and tracks
+// the source's position and watermark.
+type reader struct {
+	obj    *catalog.Object
+	scans  []exec.ScanInput
+	gen    *lateness.Generator
+	memOff uint64            // memory sources: last log sequence consumed
+	src    connectors.Source // other sources
+	offs   []int64           // other sources: next offset per partition
+	ended  bool
+	parts  int
+}
+
+func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
+	rt := &viewRT{plan: vp}
+	env := exec.Env{Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema}
+	env.Sink = func(ch []exec.Change) { rt.deliver(ch) }
+	p, err := exec.BuildPipeline(vp.Optimized, env)
+	if err != nil {
+		return nil, err
+	}
+	rt.pipe = p
+	byName := map[string]*reader{}
+	for _, sc := range p.Scans {
+		r := byName[strings.ToLower(sc.Source)]
+		if r == nil {
+			o, ok := e.cat.Get(sc.Source)
+			if !ok {
+				return nil, sqlerr.New(sqlerr.UndefinedTable, "source %q does not exist", sc.Source)
+			}
+			r, err = e.newReader(o)
+			if err != nil {
+				return nil, err
+			}
+			byName[strings.ToLower(sc.Source)] = r
+			rt.readers = append(rt.readers, r)
+		}
+		r.scans = append(r.scans, sc)
+	}
+	e.views[strings.ToLower(vp.Name)] = rt
+	return rt, nil
+}
+
+func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
+	r := &reader{obj: o, parts: 1}
+	if o.Options["connector"] == "memory" {
+		if p, err := strconv.Atoi(o.Options["partitions"]); err == nil && p > 0 {
+			r.parts = p
+		}
+	} else {
+		src, err := e.openSource(o)
+		if err != nil {
+			return nil, err
+		}
+		r.src = src
+		r.parts = src.Partitions()
+		r.offs = make([]int64, r.parts)
+	}
+	idle := int64(0)
+	if s := o.Options["idle_timeout"]; s != "" {
+		d, err := types.ParseInterval(s)
+		if err != nil {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "idle_timeout: %v", err)
+		}
+		idle = d
+	}
+	r.gen = lateness.NewGenerator(r.parts, o.Delay, idle, e.now())
+	return r, nil
+}
+
+func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
+	f, ok := e.opts.Registry.Sources[o.Options["connector"]]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", o.Options["connector"])
+	}
+	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: o.Schema, Options: o.Options, StateDir: e.opts.StateDir})
+	if err != nil {
+		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
+	}
+	return src, nil
+}
+
+// checkSource validates a non-memory source's options by building it once.
+func (e *Engine) checkSource(o *catalog.Object) error {
+	src, err := e.openSource(o)
+	if err != nil {
+		return err
+	}
+	return src.Close()
+}
+
+func (e *Engine) attachSink(o *catalog.Object) error {
+	v := e.views[strings.ToLower(o.From)]
+	if v == nil {
+		return sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", o.From)
+	}
+	f, ok := e.opts.Registry.Sinks[o.Options["connector"]]
+	if !ok {
+		return sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])
+	}
+	s, err := f.New(connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options})
+	if err != nil {
+		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: err}
+	}
+	v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s})
+	return nil
+}
+
+func (v *viewRT) removeSink(name string) {
+	for i, s := range v.sinks {
+		if strings.EqualFold(s.name, name) {
+			_ = s.sink.Close()
+			v.sinks = append(v.sinks[:i], v.sinks[i+1:]...)
+			return
+		}
+	}
+}
+
+// deliver hands a batch of view changes to the sinks.
+func (v *viewRT) deliver(ch []exec.Change) {
+	v.updated += int64(len(ch))
+	if len(v.sinks) == 0 {
+		return
+	}
+	out := make([]connectors.Change, len(ch))
+	for i, c := range ch {
+		op := connectors.Upsert
+		if c.Delete {
+			op = connectors.Delete
+		}
+		out[i] = connectors.Change{Op: op, Row: c.Row}
+	}
+	for _, s := range v.sinks {
+		_ = s.sink.Write(context.Background(), out)
+	}
+}
+
+func (v *viewRT) close() {
+	for _, r := range v.readers {
+		if r.src != nil {
+			_ = r.src.Close()
+		}
+	}
+	for _, s := range v.sinks {
+		_ = s.sink.Close()
+	}
+}
+
+func (v *viewRT) prefix() string { return "v/" + v.plan.Name + "/" }
+
+func (v *viewRT) dropState(st *state.Store) error {
+	return st.Update(func(w *state.Writer) error { return w.DeletePrefix([]byte(v.prefix())) })
+}
+
+// checkpoint writes the pipeline's changed state and each reader's
+// position and watermarks.
+func (v *viewRT) checkpoint(w *state.Writer) error {
+	if err := v.pipe.Checkpoint(w); err != nil {
+		return err
+	}
+	for _, r := range v.readers {
+		parts, cur := r.gen.State()
+		row := types.Row{types.IntValue(int64(r.memOff)), types.IntValue(cur), types.BoolValue(r.ended)}
+		offs := make(types.Row, len(r.offs))
+		for i, o := range r.offs {
+			offs[i] = types.IntValue(o)
+		}
+		wms := make(types.Row, len(parts))
+		for i, p := range parts {
+			wms[i] = types.IntValue(p)
+		}
+		if err := w.Set([]byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name)), state.EncodeValue(row, offs, wms)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *viewRT) restore(st *state.Store) error {
+	if err := v.pipe.Restore(st); err != nil {
+		return err
+	}
+	for _, r := range v.readers {
+		b, ok, err := st.Get([]byte(v.prefix() + "reader/" + strings.ToLower(r.obj.Name)))
+		if err != nil {
+			return err
+		}
+		if ok {
+			rows, err := state.DecodeValue(b)
+			if err != nil {
+				return fmt.Errorf("restore reader %s: %w", r.obj.Name, err)
+			}
+			r.memOff = uint64(rows[0][0].I)
+			r.ended = rows[0][2].Bool()
+			for i := range r.offs {
+				if i < len(rows[1]) {
+					r.offs[i] = rows[1][i].I
+				}
+			}
+			parts := make([]int64, len(rows[2]))
+			for i, p := range rows[2] {
+				parts[i] = p.I
+			}
+			r.gen.Restore(parts, rows[0][1].I)
+		}
+		if r.src != nil {
+			if err := r.src.Open(context.Background(), r.offs); err != nil {
+				return fmt.Errorf("open source %s: %w", r.obj.Name, err)
+			}
+		}
+	}
+	// Operators learn the restored watermark before new rows arrive.
+	for _, r := range v.readers {
+		for _, sc := range r.scans {
+			if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// feed pushes rows of partition part through every scan of r, computing
+// the watermark in force before each row and advancing it after.
+func (r *reader) feed(part int, rows []types.Row, now int64) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	wms := make([]int64, len(rows))
+	tc := r.obj.TimeCol
+	for i, row := range rows {
+		wms[i] = r.gen.Current()
+		if tc >= 0 && !row[tc].IsNull() {
+			r.gen.Observe(part, row[tc].I, now)
+		}
+	}
+	for _, sc := range r.scans {
+		b := &exec.Batch{Rows: rows, WM: wms}
+		if !identity(sc.Cols, len(r.obj.Schema)) {
+			b = &exec.Batch{Rows: project(rows, sc.Cols), WM: wms}
+		}
+		if err := sc.Out.Emit(b); err != nil {
+			return err
+		}
+		if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func identity(cols []int, n int) bool {
+	if len(cols) != n {
+		return false
+	}
+	for i, c := range cols {
+		if c != i {
+			return false
+		}
+	}
+	return true
+}
+
+func project(rows []types.Row, cols []int) []types.Row {
+	out := make([]types.Row, len(rows))
+	slab := make([]types.Value, len(rows)*len(cols))
+	for i, r := range rows {
+		row := slab[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
+		for j, c := range cols {
+			row[j] = r[c]
+		}
+		out[i] = row
+	}
+	return out
+}
+
+// logEntry is one INSERT into a memory source.
+type logEntry struct {
+	seq    uint64
+	source string
+	part   int
+	rows   []types.Row
+}
+
+func logKey(seq uint64) []byte {
+	k := append([]byte{}, prefixLog...)
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+// flush drives every view to quiescence: memory-log entries in insertion
+// order, then bounded external sources until they end.
+func (e *Engine) flush(ctx context.Context) error {
+	var min uint64 = 1<<64 - 1
+	need := false
+	for _, v := range e.views {
+		for _, r := range v.readers {
+			if r.src == nil {
+				need = true
+				if r.memOff < min {
+					min = r.memOff
+				}
+			}
+		}
+	}
+	if need && min < e.logSeq {
+		var entries []logEntry
+		err := e.store.Scan(prefixLog, func(k, val []byte) error {
+			seq := binary.BigEndian.Uint64(k[len(prefixLog):])
+			if seq <= min {
+				return nil
+			}
+			rows, err := state.DecodeValue(val)
+			if err != nil {
+				return err
+			}
+			entries = append(entries, logEntry{seq: seq, source: rows[0][0].S, part: int(rows[0][1].I), rows: rows[1:]})
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read memory log: %w", err)
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].seq < entries[j].seq })
+		for _, en := range entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for _, v := range e.views {
+				for _, r := range v.readers {
+					if r.src != nil || r.memOff >= en.seq || !strings.EqualFold(r.obj.Name, en.source) {
+						continue
+					}
+					if err := r.feed(en.part, en.rows, e.now()); err != nil {
+						return err
+					}
+					r.memOff = en.seq
+				}
+			}
+		}
+		for _, v := range e.views {
+			for _, r := range v.readers {
+				if r.src == nil {
+					r.memOff = e.logSeq
+				}
+			}
+		}
+	}
+	for _, v := range e.views {
+		for {
+			progressed, err := e.step(ctx, v, 4096)
+			if err != nil {
+				return err
+			}
+			if !progressed {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// step reads one batch from each external source of v; it reports whether
+// any source produced rows.
+func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
+	progressed := false
+	for _, r := range v.readers {
+		if r.src == nil || r.ended {
+			continue
+		}
+		b, err := r.src.Read(ctx, max)
+		if errors.Is(err, connectors.ErrEndOfInput) {
+			r.ended = true
+			// A bounded input that ended closes every window: event time
+			// is complete.
+			for _, sc := range r.scans {
+				if err := sc.Out.EmitWatermark(1<<63 - 1); err != nil {
+					return false, err
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", r.obj.Name, err)
+		}
+		if len(b.Rows) == 0 && b.Next == r.offs[b.Partition] {
+			continue
+		}
+		progressed = true
+		if err := r.feed(b.Partition, b.Rows, e.now()); err != nil {
+			return false, err
+		}
+		r.offs[b.Partition] = b.Next
+	}
+	return progressed, nil
+}
+
+// Step reads and processes one batch per external source of every view;
+// it reports whether anything was read and whether every source ended.
+func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	done = true
+	for _, v := range e.views {
+		p, err := e.step(ctx, v, max)
+		if err != nil {
+			return false, false, err
+		}
+		progressed = progressed || p
+		for _, r := range v.readers {
+			if r.src != nil && !r.ended {
+				done = false
+			}
+		}
+		for _, op := range v.pipe.Stateful {
+			if err := op.Tick(e.now()); err != nil {
+				return false, false, err
+			}
+		}
+	}
+	return progressed, done, nil
+}
+
+// Stats returns the total changes emitted by views and the minimum
+// watermark over all readers.
+func (e *Engine) Stats() (updates int64, watermark int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	watermark = 1<<63 - 1
+	for _, v := range e.views {
+		updates += v.updated
+		for _, r := range v.readers {
+			if c := r.gen.Current(); c < watermark {
+				watermark = c
+			}
+		}
+	}
+	return updates, watermark
+}

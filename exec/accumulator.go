@@ -1,0 +1,232 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// accumulator folds the values of one aggregate call over append-only
+// input. Its state is a small row (see encode), except count(DISTINCT)
+// which keeps the set of distinct values of its group.
+type accumulator interface {
+	add(v types.Value)
+	result() types.Value
+	encode() types.Row
+	decode(r types.Row) error
+}
+
+func newAccumulator(c planner.AggCall) accumulator {
+	if c.Distinct {
+		return &distinctAcc{fn: c.Fn, t: c.T, seen: map[string]types.Value{}}
+	}
+	switch c.Fn {
+	case "count":
+		return &countAcc{star: c.Arg < 0}
+	case "sum":
+		return &sumAcc{t: c.T}
+	case "min":
+		return &minMaxAcc{min: true}
+	case "max":
+		return &minMaxAcc{}
+	case "avg":
+		return &avgAcc{}
+	}
+	return &countAcc{}
+}
+
+type countAcc struct {
+	star bool
+	n    int64
+}
+
+func (a *countAcc) add(v types.Value) {
+	if a.star || !v.IsNull() {
+		a.n++
+	}
+}
+func (a *countAcc) result() types.Value { return types.IntValue(a.n) }
+func (a *countAcc) encode() types.Row   { return types.Row{types.IntValue(a.n)} }
+func (a *countAcc) decode(r types.Row) error {
+	if len(r) != 1 {
+		return fmt.Errorf("count state: want 1 value, got %d", len(r))
+	}
+	a.n = r[0].I
+	return nil
+}
+
+type sumAcc struct {
+	t types.Kind
+	i int64
+	f float64
+	n int64
+}
+
+func (a *sumAcc) add(v types.Value) {
+	switch v.K {
+	case types.Int:
+		a.i += v.I
+	case types.Float:
+		a.f += v.F
+	default:
+		return
+	}
+	a.n++
+}
+
+func (a *sumAcc) result() types.Value {
+	if a.n == 0 {
+		return types.NullValue
+	}
+	if a.t == types.Float {
+		return types.FloatValue(a.f + float64(a.i))
+	}
+	return types.IntValue(a.i)
+}
+func (a *sumAcc) encode() types.Row {
+	return types.Row{types.IntValue(a.i), types.FloatValue(a.f), types.IntValue(a.n)}
+}
+func (a *sumAcc) decode(r types.Row) error {
+	if len(r) != 3 {
+		return fmt.Errorf("sum state: want 3 values, got %d", len(r))
+	}
+	a.i, a.f, a.n = r[0].I, r[1].F, r[2].I
+	return nil
+}
+
+type minMaxAcc struct {
+	min bool
+	v   types.Value
+}
+
+func (a *minMaxAcc) add(v types.Value) {
+	if v.IsNull() {
+		return
+	}
+	if a.v.IsNull() {
+		a.v = v
+		return
+	}
+	c := types.Compare(v, a.v)
+	if (a.min && c < 0) || (!a.min && c > 0) {
+		a.v = v
+	}
+}
+func (a *minMaxAcc) result() types.Value { return a.v }
+func (a *minMaxAcc) encode() types.Row   { return types.Row{a.v} }
+func (a *minMaxAcc) decode(r types.Row) error {
+	if len(r) != 1 {
+		return fmt.Errorf("min/max state: want 1 value, got %d", len(r))
+	}
+	a.v = r[0]
+	return nil
+}
+
+type avgAcc struct {
+	sum float64
+	n   int64
+}
+
+func (a *avgAcc) add(v types.Value) {
+	if v.K == types.Int || v.K == types.Float {
+		a.sum += v.AsFloat()
+		a.n++
+	}
+}
+
+func (a *avgAcc) result() types.Value {
+	if a.n == 0 {
+		return types.NullValue
+	}
+	return types.FloatValue(a.sum / float64(a.n))
+}
+func (a *avgAcc) encode() types.Row { return types.Row{types.FloatValue(a.sum), types.IntValue(a.n)} }
+func (a *avgAcc) decode(r types.Row) error {
+	if len(r) != 2 {
+		return fmt.Errorf("avg state: want 2 values, got %d", len(r))
+	}
+	a.sum, a.n = r[0].F, r[1].I
+	return nil
+}
+
+// distinctAcc keeps the distinct values of its group and folds them with
+// the underlying function at result time.
+type distinctAcc struct {
+	fn   string
+	t    types.Kind
+	seen map[string]types.Value
+}
+
+func (a *distinctAcc) add(v types.Value) {
+	if v.IsNull() {
+		return
+	}
+	k := string(state.AppendRow(nil, types.Row{v}))
+	a.seen[k] = v
+}
+
+func (a *distinctAcc) result() types.Value {
+	inner := newAccumulator(planner.AggCall{Fn: a.fn, T: a.t, Arg: 0})
+	for _, v := range a.seen {
+		inner.add(v)
+	}
+	return inner.result()
+}
+
+func (a *distinctAcc) encode() types.Row {
+	r := make(types.Row, 0, len(a.seen))
+	for _, v := range a.seen {
+		r = append(r, v)
+	}
+	return r
+}
+
+func (a *distinctAcc) decode(r types.Row) error {
+	for _, v := range r {
+		a.add(v)
+	}
+	return nil
+}
+
+// accs is the accumulators of one group.
+type accs []accumulator
+
+func newAccs(calls []planner.AggCall) accs {
+	a := make(accs, len(calls))
+	for i, c := range calls {
+		a[i] = newAccumulator(c)
+	}
+	return a
+}
+
+func (a accs) add(calls []planner.AggCall, r types.Row) {
+	for i, c := range calls {
+		var v types.Value
+		if c.Arg >= 0 {
+			v = r[c.Arg]
+		}
+		a[i].add(v)
+	}
+}
+
+func (a accs) encode() []types.Row {
+	out := make([]types.Row, len(a))
+	for i, x := range a {
+		out[i] = x.encode()
+	}
+	return out
+}
+
+func (a accs) decode(rows []types.Row) error {
+	if len(rows) != len(a) {
+		return fmt.Errorf("aggregate state: want %d accumulators, got %d", len(a), len(rows))
+	}
+	for i, x := range a {
+		if err := x.decode(rows[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package exec
+
+import (
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Aggregate is a non-windowed GROUP BY over append-only input. Each change
+// to a group retracts the group's previous row and inserts the new one.
+//
+// State: one accumulator set per group key. It is bounded only by STATE
+// TTL: a group not updated for TTL (event time when the input has a
+// watermark, the wall clock otherwise) is dropped and its row retracted
+// from the view, so the view holds the groups active within the TTL.
+type Aggregate struct {
+	id      string
+	groups  []int
+	calls   []planner.AggCall
+	ttl     int64
+	timeCol int // input event-time column, -1 for wall-clock TTL
+	out     Output
+	keep    func(group types.Row) bool
+
+	wm      int64
+	now     int64
+	entries map[string]*aggEntry
+	dirty   map[string]bool
+	pending []*aggEntry
+	keyBuf  []byte
+}
+
+type aggEntry struct {
+	key     string
+	group   types.Row
+	acc     accs
+	emitted types.Row
+	last    int64 // event (or processing) time of the last update
+	pending bool
+}
+
+// AggregateConfig configures an Aggregate.
+type AggregateConfig struct {
+	ID      string
+	Node    *planner.Aggregate
+	TimeCol int
+	Out     Output
+	Keep    func(group types.Row) bool
+	Now     int64
+}
+
+// NewAggregate returns the operator for n.
+func NewAggregate(c AggregateConfig) *Aggregate {
+	return &Aggregate{
+		id: c.ID, groups: c.Node.GroupCols, calls: c.Node.Aggs, ttl: c.Node.TTL, timeCol: c.TimeCol,
+		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
+		entries: map[string]*aggEntry{}, dirty: map[string]bool{},
+	}
+}
+
+// Process implements Operator.
+func (a *Aggregate) Process(_ int, b *Batch) error {
+	for i, r := range b.Rows {
+		if b.Diff(i) < 0 {
+			continue // inputs are append-only (the planner guarantees it)
+		}
+		a.keyBuf = a.keyBuf[:0]
+		for _, c := range a.groups {
+			a.keyBuf = state.AppendRow(a.keyBuf, types.Row{r[c]})
+		}
+		e, ok := a.entries[string(a.keyBuf)]
+		if !ok {
+			g := make(types.Row, len(a.groups))
+			for j, c := range a.groups {
+				g[j] = r[c]
+			}
+			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls)}
+			a.entries[e.key] = e
+		}
+		e.acc.add(a.calls, r)
+		if a.timeCol >= 0 && !r[a.timeCol].IsNull() {
+			if t := r[a.timeCol].I; t > e.last {
+				e.last = t
+			}
+		} else {
+			e.last = a.now
+		}
+		a.dirty[e.key] = true
+		if !e.pending {
+			e.pending = true
+			a.pending = append(a.pending, e)
+		}
+	}
+	out := &Batch{}
+	for _, e := range a.pending {
+		e.pending = false
+		row := make(types.Row, 0, len(e.group)+len(e.acc))
+		row = append(row, e.group...)
+		for _, x := range e.acc {
+			row = append(row, x.result())
+		}
+		if e.emitted != nil {
+			if rowsEqual(e.emitted, row) {
+				continue
+			}
+			out.Rows = append(out.Rows, e.emitted)
+			out.Diffs = append(out.Diffs, -1)
+		}
+		out.Rows = append(out.Rows, row)
+		out.Diffs = append(out.Diffs, 1)
+		e.emitted = row
+	}
+	a.pending = a.pending[:0]
+	return a.out.Emit(out)
+}
+
+// expire drops groups last updated at or before limit.
+func (a *Aggregate) expire(limit int64) error {
+	if a.ttl <= 0 {
+		return nil
+	}
+	out := &Batch{}
+	for k, e := range a.entries {
+		if e.last+a.ttl <= limit {
+			if e.emitted != nil {
+				out.Rows = append(out.Rows, e.emitted)
+				out.Diffs = append(out.Diffs, -1)
+			}
+			delete(a.entries, k)
+			a.dirty[k] = true
+		}
+	}
+	return a.out.Emit(out)
+}
+
+// Watermark implements Operator: event-time TTL expiry.
+func (a *Aggregate) Watermark(_ int, wm int64) error {
+	if wm <= a.wm {
+		return nil
+	}
+	a.wm = wm
+	if a.timeCol >= 0 {
+		if err := a.expire(wm); err != nil {
+			return err
+		}
+	}
+	return a.out.EmitWatermark(wm)
+}
+
+// Tick implements Operator: wall-clock TTL expiry.
+func (a *Aggregate) Tick(now int64) error {
+	a.now = now
+	if a.timeCol < 0 {
+		return a.expire(now)
+	}
+	return nil
+}
+
+// Checkpoint implements Stateful.
+func (a *Aggregate) Checkpoint(w *state.Writer) error {
+	for k := range a.dirty {
+		key := []byte(a.id + k)
+		e, ok := a.entries[k]
+		if !ok {
+			if err := w.Delete(key); err != nil {
+				return err
+			}
+			continue
+		}
+		rows := []types.Row{{types.IntValue(e.last)}, e.group, e.emitted}
+		rows = append(rows, e.acc.encode()...)
+		if err := w.Set(key, state.EncodeValue(rows...)); err != nil {
+			return err
+		}
+	}
+	a.dirty = map[string]bool{}
+	return nil
+}
+
+// Restore implements Stateful.
+func (a *Aggregate) Restore(s *state.Store) error {
+	return s.Scan([]byte(a.id), func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		if len(rows) < 3 {
+			return errCorrupt(a.id)
+		}
+		e := &aggEntry{key: string(key[len(a.id):]), last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls)}
+		if a.keep != nil && !a.keep(e.group) {
+			return nil
+		}
+		if len(rows[2]) > 0 {
+			e.emitted = rows[2]
+		}
+		if err := e.acc.decode(rows[3:]); err != nil {
+			return err
+		}
+		a.entries[e.key] = e
+		return nil
+	})
+}

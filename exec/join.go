@@ -1,0 +1,225 @@
+package exec
+
+import (
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Join is the streaming inner equi-join of two append-only inputs, for
+// interval joins (right.time - left.time within [lower, upper]) and window
+// joins (equal window starts). Every arriving row probes the other side's
+// state and is stored if rows still to come on the other side can match
+// it.
+//
+// State: the rows of both sides by key. A left row is dropped once the
+// right watermark passes its time + upper (window joins: window end), a
+// right row once the left watermark passes its time - lower, so state is
+// bounded by the interval (or window size) plus the inputs' lag.
+type Join struct {
+	id       string
+	n        *planner.Join
+	residual func(types.Row) bool
+	out      Output
+	late     *lateness.Counters
+	keep     func(side int, key types.Row) bool
+
+	wm    [2]int64
+	sides [2]map[string][]joinRow
+	dirty map[string]bool
+	width [2]int
+}
+
+type joinRow struct {
+	row  types.Row
+	time int64
+}
+
+// JoinConfig configures a Join.
+type JoinConfig struct {
+	ID       string
+	Node     *planner.Join
+	Residual func(types.Row) bool
+	Out      Output
+	Late     *lateness.Counters
+	Keep     func(side int, key types.Row) bool
+}
+
+// NewJoin returns the operator for n.
+func NewJoin(c JoinConfig) *Join {
+	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
+		wm: [2]int64{types.MinTime, types.MinTime}, dirty: map[string]bool{}}
+	j.sides[0], j.sides[1] = map[string][]joinRow{}, map[string][]joinRow{}
+	j.width[0], j.width[1] = len(c.Node.Left.Schema()), len(c.Node.Right.Schema())
+	return j
+}
+
+func (j *Join) keyCols(side int) []int {
+	if side == 0 {
+		return j.n.LeftKeys
+	}
+	return j.n.RightKeys
+}
+
+func (j *Join) timeCol(side int) int {
+	if side == 0 {
+		return j.n.LeftTime
+	}
+	return j.n.RightTime
+}
+
+// expiry is the watermark of the other side at which a row of side with
+// time t can no longer match anything to come.
+func (j *Join) expiry(side int, t int64) int64 {
+	switch {
+	case j.n.Kind == planner.WindowJoin:
+		return t + j.n.WindowSize
+	case side == 0:
+		return t + j.n.Upper
+	}
+	return t - j.n.Lower
+}
+
+func (j *Join) matches(lt, rt int64) bool {
+	if j.n.Kind != planner.IntervalJoin {
+		return true
+	}
+	d := rt - lt
+	return d >= j.n.Lower && d <= j.n.Upper
+}
+
+// Process implements Operator.
+func (j *Join) Process(port int, b *Batch) error {
+	other := 1 - port
+	out := &Batch{}
+	var kb []byte
+	for _, r := range b.Rows {
+		kb = kb[:0]
+		for _, c := range j.keyCols(port) {
+			kb = state.AppendRow(kb, types.Row{r[c]})
+		}
+		var t int64
+		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {
+			t = r[tc].I
+		}
+		matched := false
+		for _, o := range j.sides[other][string(kb)] {
+			lt, rt := t, o.time
+			left, right := r, o.row
+			if port == 1 {
+				lt, rt, left, right = o.time, t, o.row, r
+			}
+			if !j.matches(lt, rt) {
+				continue
+			}
+			row := make(types.Row, 0, len(left)+len(right))
+			row = append(append(row, left...), right...)
+			if j.residual != nil && !j.residual(row) {
+				continue
+			}
+			matched = true
+			out.Rows = append(out.Rows, row)
+		}
+		if j.expiry(port, t) >= j.wm[other] || j.n.Kind == planner.Unbounded {
+			k := string(kb)
+			j.sides[port][k] = append(j.sides[port][k], joinRow{row: r, time: t})
+			j.dirty[j.stateKey(port, k)] = true
+		} else if !matched {
+			j.late.Add(lateness.Drop, "join_expired", 1)
+		}
+	}
+	return j.out.Emit(out)
+}
+
+func (j *Join) stateKey(side int, k string) string { return string(rune('0'+side)) + k }
+
+// Watermark implements Operator: purge the other side's rows that can no
+// longer match, and forward the minimum of both inputs' watermarks.
+func (j *Join) Watermark(port int, wm int64) error {
+	if wm <= j.wm[port] {
+		return nil
+	}
+	old := min(j.wm[0], j.wm[1])
+	j.wm[port] = wm
+	other := 1 - port
+	if j.n.Kind != planner.Unbounded {
+		for k, rows := range j.sides[other] {
+			kept := rows[:0]
+			for _, r := range rows {
+				if j.expiry(other, r.time) >= wm {
+					kept = append(kept, r)
+				}
+			}
+			if len(kept) != len(rows) {
+				j.dirty[j.stateKey(other, k)] = true
+				if len(kept) == 0 {
+					delete(j.sides[other], k)
+				} else {
+					j.sides[other][k] = kept
+				}
+			}
+		}
+	}
+	if m := min(j.wm[0], j.wm[1]); m > old {
+		return j.out.EmitWatermark(m)
+	}
+	return nil
+}
+
+// Tick implements Operator.
+func (j *Join) Tick(int64) error { return nil }
+
+// Checkpoint implements Stateful.
+func (j *Join) Checkpoint(w *state.Writer) error {
+	for sk := range j.dirty {
+		side := int(sk[0] - '0')
+		key := []byte(j.id + sk)
+		rows := j.sides[side][sk[1:]]
+		if len(rows) == 0 {
+			if err := w.Delete(key); err != nil {
+				return err
+			}
+			continue
+		}
+		enc := make([]types.Row, 0, len(rows)+1)
+		enc = append(enc, types.Row{types.IntValue(j.wm[0]), types.IntValue(j.wm[1])})
+		for _, r := range rows {
+			enc = append(enc, append(types.Row{types.IntValue(r.time)}, r.row...))
+		}
+		if err := w.Set(key, state.EncodeValue(enc...)); err != nil {
+			return err
+		}
+	}
+	j.dirty = map[string]bool{}
+	return nil
+}
+
+// Restore implements Stateful.
+func (j *Join) Restore(s *state.Store) error {
+	return s.Scan([]byte(j.id), func(key, val []byte) error {
+		sk := string(key[len(j.id):])
+		if sk == "" {
+			return nil
+		}
+		side := int(sk[0] - '0')
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows[1:] {
+			jr := joinRow{time: r[0].I, row: r[1:]}
+			if j.keep != nil {
+				kr := make(types.Row, len(j.keyCols(side)))
+				for i, c := range j.keyCols(side) {
+					kr[i] = jr.row[c]
+				}
+				if !j.keep(side, kr) {
+					return nil
+				}
+			}
+			j.sides[side][sk[1:]] = append(j.sides[side][sk[1:]], jr)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,169 @@
+package exec
+
+import (
+	"sort"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Materialize keeps a view's contents: a multiset of rows (retractions
+// remove an identical row). It turns each batch into a changelog for the
+// view's sinks: upserts and deletes by the view key.
+//
+// State: the view contents themselves, bounded by what the view's query
+// bounds (windows by lateness, aggregates by TTL).
+type Materialize struct {
+	id    string
+	key   []int
+	rows  map[string]*matRow
+	dirty map[string]bool
+	sink  func(changes []Change)
+	wm    int64
+}
+
+type matRow struct {
+	row   types.Row
+	count int64
+}
+
+// Change is one changelog entry of a view: Delete is true for a removal.
+type Change struct {
+	Delete bool
+	Row    types.Row
+}
+
+// NewMaterialize returns the view store; sink (may be nil) receives the
+// changelog of every batch.
+func NewMaterialize(id string, key []int, sink func([]Change)) *Materialize {
+	return &Materialize{id: id, key: key, rows: map[string]*matRow{}, dirty: map[string]bool{}, sink: sink, wm: types.MinTime}
+}
+
+// Process implements Operator.
+func (m *Materialize) Process(_ int, b *Batch) error {
+	var changes []Change
+	var kb []byte
+	for i, r := range b.Rows {
+		kb = state.AppendRow(kb[:0], r)
+		k := string(kb)
+		e := m.rows[k]
+		if b.Diff(i) < 0 {
+			if e == nil {
+				continue
+			}
+			e.count--
+			if e.count <= 0 {
+				delete(m.rows, k)
+			}
+			changes = append(changes, Change{Delete: true, Row: r})
+		} else {
+			if e == nil {
+				e = &matRow{row: r}
+				m.rows[k] = e
+			}
+			e.count++
+			changes = append(changes, Change{Row: r})
+		}
+		m.dirty[k] = true
+	}
+	if m.sink != nil && len(changes) > 0 {
+		m.sink(consolidate(changes, m.key))
+	}
+	return nil
+}
+
+// consolidate turns retract+insert pairs on the same key into upserts: a
+// delete immediately followed (in the same batch) by an insert of the same
+// key is dropped, so sinks see one upsert per key change.
+func consolidate(changes []Change, key []int) []Change {
+	if len(key) == 0 {
+		return changes
+	}
+	keyOf := func(r types.Row) string {
+		var kb []byte
+		for _, c := range key {
+			kb = state.AppendRow(kb, types.Row{r[c]})
+		}
+		return string(kb)
+	}
+	inserted := map[string]bool{}
+	for _, c := range changes {
+		if !c.Delete {
+			inserted[keyOf(c.Row)] = true
+		}
+	}
+	out := changes[:0:0]
+	for _, c := range changes {
+		if c.Delete && inserted[keyOf(c.Row)] {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Watermark implements Operator.
+func (m *Materialize) Watermark(_ int, wm int64) error {
+	if wm > m.wm {
+		m.wm = wm
+	}
+	return nil
+}
+
+// Tick implements Operator.
+func (m *Materialize) Tick(int64) error { return nil }
+
+// Rows returns a snapshot of the view's contents (each row repeated by its
+// multiplicity), in a deterministic order.
+func (m *Materialize) Rows() []types.Row {
+	keys := make([]string, 0, len(m.rows))
+	for k := range m.rows {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []types.Row
+	for _, k := range keys {
+		e := m.rows[k]
+		for i := int64(0); i < e.count; i++ {
+			out = append(out, e.row)
+		}
+	}
+	return out
+}
+
+// Len returns the number of distinct rows held.
+func (m *Materialize) Len() int { return len(m.rows) }
+
+// Checkpoint implements Stateful.
+func (m *Materialize) Checkpoint(w *state.Writer) error {
+	for k := range m.dirty {
+		key := []byte(m.id + k)
+		e, ok := m.rows[k]
+		if !ok {
+			if err := w.Delete(key); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := w.Set(key, state.EncodeValue(types.Row{types.IntValue(e.count)}, e.row)); err != nil {
+			return err
+		}
+	}
+	m.dirty = map[string]bool{}
+	return nil
+}
+
+// Restore implements Stateful.
+func (m *Materialize) Restore(s *state.Store) error {
+	return s.Scan([]byte(m.id), func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		if len(rows) != 2 {
+			return errCorrupt(m.id)
+		}
+		m.rows[string(key[len(m.id):])] = &matRow{count: rows[0][0].I, row: rows[1]}
+		return nil
+	})
+}

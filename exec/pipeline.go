@@ -1,0 +1,204 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Pipeline is the running dataflow of one materialized view: entry points
+// per source scan, the stateful operators (for checkpoints) and the view
+// store.
+type Pipeline struct {
+	View     string
+	Scans    []ScanInput
+	Stateful []Stateful
+	View0    *Materialize
+	Side     *Materialize // the side table's store, or nil
+	SideName string
+	ops      []Operator
+}
+
+// ScanInput is where rows of one source enter the pipeline: the source
+// columns the scan reads, in order, and the operator to feed.
+type ScanInput struct {
+	Source string
+	Cols   []int
+	Out    Output
+}
+
+// Env is what a pipeline needs from the engine.
+type Env struct {
+	Parallelism int
+	Late        *lateness.Counters
+	EvalErrors  *EvalErrors
+	Sink        func(changes []Change) // the view's changelog, or nil
+	Now         int64                  // processing time at start
+	// SideSchema is the side table's schema (source columns + reason +
+	// watermark), when the view has one.
+	SideSchema types.Schema
+}
+
+// BuildPipeline turns an optimized plan rooted at a Materialize into
+// operators.
+func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
+	if env.Parallelism < 1 {
+		env.Parallelism = 1
+	}
+	p := &Pipeline{View: root.View}
+	p.View0 = NewMaterialize("v/"+root.View+"/view/", root.Key, env.Sink)
+	p.Stateful = append(p.Stateful, p.View0)
+	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/"}
+	if err := b.build(root.Input, Output{Op: p.View0}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+type pipeBuilder struct {
+	p      *Pipeline
+	env    Env
+	prefix string
+	n      int
+}
+
+func (b *pipeBuilder) id() string {
+	b.n++
+	return fmt.Sprintf("%sop%d/", b.prefix, b.n)
+}
+
+// sideFunc returns the writer into the view's side table.
+func (b *pipeBuilder) sideFunc(table string) func(types.Row, string, int64) {
+	if table == "" {
+		return nil
+	}
+	if b.p.Side == nil {
+		b.p.Side = NewMaterialize("v/"+b.p.View+"/side/", nil, nil)
+		b.p.SideName = table
+		b.p.Stateful = append(b.p.Stateful, b.p.Side)
+	}
+	side := b.p.Side
+	return func(r types.Row, reason string, wm int64) {
+		row := make(types.Row, 0, len(r)+2)
+		row = append(row, r...)
+		row = append(row, types.StringValue(reason), types.TimestampValue(wm))
+		_ = side.Process(0, &Batch{Rows: []types.Row{row}})
+	}
+}
+
+// keepFor returns the restore filter of instance i of n.
+func keepFor(i, n int) func(types.Row) bool {
+	if n <= 1 {
+		return nil
+	}
+	return func(k types.Row) bool { return Owner(k, n) == i }
+}
+
+func (b *pipeBuilder) keyed(n int, keys [][]int, out Output, mk func(i int, out Output, keep func(types.Row) bool) Operator) Operator {
+	if n <= 1 {
+		return mk(0, out, nil)
+	}
+	return NewParallel(n, keys, out, func(i int, o Output) Operator { return mk(i, o, keepFor(i, n)) })
+}
+
+func (b *pipeBuilder) addStateful(op Operator) {
+	if s, ok := op.(Stateful); ok {
+		b.p.Stateful = append(b.p.Stateful, s)
+	}
+}
+
+// build wires node n so its output goes to out.
+func (b *pipeBuilder) build(n planner.Node, out Output) error {
+	par := b.env.Parallelism
+	switch x := n.(type) {
+	case *planner.Scan:
+		if x.Kind != planner.ScanSource {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "a view cannot read %s yet", x.Name)
+		}
+		b.p.Scans = append(b.p.Scans, ScanInput{Source: x.Name, Cols: x.Cols, Out: out})
+		return nil
+	case *planner.Filter:
+		pred, err := CompileFilter(x.Pred, b.env.EvalErrors)
+		if err != nil {
+			return err
+		}
+		return b.build(x.Input, Output{Op: NewFilter(pred, out)})
+	case *planner.Project:
+		exprs := make([]Evaluator, len(x.Exprs))
+		for i, e := range x.Exprs {
+			ev, err := CompileScalar(e, b.env.EvalErrors)
+			if err != nil {
+				return err
+			}
+			exprs[i] = ev
+		}
+		return b.build(x.Input, Output{Op: NewProject(exprs, out)})
+	case *planner.WindowAssign:
+		if x.Window.Kind == "session" {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "SESSION windows must be aggregated (GROUP BY window_start)")
+		}
+		return b.build(x.Input, Output{Op: NewWindowAssign(x.Window.TimeCol, x.Window.Size, x.Window.Slide, out)})
+	case *planner.WindowAggregate:
+		id := b.id()
+		side := b.sideFunc(x.Contract.SideTable)
+		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now})
+		})
+		b.addStateful(op)
+		return b.build(x.Input, Output{Op: op})
+	case *planner.Aggregate:
+		id := b.id()
+		tc := planner.TimeColumn(x.Input)
+		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+			return NewAggregate(AggregateConfig{ID: id, Node: x, TimeCol: tc, Out: o, Keep: keep, Now: b.env.Now})
+		})
+		b.addStateful(op)
+		return b.build(x.Input, Output{Op: op})
+	case *planner.Join:
+		id := b.id()
+		var residual func(types.Row) bool
+		if x.Residual != nil {
+			var err error
+			if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
+				return err
+			}
+		}
+		op := b.keyed(par, [][]int{x.LeftKeys, x.RightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+			var k func(int, types.Row) bool
+			if keep != nil {
+				k = func(_ int, key types.Row) bool { return keep(key) }
+			}
+			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k})
+		})
+		b.addStateful(op)
+		if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
+			return err
+		}
+		return b.build(x.Right, Output{Op: op, Port: 1})
+	}
+	return sqlerr.New(sqlerr.FeatureNotSupport, "cannot run plan node %T in a view", n)
+}
+
+// Restore reloads every operator's state.
+func (p *Pipeline) Restore(s *state.Store) error {
+	for _, op := range p.Stateful {
+		if err := op.Restore(s); err != nil {
+			return fmt.Errorf("restore view %s: %w", p.View, err)
+		}
+	}
+	return nil
+}
+
+// Checkpoint writes every operator's changed state.
+func (p *Pipeline) Checkpoint(w *state.Writer) error {
+	for _, op := range p.Stateful {
+		if err := op.Checkpoint(w); err != nil {
+			return fmt.Errorf("checkpoint view %s: %w", p.View, err)
+		}
+	}
+	return nil
+}

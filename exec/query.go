@@ -1,0 +1,196 @@
+package exec
+
+import (
+	"sort"
+
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// RunQuery evaluates an ad-hoc plan over bounded snapshots: read returns
+// the current rows of a scanned view or table. It is the batch executor
+// behind SELECT on views; it keeps no state beyond the query.
+func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) ([]types.Row, error) {
+	var errs EvalErrors
+	switch x := n.(type) {
+	case *planner.Scan:
+		rows, err := read(x)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]types.Row, len(rows))
+		for i, r := range rows {
+			row := make(types.Row, len(x.Cols))
+			for j, c := range x.Cols {
+				row[j] = r[c]
+			}
+			out[i] = row
+		}
+		return out, nil
+	case *planner.Filter:
+		in, err := RunQuery(x.Input, read)
+		if err != nil {
+			return nil, err
+		}
+		pred, err := CompileFilter(x.Pred, &errs)
+		if err != nil {
+			return nil, err
+		}
+		out := in[:0:0]
+		for _, r := range in {
+			if pred(r) {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *planner.Project:
+		in, err := RunQuery(x.Input, read)
+		if err != nil {
+			return nil, err
+		}
+		evs := make([]Evaluator, len(x.Exprs))
+		for i, e := range x.Exprs {
+			if evs[i], err = CompileScalar(e, &errs); err != nil {
+				return nil, err
+			}
+		}
+		out := make([]types.Row, len(in))
+		for i, r := range in {
+			row := make(types.Row, len(evs))
+			for j, e := range evs {
+				row[j] = e(r)
+			}
+			out[i] = row
+		}
+		return out, nil
+	case *planner.Aggregate:
+		in, err := RunQuery(x.Input, read)
+		if err != nil {
+			return nil, err
+		}
+		return batchAggregate(x, in), nil
+	case *planner.Sort:
+		in, err := RunQuery(x.Input, read)
+		if err != nil {
+			return nil, err
+		}
+		sort.SliceStable(in, func(i, j int) bool {
+			for _, k := range x.Keys {
+				c := types.Compare(in[i][k.Col], in[j][k.Col])
+				if c == 0 {
+					continue
+				}
+				if k.Desc {
+					return c > 0
+				}
+				return c < 0
+			}
+			return false
+		})
+		return in, nil
+	case *planner.Limit:
+		in, err := RunQuery(x.Input, read)
+		if err != nil {
+			return nil, err
+		}
+		if x.Offset >= int64(len(in)) {
+			return nil, nil
+		}
+		in = in[x.Offset:]
+		if x.Count >= 0 && x.Count < int64(len(in)) {
+			in = in[:x.Count]
+		}
+		return in, nil
+	case *planner.Join:
+		return batchJoin(x, read)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupport, "ad-hoc queries cannot run %T", n)
+}
+
+// batchAggregate groups a bounded input; with no GROUP BY it returns one
+// row even for empty input, as SQL requires.
+func batchAggregate(x *planner.Aggregate, in []types.Row) []types.Row {
+	type group struct {
+		key types.Row
+		acc accs
+	}
+	var order []*group
+	groups := map[string]*group{}
+	for _, r := range in {
+		key := make(types.Row, len(x.GroupCols))
+		for i, c := range x.GroupCols {
+			key[i] = r[c]
+		}
+		k := types.Row(key).String() + "\x00" + kindsOf(key)
+		g := groups[k]
+		if g == nil {
+			g = &group{key: key, acc: newAccs(x.Aggs)}
+			groups[k] = g
+			order = append(order, g)
+		}
+		g.acc.add(x.Aggs, r)
+	}
+	if len(order) == 0 && len(x.GroupCols) == 0 {
+		order = append(order, &group{acc: newAccs(x.Aggs)})
+	}
+	out := make([]types.Row, 0, len(order))
+	for _, g := range order {
+		row := append(types.Row{}, g.key...)
+		for _, a := range g.acc {
+			row = append(row, a.result())
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func kindsOf(r types.Row) string {
+	b := make([]byte, len(r))
+	for i, v := range r {
+		b[i] = byte(v.K)
+	}
+	return string(b)
+}
+
+// batchJoin is a nested-loop inner join of two snapshots.
+func batchJoin(x *planner.Join, read func(*planner.Scan) ([]types.Row, error)) ([]types.Row, error) {
+	l, err := RunQuery(x.Left, read)
+	if err != nil {
+		return nil, err
+	}
+	r, err := RunQuery(x.Right, read)
+	if err != nil {
+		return nil, err
+	}
+	var errs EvalErrors
+	var residual func(types.Row) bool
+	if x.Residual != nil {
+		if residual, err = CompileFilter(x.Residual, &errs); err != nil {
+			return nil, err
+		}
+	}
+	var out []types.Row
+	for _, a := range l {
+	next:
+		for _, b := range r {
+			for i := range x.LeftKeys {
+				if a[x.LeftKeys[i]].IsNull() || types.Compare(a[x.LeftKeys[i]], b[x.RightKeys[i]]) != 0 {
+					continue next
+				}
+			}
+			if x.Kind == planner.IntervalJoin {
+				d := b[x.RightTime].I - a[x.LeftTime].I
+				if d < x.Lower || d > x.Upper {
+					continue
+				}
+			}
+			row := append(append(types.Row{}, a...), b...)
+			if residual != nil && !residual(row) {
+				continue
+			}
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}

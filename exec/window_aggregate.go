@@ -1,0 +1,377 @@
+package exec
+
+import (
+	"sort"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// WindowAggregate is TUMBLE / HOP / SESSION window assignment fused with
+// aggregation. Output rows are the group columns, window_start,
+// window_end, then the aggregates; retractions replace rows it emitted
+// before (late updates, EMIT ON UPDATE, session merges).
+//
+// State: one accumulator set per (group key, window), in memory, written
+// to Badger at checkpoints when changed. A window fires when the watermark
+// reaches its end and its state is dropped once the watermark reaches
+// end + allowed lateness, so state is bounded by the number of keys active
+// within size + lateness of event time.
+type WindowAggregate struct {
+	id       string
+	groups   []int
+	calls    []planner.AggCall
+	win      planner.WindowSpec
+	contract planner.Contract
+	policy   lateness.Policy
+	out      Output
+	side     func(row types.Row, reason string, wm int64)
+	late     *lateness.Counters
+	keep     func(group types.Row) bool // restore filter for this instance
+
+	wm       int64
+	windows  map[string]*winEntry
+	byGroup  map[string][]*winEntry // sessions of a group, by start
+	ends     []int64                // distinct window ends held, sorted
+	endSet   map[int64][]*winEntry
+	dirty    map[string]bool // state keys changed since the last checkpoint
+	pending  []*winEntry     // entries to (re-)emit at the end of this batch
+	lastTick int64
+	keyBuf   []byte
+}
+
+// winEntry is one window of one group.
+type winEntry struct {
+	key        string
+	group      types.Row
+	start, end int64
+	acc        accs
+	fired      bool
+	emitted    types.Row // the row downstream holds for this window, or nil
+	pending    bool
+	changed    bool // changed since the last early firing (EMIT EVERY)
+	gone       bool
+}
+
+// WindowAggregateConfig configures a WindowAggregate.
+type WindowAggregateConfig struct {
+	ID       string // state key prefix, unique per operator
+	Node     *planner.WindowAggregate
+	Out      Output
+	Side     func(row types.Row, reason string, wm int64)
+	Late     *lateness.Counters
+	Keep     func(group types.Row) bool
+	StartsAt int64 // processing time at start (EMIT EVERY)
+}
+
+// NewWindowAggregate returns the operator for n.
+func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
+	n := c.Node
+	w := &WindowAggregate{
+		id: c.ID, groups: n.GroupCols, calls: n.Aggs, win: n.Window, contract: n.Contract,
+		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
+		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
+		endSet: map[int64][]*winEntry{}, dirty: map[string]bool{}, lastTick: c.StartsAt,
+	}
+	if w.policy == 0 {
+		w.policy = lateness.Drop
+	}
+	return w
+}
+
+func (w *WindowAggregate) groupOf(r types.Row) types.Row {
+	g := make(types.Row, len(w.groups))
+	for i, c := range w.groups {
+		g[i] = r[c]
+	}
+	return g
+}
+
+func (w *WindowAggregate) entryKey(group types.Row, start int64) string {
+	w.keyBuf = state.AppendRow(w.keyBuf[:0], group)
+	w.keyBuf = state.AppendRow(w.keyBuf, types.Row{types.TimestampValue(start)})
+	return string(w.keyBuf)
+}
+
+func reasonOf(v lateness.Verdict) string {
+	if v == lateness.Expired {
+		return "expired"
+	}
+	return "late"
+}
+
+// Process implements Operator.
+func (w *WindowAggregate) Process(_ int, b *Batch) error {
+	for i, r := range b.Rows {
+		t := r[w.win.TimeCol]
+		if t.IsNull() {
+			w.late.Add(w.policy, "null_time", 1)
+			continue
+		}
+		wm := w.wm
+		if b.WM != nil && b.WM[i] > wm {
+			wm = b.WM[i]
+		}
+		if w.win.Kind == "session" {
+			w.addSession(r, t.I, wm)
+			continue
+		}
+		var group types.Row
+		sided := false
+		windowStarts(t.I, w.win.Size, w.win.Slide, func(start int64) {
+			end := start + w.win.Size
+			v := lateness.Judge(end, w.contract.Lateness, wm)
+			switch lateness.Decide(v, w.policy) {
+			case lateness.Apply:
+				if group == nil {
+					group = w.groupOf(r)
+				}
+				e := w.entry(group, start, end, v != lateness.OnTime)
+				e.acc.add(w.calls, r)
+				w.touch(e)
+			case lateness.Side:
+				w.late.Add(w.policy, reasonOf(v), 1)
+				if !sided && w.side != nil {
+					w.side(r, reasonOf(v), wm)
+				}
+				sided = true
+			default:
+				w.late.Add(w.policy, reasonOf(v), 1)
+			}
+		})
+	}
+	return w.flushPending()
+}
+
+// entry finds or creates the window of group starting at start. A window
+// created for a late row is born fired (Flink's late firing).
+func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) *winEntry {
+	k := w.entryKey(group, start)
+	if e, ok := w.windows[k]; ok {
+		return e
+	}
+	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late}
+	w.windows[k] = e
+	w.addEnd(e)
+	return e
+}
+
+func (w *WindowAggregate) addEnd(e *winEntry) {
+	if _, ok := w.endSet[e.end]; !ok {
+		i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= e.end })
+		w.ends = append(w.ends, 0)
+		copy(w.ends[i+1:], w.ends[i:])
+		w.ends[i] = e.end
+	}
+	w.endSet[e.end] = append(w.endSet[e.end], e)
+}
+
+// touch marks e changed: dirty for the checkpoint and, when it must be
+// (re-)emitted now, pending.
+func (w *WindowAggregate) touch(e *winEntry) {
+	w.dirty[e.key] = true
+	e.changed = true
+	if (e.fired || w.contract.Emit == "on_update") && !e.pending {
+		e.pending = true
+		w.pending = append(w.pending, e)
+	}
+}
+
+func (w *WindowAggregate) outputRow(e *winEntry) types.Row {
+	row := make(types.Row, 0, len(e.group)+2+len(e.acc))
+	row = append(row, e.group...)
+	row = append(row, types.TimestampValue(e.start), types.TimestampValue(e.end))
+	for _, a := range e.acc {
+		row = append(row, a.result())
+	}
+	return row
+}
+
+// emit replaces e's row downstream with its current value.
+func (w *WindowAggregate) emit(e *winEntry, out *Batch) {
+	row := w.outputRow(e)
+	if e.emitted != nil {
+		if rowsEqual(e.emitted, row) {
+			return
+		}
+		out.Rows = append(out.Rows, e.emitted)
+		out.Diffs = append(out.Diffs, -1)
+	}
+	out.Rows = append(out.Rows, row)
+	out.Diffs = append(out.Diffs, 1)
+	e.emitted = row
+	e.changed = false
+	w.dirty[e.key] = true
+}
+
+// retract removes e's row downstream (a session absorbed by a merge).
+func (w *WindowAggregate) retract(e *winEntry, out *Batch) {
+	if e.emitted == nil {
+		return
+	}
+	out.Rows = append(out.Rows, e.emitted)
+	out.Diffs = append(out.Diffs, -1)
+	e.emitted = nil
+}
+
+func rowsEqual(a, b types.Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].K != b[i].K || types.Compare(a[i], b[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *WindowAggregate) flushPending() error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	out := &Batch{}
+	for _, e := range w.pending {
+		e.pending = false
+		if !e.gone {
+			w.emit(e, out)
+		}
+	}
+	w.pending = w.pending[:0]
+	return w.out.Emit(out)
+}
+
+// Watermark implements Operator: fire windows whose end is <= wm (in end
+// order, forwarding the watermark in steps so downstream sees each
+// window's rows before event time passes it), then drop windows whose
+// end + lateness is <= wm.
+func (w *WindowAggregate) Watermark(_ int, wm int64) error {
+	if wm <= w.wm {
+		return nil
+	}
+	w.wm = wm
+	for _, end := range w.ends {
+		if end > wm {
+			break
+		}
+		out := &Batch{}
+		for _, e := range w.endSet[end] {
+			if e.fired || e.gone {
+				continue
+			}
+			e.fired = true
+			w.dirty[e.key] = true
+			if w.contract.Emit != "on_update" || e.emitted == nil {
+				w.emit(e, out)
+			}
+		}
+		if err := w.out.Emit(out); err != nil {
+			return err
+		}
+		if err := w.out.EmitWatermark(end); err != nil {
+			return err
+		}
+	}
+	w.purge(wm)
+	return w.out.EmitWatermark(wm)
+}
+
+// purge drops every window whose state is gone at watermark wm.
+func (w *WindowAggregate) purge(wm int64) {
+	n := 0
+	for _, end := range w.ends {
+		if end+w.contract.Lateness > wm {
+			break
+		}
+		for _, e := range w.endSet[end] {
+			if e.gone {
+				continue
+			}
+			w.drop(e)
+		}
+		delete(w.endSet, end)
+		n++
+	}
+	w.ends = w.ends[n:]
+}
+
+func (w *WindowAggregate) drop(e *winEntry) {
+	e.gone = true
+	delete(w.windows, e.key)
+	w.dirty[e.key] = true
+	if w.win.Kind == "session" {
+		w.removeSession(e)
+	}
+}
+
+// Tick implements Operator: EMIT EVERY fires early results of open
+// windows on the wall clock.
+func (w *WindowAggregate) Tick(now int64) error {
+	if w.contract.Emit != "every" || w.contract.Every <= 0 || now-w.lastTick < w.contract.Every {
+		return nil
+	}
+	w.lastTick = now
+	out := &Batch{}
+	for _, end := range w.ends {
+		for _, e := range w.endSet[end] {
+			if !e.fired && !e.gone && e.changed {
+				w.emit(e, out)
+			}
+		}
+	}
+	return w.out.Emit(out)
+}
+
+// Checkpoint implements Stateful.
+func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
+	prefix := []byte(w.id)
+	for k := range w.dirty {
+		key := append(append([]byte{}, prefix...), k...)
+		e, ok := w.windows[k]
+		if !ok {
+			if err := wr.Delete(key); err != nil {
+				return err
+			}
+			continue
+		}
+		hdr := types.Row{types.TimestampValue(e.start), types.TimestampValue(e.end), types.BoolValue(e.fired)}
+		rows := []types.Row{hdr, e.group, e.emitted}
+		rows = append(rows, e.acc.encode()...)
+		if err := wr.Set(key, state.EncodeValue(rows...)); err != nil {
+			return err
+		}
+	}
+	w.dirty = map[string]bool{}
+	return nil
+}
+
+// Restore implements Stateful.
+func (w *WindowAggregate) Restore(s *state.Store) error {
+	return s.Scan([]byte(w.id), func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		if len(rows) < 3 {
+			return errCorrupt(w.id)
+		}
+		e := &winEntry{key: string(key[len(w.id):]), start: rows[0][0].I, end: rows[0][1].I, fired: rows[0][2].Bool(), group: rows[1], acc: newAccs(w.calls)}
+		if w.keep != nil && !w.keep(e.group) {
+			return nil
+		}
+		if len(rows[2]) > 0 {
+			e.emitted = rows[2]
+		}
+		if err := e.acc.decode(rows[3:]); err != nil {
+			return err
+		}
+		w.windows[e.key] = e
+		w.addEnd(e)
+		if w.win.Kind == "session" {
+			w.insertSession(e)
+		}
+		return nil
+	})
+}

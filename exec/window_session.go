@@ -1,0 +1,145 @@
+package exec
+
+import (
+	"sort"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/types"
+)
+
+// addSession folds a row into its group's sessions. A row opens
+// [ts, ts+gap); sessions that touch or overlap it merge into one whose end
+// is the last row plus the gap. Lateness is judged on the merged session.
+func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) {
+	group := w.groupOf(r)
+	gk := string(state.AppendRow(nil, group))
+	start, end := ts, ts+w.win.Gap
+	var merge []*winEntry
+	for _, s := range w.byGroup[gk] {
+		if s.start <= end && ts <= s.end {
+			merge = append(merge, s)
+			if s.start < start {
+				start = s.start
+			}
+			if s.end > end {
+				end = s.end
+			}
+		}
+	}
+	v := lateness.Judge(end, w.contract.Lateness, wm)
+	switch lateness.Decide(v, w.policy) {
+	case lateness.Side:
+		w.late.Add(w.policy, reasonOf(v), 1)
+		if w.side != nil {
+			w.side(r, reasonOf(v), wm)
+		}
+		return
+	case lateness.Discard:
+		w.late.Add(w.policy, reasonOf(v), 1)
+		return
+	}
+	var target *winEntry
+	if len(merge) == 1 && merge[0].start == start {
+		target = merge[0]
+		if target.end != end {
+			w.moveEnd(target, end)
+		}
+	} else {
+		target = &winEntry{group: group, start: start, end: end, acc: newAccs(w.calls), fired: v != lateness.OnTime}
+		target.key = w.entryKey(group, start)
+		out := &Batch{}
+		for _, s := range merge {
+			w.mergeInto(target, s)
+			w.retract(s, out)
+			w.drop(s)
+		}
+		_ = w.out.Emit(out)
+		w.windows[target.key] = target
+		w.addEnd(target)
+		w.insertSession(target)
+	}
+	target.acc.add(w.calls, r)
+	w.touch(target)
+}
+
+// mergeInto folds session s's accumulators into t by re-encoding: the
+// accumulators are mergeable because every one of them is a fold over
+// values (count, sum, min, max, avg, distinct sets).
+func (w *WindowAggregate) mergeInto(t, s *winEntry) {
+	if s.fired {
+		t.fired = t.fired || s.fired
+	}
+	for i, a := range s.acc {
+		mergeAcc(t.acc[i], a)
+	}
+}
+
+func mergeAcc(dst, src accumulator) {
+	switch d := dst.(type) {
+	case *countAcc:
+		d.n += src.(*countAcc).n
+	case *sumAcc:
+		s := src.(*sumAcc)
+		d.i += s.i
+		d.f += s.f
+		d.n += s.n
+	case *minMaxAcc:
+		d.add(src.(*minMaxAcc).v)
+	case *avgAcc:
+		s := src.(*avgAcc)
+		d.sum += s.sum
+		d.n += s.n
+	case *distinctAcc:
+		for k, v := range src.(*distinctAcc).seen {
+			d.seen[k] = v
+		}
+	}
+}
+
+// moveEnd re-files a session whose end grew.
+func (w *WindowAggregate) moveEnd(e *winEntry, end int64) {
+	list := w.endSet[e.end]
+	for i, x := range list {
+		if x == e {
+			w.endSet[e.end] = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	e.end = end
+	if end > w.wm {
+		e.fired = false // the session is open again until its new end
+	}
+	w.addEnd(e)
+}
+
+func (w *WindowAggregate) insertSession(e *winEntry) {
+	gk := string(state.AppendRow(nil, e.group))
+	list := append(w.byGroup[gk], e)
+	sort.Slice(list, func(i, j int) bool { return list[i].start < list[j].start })
+	w.byGroup[gk] = list
+}
+
+func (w *WindowAggregate) removeSession(e *winEntry) {
+	gk := string(state.AppendRow(nil, e.group))
+	list := w.byGroup[gk]
+	for i, x := range list {
+		if x == e {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(w.byGroup, gk)
+	} else {
+		w.byGroup[gk] = list
+	}
+	if el := w.endSet[e.end]; el != nil {
+		for i, x := range el {
+			if x == e {
+				w.endSet[e.end] = append(el[:i], el[i+1:]...)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,359 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Resolver looks up catalog objects by name.
+type Resolver interface {
+	Get(name string) (*catalog.Object, bool)
+}
+
+// builder turns a TiDB SELECT (with our window placeholders) into a
+// logical plan.
+type builder struct {
+	cat     Resolver
+	windows map[string]*parser.WindowTVFClause
+	adhoc   bool // an ad-hoc query over view snapshots (not a view body)
+}
+
+// nodeText renders a TiDB node back to canonical SQL text; used to match
+// identical expressions (aggregates, group keys).
+func nodeText(n ast.Node) string {
+	var b strings.Builder
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameLowercase, &b)
+	if err := n.Restore(ctx); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// BuildQuery plans a query. With adhoc, relations are read as snapshots
+// (views and tables) and ORDER BY / LIMIT are allowed.
+func BuildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool) (Node, error) {
+	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc}
+	for _, w := range q.Windows {
+		b.windows[strings.ToLower(w.Placeholder)] = w
+	}
+	n, _, err := b.resultSet(q.Select)
+	return n, err
+}
+
+func (b *builder) resultSet(rs ast.ResultSetNode) (Node, *relScope, error) {
+	switch s := rs.(type) {
+	case *ast.SelectStmt:
+		return b.selectStmt(s)
+	case *ast.SetOprStmt:
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "UNION is not supported yet")
+	case *ast.TableSource:
+		return b.tableSource(s)
+	case *ast.Join:
+		return b.join(s, nil)
+	}
+	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "unsupported FROM item %T", rs)
+}
+
+func (b *builder) tableSource(ts *ast.TableSource) (Node, *relScope, error) {
+	alias := ts.AsName.O
+	switch src := ts.Source.(type) {
+	case *ast.TableName:
+		n, sc, err := b.tableName(src.Name.O, alias)
+		return n, sc, err
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		n, _, err := b.resultSet(src)
+		if err != nil {
+			return nil, nil, err
+		}
+		return n, newRelScope(alias, n.Schema()), nil
+	case *ast.Join:
+		return b.join(src, nil)
+	}
+	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "unsupported FROM item %T", ts.Source)
+}
+
+// tableName plans a relation reference: a window placeholder, a source, a
+// table or a view.
+func (b *builder) tableName(name, alias string) (Node, *relScope, error) {
+	if w, ok := b.windows[strings.ToLower(name)]; ok {
+		return b.windowTVF(w, alias)
+	}
+	if alias == "" {
+		alias = name
+	}
+	o, ok := b.cat.Get(name)
+	if !ok {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	n, err := b.scan(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, newRelScope(alias, n.Schema()), nil
+}
+
+func (b *builder) scan(o *catalog.Object) (Node, error) {
+	sc := &Scan{Name: o.Name, Out: o.Schema, TimeCol: -1}
+	for i := range o.Schema {
+		sc.Cols = append(sc.Cols, i)
+	}
+	switch o.Kind {
+	case catalog.Source:
+		if b.adhoc {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupport, "cannot query source %q directly", o.Name).
+				WithHint("create a materialized view over it and query the view")
+		}
+		sc.Kind = ScanSource
+		sc.TimeCol, sc.Delay = o.TimeCol, o.Delay
+	case catalog.Table:
+		sc.Kind = ScanTable
+		if !b.adhoc {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupport, "views over table %q are not supported yet", o.Name)
+		}
+	case catalog.View:
+		sc.Kind = ScanView
+		if !b.adhoc {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupport, "views over view %q are not supported yet", o.Name)
+		}
+	default:
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "%s %q cannot be read", o.Kind, o.Name)
+	}
+	return sc, nil
+}
+
+// windowTVF plans TUMBLE/HOP/SESSION(src, col, ...) as a WindowAssign
+// over a scan of src.
+func (b *builder) windowTVF(w *parser.WindowTVFClause, alias string) (Node, *relScope, error) {
+	o, ok := b.cat.Get(w.Source)
+	if !ok {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", w.Source)
+	}
+	in, err := b.scan(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	tc := in.Schema().Index(w.TimeColumn)
+	if tc < 0 {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist in %s", w.TimeColumn, w.Source)
+	}
+	if in.Schema()[tc].Type != types.Timestamp {
+		return nil, nil, sqlerr.New(sqlerr.DatatypeMismatch, "window time column %q must be a TIMESTAMP", w.TimeColumn)
+	}
+	spec := WindowSpec{TimeCol: tc, Size: w.Size, Slide: w.Slide, Gap: w.Gap}
+	switch w.Kind {
+	case parser.Tumble:
+		spec.Kind = "tumble"
+		spec.Slide = w.Size
+	case parser.Hop:
+		spec.Kind = "hop"
+		if w.Slide <= 0 || w.Size <= 0 || w.Size%w.Slide != 0 {
+			return nil, nil, sqlerr.New(sqlerr.InvalidParameter, "HOP size must be a positive multiple of the slide")
+		}
+	case parser.Session:
+		spec.Kind = "session"
+		if w.Gap <= 0 {
+			return nil, nil, sqlerr.New(sqlerr.InvalidParameter, "SESSION gap must be positive")
+		}
+	}
+	if spec.Kind != "session" && spec.Size <= 0 {
+		return nil, nil, sqlerr.New(sqlerr.InvalidParameter, "window size must be positive")
+	}
+	n := &WindowAssign{Input: in, Window: spec}
+	if alias == "" {
+		alias = w.Source
+	}
+	return n, newRelScope(alias, n.Schema()), nil
+}
+
+// conjuncts splits an AND tree.
+func conjuncts(e ast.ExprNode) []ast.ExprNode {
+	if e == nil {
+		return nil
+	}
+	if p, ok := e.(*ast.ParenthesesExpr); ok {
+		return conjuncts(p.Expr)
+	}
+	if bo, ok := e.(*ast.BinaryOperationExpr); ok && bo.Op == opcode.LogicAnd {
+		return append(conjuncts(bo.L), conjuncts(bo.R)...)
+	}
+	return []ast.ExprNode{e}
+}
+
+// andAll joins scalars with AND (nil for none).
+func andAll(s []Scalar) Scalar {
+	var out Scalar
+	for _, x := range s {
+		if out == nil {
+			out = x
+		} else {
+			out = &Call{Fn: "and", Args: []Scalar{out, x}, T: types.Bool}
+		}
+	}
+	return out
+}
+
+// selectStmt plans FROM, WHERE, GROUP BY/aggregates, HAVING, the select
+// list, and (ad hoc) ORDER BY and LIMIT.
+func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
+	if s.From == nil {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "SELECT without FROM is not supported")
+	}
+	if s.WithBeforeBraces || s.With != nil {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "WITH is not supported yet")
+	}
+	var (
+		in    Node
+		scope *relScope
+		err   error
+	)
+	where := s.Where
+	if j, ok := s.From.TableRefs.Left.(*ast.Join); ok && s.From.TableRefs.Right == nil {
+		s.From.TableRefs = j
+	}
+	if s.From.TableRefs.Right != nil {
+		in, scope, err = b.join(s.From.TableRefs, where)
+		where = nil
+	} else {
+		in, scope, err = b.resultSet(s.From.TableRefs.Left)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if where != nil {
+		pred, err := BindScalar(where, scope)
+		if err != nil {
+			return nil, nil, err
+		}
+		in = &Filter{Input: in, Pred: pred}
+	}
+	aggs := collectAggs(s)
+	if len(aggs) > 0 || s.GroupBy != nil {
+		return b.aggregateSelect(s, in, scope, aggs)
+	}
+	if s.Having != nil {
+		return nil, nil, sqlerr.New(sqlerr.GroupingError, "HAVING requires GROUP BY or an aggregate")
+	}
+	exprs, names, err := b.selectList(s.Fields, scope, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out Node = &Project{Input: in, Exprs: exprs, Names: names}
+	out, err = b.orderLimit(s, out, scope, exprs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.Distinct {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "SELECT DISTINCT is not supported yet; use GROUP BY")
+	}
+	return out, newRelScope("", out.Schema()), nil
+}
+
+// selectList binds the fields; groupText maps group-by expression text to
+// an output column for expressions repeated from the GROUP BY.
+func (b *builder) selectList(fields *ast.FieldList, scope Scope, groupText map[string]int) ([]Scalar, []string, error) {
+	var exprs []Scalar
+	var names []string
+	for _, f := range fields.Fields {
+		if f.WildCard != nil {
+			rs, ok := scope.(*relScope)
+			if !ok {
+				return nil, nil, sqlerr.New(sqlerr.GroupingError, "SELECT * is not allowed with GROUP BY")
+			}
+			for i, c := range rs.cols {
+				if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, c.table) {
+					continue
+				}
+				exprs = append(exprs, &ColRef{Index: i, Name: c.name, T: c.kind})
+				names = append(names, c.name)
+			}
+			continue
+		}
+		var e Scalar
+		if idx, ok := groupText[nodeText(f.Expr)]; ok && groupText != nil {
+			_, k, _ := scopeKind(scope, idx)
+			e = &ColRef{Index: idx, Name: nodeText(f.Expr), T: k}
+		} else {
+			var err error
+			e, err = BindScalar(f.Expr, scope)
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		name := f.AsName.O
+		if name == "" {
+			name = fieldName(f.Expr)
+		}
+		exprs = append(exprs, e)
+		names = append(names, name)
+	}
+	return exprs, names, nil
+}
+
+func scopeKind(s Scope, idx int) (int, types.Kind, error) {
+	if a, ok := s.(*aggScope); ok && idx < len(a.groups) {
+		return idx, a.groups[idx].kind, nil
+	}
+	return idx, types.Null, nil
+}
+
+// fieldName is the output name of an unaliased select expression, as
+// Postgres names it: the column name, the function name, or ?column?.
+func fieldName(e ast.ExprNode) string {
+	switch x := e.(type) {
+	case *ast.ColumnNameExpr:
+		return x.Name.Name.O
+	case *ast.AggregateFuncExpr:
+		return strings.ToLower(x.F)
+	case *ast.FuncCallExpr:
+		return x.FnName.L
+	case *ast.FuncCastExpr:
+		return fieldName(x.Expr)
+	case *ast.ParenthesesExpr:
+		return fieldName(x.Expr)
+	}
+	return "?column?"
+}
+
+// collectAggs returns the distinct aggregate calls of the select list,
+// HAVING and ORDER BY, in order of appearance.
+func collectAggs(s *ast.SelectStmt) []*ast.AggregateFuncExpr {
+	c := &aggCollector{seen: map[string]bool{}}
+	s.Fields.Accept(c)
+	if s.Having != nil {
+		s.Having.Expr.Accept(c)
+	}
+	if s.OrderBy != nil {
+		s.OrderBy.Accept(c)
+	}
+	return c.aggs
+}
+
+type aggCollector struct {
+	aggs []*ast.AggregateFuncExpr
+	seen map[string]bool
+}
+
+func (c *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if a, ok := n.(*ast.AggregateFuncExpr); ok {
+		t := nodeText(a)
+		if !c.seen[t] {
+			c.seen[t] = true
+			c.aggs = append(c.aggs, a)
+		}
+		return n, true
+	}
+	if _, ok := n.(*ast.SelectStmt); ok {
+		return n, true // subqueries have their own aggregates
+	}
+	return n, false
+}
+
+func (c *aggCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -1,0 +1,244 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// aggregateSelect plans GROUP BY with aggregates: an optional
+// pre-projection computing group keys and arguments, the Aggregate, HAVING
+// and the select list over the aggregate's output.
+func (b *builder) aggregateSelect(s *ast.SelectStmt, in Node, scope *relScope, aggs []*ast.AggregateFuncExpr) (Node, *relScope, error) {
+	inSchema := in.Schema()
+	var extras []Scalar
+	extraCol := func(e Scalar) int {
+		if r, ok := e.(*ColRef); ok {
+			return r.Index
+		}
+		extras = append(extras, e)
+		return len(inSchema) + len(extras) - 1
+	}
+	agg := &Aggregate{}
+	groupText := map[string]int{}
+	as := &aggScope{}
+	if s.GroupBy != nil {
+		for i, item := range s.GroupBy.Items {
+			e, err := b.groupExpr(item.Expr, scope, s.Fields)
+			if err != nil {
+				return nil, nil, err
+			}
+			agg.GroupCols = append(agg.GroupCols, extraCol(e))
+			name := e.String()
+			sc := scopeCol{name: name, kind: e.Type()}
+			if r, ok := e.(*ColRef); ok {
+				sc.table, sc.name = scope.cols[r.Index].table, scope.cols[r.Index].name
+			}
+			as.groups = append(as.groups, sc)
+			groupText[nodeText(item.Expr)] = i
+			agg.Names = append(agg.Names, sc.name)
+		}
+	}
+	for _, a := range aggs {
+		call, err := b.aggCall(a, scope, extraCol)
+		if err != nil {
+			return nil, nil, err
+		}
+		agg.Aggs = append(agg.Aggs, call)
+		as.aggTexts = append(as.aggTexts, nodeText(a))
+		as.aggKinds = append(as.aggKinds, call.T)
+		agg.Names = append(agg.Names, call.Name)
+	}
+	as.aggBase = len(as.groups)
+	if len(extras) > 0 {
+		p := &Project{Input: in}
+		for i, c := range inSchema {
+			p.Exprs = append(p.Exprs, &ColRef{Index: i, Name: c.Name, T: c.Type})
+			p.Names = append(p.Names, c.Name)
+		}
+		for i, e := range extras {
+			p.Exprs = append(p.Exprs, e)
+			p.Names = append(p.Names, "_expr"+itoa(i))
+		}
+		in = p
+	}
+	agg.Input = in
+	var out Node = agg
+	if s.Having != nil {
+		pred, err := BindScalar(s.Having.Expr, as)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = &Filter{Input: out, Pred: pred}
+	}
+	exprs, names, err := b.selectList(s.Fields, as, groupText)
+	if err != nil {
+		return nil, nil, err
+	}
+	out = &Project{Input: out, Exprs: exprs, Names: names}
+	out, err = b.orderLimit(s, out, nil, exprs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, newRelScope("", out.Schema()), nil
+}
+
+// groupExpr binds a GROUP BY item; a bare name that is a select alias (or
+// an ordinal) refers to that select expression, as Postgres allows.
+func (b *builder) groupExpr(e ast.ExprNode, scope *relScope, fields *ast.FieldList) (Scalar, error) {
+	if c, ok := e.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+		if _, _, err := scope.Resolve("", c.Name.Name.O); err != nil {
+			for _, f := range fields.Fields {
+				if f.Expr != nil && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
+					return BindScalar(f.Expr, scope)
+				}
+			}
+		}
+	}
+	if p, ok := e.(*ast.PositionExpr); ok {
+		if p.N < 1 || p.N > len(fields.Fields) || fields.Fields[p.N-1].Expr == nil {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "GROUP BY position %d is not in select list", p.N)
+		}
+		return BindScalar(fields.Fields[p.N-1].Expr, scope)
+	}
+	return BindScalar(e, scope)
+}
+
+// aggCall binds one aggregate call.
+func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol func(Scalar) int) (AggCall, error) {
+	fn := strings.ToLower(a.F)
+	call := AggCall{Fn: fn, Arg: -1, Distinct: a.Distinct, Name: fn}
+	switch fn {
+	case "count", "sum", "min", "max", "avg":
+	default:
+		return call, sqlerr.New(sqlerr.UndefinedFunction, "aggregate function %s is not supported", fn)
+	}
+	star := len(a.Args) == 0
+	if len(a.Args) == 1 {
+		if v, ok := a.Args[0].(ast.ValueExpr); ok && fn == "count" && v.GetValue() != nil {
+			star = true // count(1)
+		}
+	}
+	if star {
+		if fn != "count" {
+			return call, sqlerr.New(sqlerr.UndefinedFunction, "%s(*) does not exist", fn)
+		}
+		call.T = types.Int
+		return call, nil
+	}
+	if len(a.Args) != 1 {
+		return call, sqlerr.New(sqlerr.UndefinedFunction, "%s takes one argument", fn)
+	}
+	arg, err := BindScalar(a.Args[0], scope)
+	if err != nil {
+		return call, err
+	}
+	call.Arg = extraCol(arg)
+	k := arg.Type()
+	switch fn {
+	case "count":
+		call.T = types.Int
+	case "sum":
+		if k != types.Int && k != types.Float {
+			return call, sqlerr.New(sqlerr.UndefinedFunction, "function sum(%s) does not exist", strings.ToLower(k.String()))
+		}
+		call.T = k
+	case "avg":
+		if k != types.Int && k != types.Float {
+			return call, sqlerr.New(sqlerr.UndefinedFunction, "function avg(%s) does not exist", strings.ToLower(k.String()))
+		}
+		call.T = types.Float
+	default:
+		call.T = k
+	}
+	return call, nil
+}
+
+// orderLimit adds ORDER BY and LIMIT for ad-hoc queries; in a view they
+// are refused (a view's contents are a set).
+func (b *builder) orderLimit(s *ast.SelectStmt, out Node, _ *relScope, exprs []Scalar) (Node, error) {
+	if s.OrderBy == nil && s.Limit == nil {
+		return out, nil
+	}
+	if !b.adhoc {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "ORDER BY and LIMIT are not allowed in a materialized view; use them when querying it")
+	}
+	schema := out.Schema()
+	if s.OrderBy != nil {
+		srt := &Sort{Input: out}
+		for _, it := range s.OrderBy.Items {
+			col, err := orderCol(it.Expr, schema, exprs)
+			if err != nil {
+				return nil, err
+			}
+			srt.Keys = append(srt.Keys, SortKey{Col: col, Desc: it.Desc})
+		}
+		out = srt
+	}
+	if s.Limit != nil {
+		l := &Limit{Input: out, Count: -1}
+		if s.Limit.Count != nil {
+			v, err := intLiteral(s.Limit.Count)
+			if err != nil {
+				return nil, err
+			}
+			l.Count = v
+		}
+		if s.Limit.Offset != nil {
+			v, err := intLiteral(s.Limit.Offset)
+			if err != nil {
+				return nil, err
+			}
+			l.Offset = v
+		}
+		out = l
+	}
+	return out, nil
+}
+
+// orderCol resolves an ORDER BY item to an output column: by name, by
+// ordinal, or by being the same expression as a select item.
+func orderCol(e ast.ExprNode, schema types.Schema, exprs []Scalar) (int, error) {
+	switch x := e.(type) {
+	case *ast.ColumnNameExpr:
+		if i := schema.Index(x.Name.Name.O); i >= 0 {
+			return i, nil
+		}
+	case *ast.PositionExpr:
+		if x.N >= 1 && x.N <= len(schema) {
+			return x.N - 1, nil
+		}
+		return 0, sqlerr.New(sqlerr.InvalidParameter, "ORDER BY position %d is not in select list", x.N)
+	}
+	t := fieldName(e)
+	for i, c := range schema {
+		if c.Name == t && t != "?column?" {
+			return i, nil
+		}
+	}
+	return 0, sqlerr.New(sqlerr.FeatureNotSupport, "ORDER BY %s: order by an output column name or position", nodeText(e))
+}
+
+func intLiteral(e ast.ExprNode) (int64, error) {
+	v, ok := e.(ast.ValueExpr)
+	if !ok {
+		return 0, sqlerr.New(sqlerr.InvalidParameter, "LIMIT takes an integer constant")
+	}
+	switch n := v.GetValue().(type) {
+	case int64:
+		return n, nil
+	case uint64:
+		return int64(n), nil
+	}
+	return 0, sqlerr.New(sqlerr.InvalidParameter, "LIMIT takes an integer constant")
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

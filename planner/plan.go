@@ -1,0 +1,474 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Node is a logical plan node. Plans are immutable trees of pure data; the
+// set of node types is closed (this file).
+type Node interface {
+	// Schema is the node's output columns.
+	Schema() types.Schema
+	// Children are the inputs, left to right.
+	Children() []Node
+	// WithChildren returns a copy with the inputs replaced.
+	WithChildren(ch ...Node) Node
+	// String is a one-line description for EXPLAIN.
+	String() string
+	node()
+}
+
+// Props are the streaming properties of a node's output.
+type Props struct {
+	// AppendOnly is true when the output never retracts a row.
+	AppendOnly bool
+	// TimeCol is the output column that carries event time and the
+	// watermark, or -1.
+	TimeCol int
+	// StateBound describes how the node's keyed state is bounded; "" for a
+	// stateless node and "unbounded" when nothing bounds it.
+	StateBound string
+}
+
+// ScanKind says what a Scan reads.
+type ScanKind uint8
+
+// Scan kinds.
+const (
+	ScanSource ScanKind = iota + 1
+	ScanTable
+	ScanView
+)
+
+// Scan reads a source, a table or (ad hoc) a view snapshot.
+type Scan struct {
+	Kind    ScanKind
+	Name    string
+	Out     types.Schema
+	Cols    []int // source column positions read, in output order
+	TimeCol int   // output position of the watermark column, or -1
+	Delay   int64 // watermark delay (bounded out-of-orderness)
+	Clock   string
+}
+
+// Filter keeps the rows for which Pred is true.
+type Filter struct {
+	Input Node
+	Pred  Scalar
+}
+
+// Project computes one output column per expression.
+type Project struct {
+	Input Node
+	Exprs []Scalar
+	Names []string
+}
+
+// WindowSpec is a TUMBLE / HOP / SESSION assignment over TimeCol.
+type WindowSpec struct {
+	Kind    string // "tumble", "hop", "session"
+	TimeCol int
+	Size    int64
+	Slide   int64
+	Gap     int64
+}
+
+// String renders the window for EXPLAIN.
+func (w WindowSpec) String() string {
+	switch w.Kind {
+	case "hop":
+		return fmt.Sprintf("hop(#%d, slide=%s, size=%s)", w.TimeCol, types.FormatInterval(w.Slide), types.FormatInterval(w.Size))
+	case "session":
+		return fmt.Sprintf("session(#%d, gap=%s)", w.TimeCol, types.FormatInterval(w.Gap))
+	}
+	return fmt.Sprintf("tumble(#%d, size=%s)", w.TimeCol, types.FormatInterval(w.Size))
+}
+
+// WindowAssign appends window_start and window_end to every row (a HOP
+// row is repeated once per window). SESSION cannot be assigned without an
+// aggregate: it is always fused.
+type WindowAssign struct {
+	Input  Node
+	Window WindowSpec
+}
+
+// AggCall is one aggregate: Fn over input column Arg (-1 for count(*)).
+type AggCall struct {
+	Fn       string // count, sum, min, max, avg
+	Arg      int
+	Distinct bool
+	Name     string
+	T        types.Kind
+}
+
+// String renders the call.
+func (a AggCall) String() string {
+	arg := "*"
+	if a.Arg >= 0 {
+		arg = fmt.Sprintf("#%d", a.Arg)
+	}
+	if a.Distinct {
+		arg = "DISTINCT " + arg
+	}
+	return a.Fn + "(" + arg + ")"
+}
+
+// Aggregate groups by GroupCols and computes Aggs. Output: the group
+// columns then the aggregates. Non-windowed: its state is bounded only by
+// TTL.
+type Aggregate struct {
+	Input     Node
+	GroupCols []int
+	Aggs      []AggCall
+	Names     []string // output names: groups then aggs
+	TTL       int64    // microseconds; 0 = none
+}
+
+// Contract is the lateness contract a windowed aggregate runs under.
+type Contract struct {
+	Lateness  int64
+	Policy    lateness.Policy
+	SideTable string
+	Emit      string // "on_window_close", "on_update", "every"
+	Every     int64
+}
+
+// WindowAggregate is a window assignment fused into an aggregate. Output:
+// the group columns, window_start, window_end, then the aggregates. Its
+// state is one accumulator per (key, window), kept until the watermark
+// passes window_end + lateness.
+type WindowAggregate struct {
+	Input     Node
+	Window    WindowSpec
+	GroupCols []int
+	Aggs      []AggCall
+	Names     []string // output names
+	Contract  Contract
+}
+
+// JoinKind is the kind of a streaming join.
+type JoinKind string
+
+// Join kinds.
+const (
+	IntervalJoin JoinKind = "interval"
+	WindowJoin   JoinKind = "window"
+	Unbounded    JoinKind = "unbounded"
+)
+
+// Join is an inner equi-join of two streams. Left columns come first in
+// the output. LeftKeys[i] = RightKeys[i]. Interval joins bound
+// right.time - left.time to [Lower, Upper]; window joins match equal
+// window starts. Residual is evaluated on the joined row.
+type Join struct {
+	Left, Right         Node
+	Kind                JoinKind
+	LeftKeys, RightKeys []int
+	LeftTime, RightTime int // time column of each side, or -1
+	Lower, Upper        int64
+	WindowSize          int64 // window joins: the windows' size
+	Residual            Scalar
+}
+
+// Materialize is the root of a view: it keeps the view's contents (a
+// multiset of rows, keyed by Key) and feeds its sinks.
+type Materialize struct {
+	Input Node
+	View  string
+	Key   []int
+}
+
+func (*Scan) node()            {}
+func (*Filter) node()          {}
+func (*Project) node()         {}
+func (*WindowAssign) node()    {}
+func (*Aggregate) node()       {}
+func (*WindowAggregate) node() {}
+func (*Join) node()            {}
+func (*Materialize) node()     {}
+
+// Schema implements Node.
+func (n *Scan) Schema() types.Schema { return n.Out }
+
+// Schema implements Node.
+func (n *Filter) Schema() types.Schema { return n.Input.Schema() }
+
+// Schema implements Node.
+func (n *Project) Schema() types.Schema {
+	s := make(types.Schema, len(n.Exprs))
+	for i, e := range n.Exprs {
+		s[i] = types.Column{Name: n.Names[i], Type: e.Type()}
+	}
+	return s
+}
+
+// Schema implements Node.
+func (n *WindowAssign) Schema() types.Schema {
+	in := n.Input.Schema()
+	out := append(types.Schema{}, in...)
+	return append(out, types.Column{Name: "window_start", Type: types.Timestamp}, types.Column{Name: "window_end", Type: types.Timestamp})
+}
+
+func aggSchema(in types.Schema, groups []int, window bool, aggs []AggCall, names []string) types.Schema {
+	var out types.Schema
+	for _, g := range groups {
+		out = append(out, types.Column{Name: in[g].Name, Type: in[g].Type})
+	}
+	if window {
+		out = append(out, types.Column{Name: "window_start", Type: types.Timestamp}, types.Column{Name: "window_end", Type: types.Timestamp})
+	}
+	for _, a := range aggs {
+		out = append(out, types.Column{Name: a.Name, Type: a.T})
+	}
+	for i := range out {
+		if i < len(names) && names[i] != "" {
+			out[i].Name = names[i]
+		}
+	}
+	return out
+}
+
+// Schema implements Node.
+func (n *Aggregate) Schema() types.Schema {
+	return aggSchema(n.Input.Schema(), n.GroupCols, false, n.Aggs, n.Names)
+}
+
+// Schema implements Node.
+func (n *WindowAggregate) Schema() types.Schema {
+	return aggSchema(n.Input.Schema(), n.GroupCols, true, n.Aggs, n.Names)
+}
+
+// Schema implements Node.
+func (n *Join) Schema() types.Schema {
+	out := append(types.Schema{}, n.Left.Schema()...)
+	return append(out, n.Right.Schema()...)
+}
+
+// Schema implements Node.
+func (n *Materialize) Schema() types.Schema { return n.Input.Schema() }
+
+// Children implements Node.
+func (n *Scan) Children() []Node { return nil }
+
+// Children implements Node.
+func (n *Filter) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *Project) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *WindowAssign) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *Aggregate) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *WindowAggregate) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *Join) Children() []Node { return []Node{n.Left, n.Right} }
+
+// Children implements Node.
+func (n *Materialize) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *Scan) WithChildren(...Node) Node { return n }
+
+// WithChildren implements Node.
+func (n *Filter) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *Project) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *WindowAssign) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *Aggregate) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *WindowAggregate) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *Join) WithChildren(ch ...Node) Node { c := *n; c.Left, c.Right = ch[0], ch[1]; return &c }
+
+// WithChildren implements Node.
+func (n *Materialize) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// String implements Node.
+func (n *Scan) String() string {
+	kind := map[ScanKind]string{ScanSource: "source", ScanTable: "table", ScanView: "view"}[n.Kind]
+	s := fmt.Sprintf("Scan %s %s cols=[%s]", kind, n.Name, strings.Join(n.Out.Names(), ", "))
+	if n.TimeCol >= 0 {
+		s += fmt.Sprintf(" watermark=%s-%s", n.Out[n.TimeCol].Name, types.FormatInterval(n.Delay))
+	}
+	return s
+}
+
+// String implements Node.
+func (n *Filter) String() string { return "Filter " + n.Pred.String() }
+
+// String implements Node.
+func (n *Project) String() string {
+	parts := make([]string, len(n.Exprs))
+	for i, e := range n.Exprs {
+		parts[i] = e.String()
+		if r, ok := e.(*ColRef); !ok || r.Name != n.Names[i] {
+			parts[i] += " AS " + n.Names[i]
+		}
+	}
+	return "Project " + strings.Join(parts, ", ")
+}
+
+// String implements Node.
+func (n *WindowAssign) String() string { return "WindowAssign " + n.Window.String() }
+
+func joinAggs(aggs []AggCall) string {
+	parts := make([]string, len(aggs))
+	for i, a := range aggs {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func colList(cols []int) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = fmt.Sprintf("#%d", c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String implements Node.
+func (n *Aggregate) String() string {
+	s := fmt.Sprintf("Aggregate group=[%s] aggs=[%s]", colList(n.GroupCols), joinAggs(n.Aggs))
+	if n.TTL > 0 {
+		s += " ttl=" + types.FormatInterval(n.TTL)
+	}
+	return s
+}
+
+// String implements Node.
+func (n *WindowAggregate) String() string {
+	return fmt.Sprintf("WindowAggregate %s group=[%s] aggs=[%s] lateness=%s late=%s emit=%s",
+		n.Window, colList(n.GroupCols), joinAggs(n.Aggs), types.FormatInterval(n.Contract.Lateness),
+		n.Contract.Policy, n.Contract.Emit)
+}
+
+// String implements Node.
+func (n *Join) String() string {
+	s := fmt.Sprintf("Join %s left=[%s] right=[%s]", n.Kind, colList(n.LeftKeys), colList(n.RightKeys))
+	if n.Kind == IntervalJoin {
+		s += fmt.Sprintf(" right.#%d - left.#%d in [%s, %s]", n.RightTime, n.LeftTime, signed(n.Lower), signed(n.Upper))
+	}
+	if n.Residual != nil {
+		s += " residual=" + n.Residual.String()
+	}
+	return s
+}
+
+func signed(us int64) string {
+	if us < 0 {
+		return "-" + types.FormatInterval(-us)
+	}
+	return types.FormatInterval(us)
+}
+
+// String implements Node.
+func (n *Materialize) String() string {
+	return fmt.Sprintf("Materialize %s key=[%s]", n.View, colList(n.Key))
+}
+
+// Format renders a plan as an indented tree.
+func Format(n Node) string {
+	var b strings.Builder
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		b.WriteString(strings.Repeat("  ", depth))
+		b.WriteString(n.String())
+		b.WriteByte('\n')
+		for _, c := range n.Children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
+}
+
+// Transform rewrites the tree bottom-up with fn. fn returns the node and
+// whether it changed it; untouched subtrees are not copied.
+func Transform(n Node, fn func(Node) (Node, bool)) (Node, bool) {
+	ch := n.Children()
+	changed := false
+	if len(ch) > 0 {
+		nc := make([]Node, len(ch))
+		for i, c := range ch {
+			var ok bool
+			nc[i], ok = Transform(c, fn)
+			changed = changed || ok
+		}
+		if changed {
+			n = n.WithChildren(nc...)
+		}
+	}
+	out, ok := fn(n)
+	return out, changed || ok
+}
+
+// SortKey is one ORDER BY item over an input column.
+type SortKey struct {
+	Col  int
+	Desc bool
+}
+
+// Sort orders a bounded input (ad-hoc queries over a view snapshot only).
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// Limit keeps Count rows after skipping Offset (ad-hoc queries only).
+type Limit struct {
+	Input         Node
+	Count, Offset int64
+}
+
+func (*Sort) node()  {}
+func (*Limit) node() {}
+
+// Schema implements Node.
+func (n *Sort) Schema() types.Schema { return n.Input.Schema() }
+
+// Schema implements Node.
+func (n *Limit) Schema() types.Schema { return n.Input.Schema() }
+
+// Children implements Node.
+func (n *Sort) Children() []Node { return []Node{n.Input} }
+
+// Children implements Node.
+func (n *Limit) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *Sort) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// WithChildren implements Node.
+func (n *Limit) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// String implements Node.
+func (n *Sort) String() string {
+	parts := make([]string, len(n.Keys))
+	for i, k := range n.Keys {
+		parts[i] = fmt.Sprintf("#%d", k.Col)
+		if k.Desc {
+			parts[i] += " DESC"
+		}
+	}
+	return "Sort " + strings.Join(parts, ", ")
+}
+
+// String implements Node.
+func (n *Limit) String() string { return fmt.Sprintf("Limit %d offset %d", n.Count, n.Offset) }

@@ -1,0 +1,213 @@
+package planner
+
+// Rule is a named rewrite. Apply returns the rewritten node and whether it
+// fired at this node; Optimize drives rules bottom-up with Transform until
+// nothing fires.
+type Rule struct {
+	Name  string
+	Apply func(Node) (Node, bool)
+}
+
+// Rules are the optimizer's rewrite rules in the order they are tried.
+var Rules = []Rule{
+	{"PushFilterBelowWindowAssign", PushFilterBelowWindowAssign},
+	{"PushFilterBelowProject", PushFilterBelowProject},
+	{"MergeFilters", MergeFilters},
+	{"FuseWindowIntoAggregate", FuseWindowIntoAggregate},
+}
+
+// Optimize applies Rules to a fixpoint (bounded) and returns the trace of
+// rule names that fired, in order.
+func Optimize(n Node) (Node, []string) {
+	var trace []string
+	for round := 0; round < 16; round++ {
+		fired := false
+		for _, r := range Rules {
+			out, ok := Transform(n, func(x Node) (Node, bool) { return r.Apply(x) })
+			if ok {
+				n = out
+				trace = append(trace, r.Name)
+				fired = true
+			}
+		}
+		if !fired {
+			break
+		}
+	}
+	return n, trace
+}
+
+// PushFilterBelowWindowAssign moves a filter that does not read
+// window_start/window_end below the window assignment. Filtering before
+// assignment drops the same rows (assignment only adds columns), and for
+// HOP it filters once per row instead of once per window. Watermarks are
+// unaffected: they flow from the scan, not from the rows.
+func PushFilterBelowWindowAssign(n Node) (Node, bool) {
+	f, ok := n.(*Filter)
+	if !ok {
+		return n, false
+	}
+	w, ok := f.Input.(*WindowAssign)
+	if !ok {
+		return n, false
+	}
+	width := len(w.Input.Schema())
+	used := map[int]bool{}
+	ColumnsUsed(f.Pred, used)
+	for c := range used {
+		if c >= width {
+			return n, false
+		}
+	}
+	return &WindowAssign{Input: &Filter{Input: w.Input, Pred: f.Pred}, Window: w.Window}, true
+}
+
+// PushFilterBelowProject moves a filter below a projection by substituting
+// the projected expressions into the predicate, so rows are dropped before
+// they are computed. It is exact for deterministic expressions, which are
+// all streamsql has in views.
+func PushFilterBelowProject(n Node) (Node, bool) {
+	f, ok := n.(*Filter)
+	if !ok {
+		return n, false
+	}
+	p, ok := f.Input.(*Project)
+	if !ok {
+		return n, false
+	}
+	pred := substitute(f.Pred, p.Exprs)
+	return &Project{Input: &Filter{Input: p.Input, Pred: pred}, Exprs: p.Exprs, Names: p.Names}, true
+}
+
+// substitute replaces ColRef i with exprs[i].
+func substitute(s Scalar, exprs []Scalar) Scalar {
+	switch e := s.(type) {
+	case *ColRef:
+		return exprs[e.Index]
+	case *Call:
+		c := *e
+		c.Args = make([]Scalar, len(e.Args))
+		for i, a := range e.Args {
+			c.Args[i] = substitute(a, exprs)
+		}
+		return &c
+	case *Case:
+		c := *e
+		if e.Operand != nil {
+			c.Operand = substitute(e.Operand, exprs)
+		}
+		c.Whens = make([]When, len(e.Whens))
+		for i, w := range e.Whens {
+			c.Whens[i] = When{substitute(w.Cond, exprs), substitute(w.Result, exprs)}
+		}
+		if e.Else != nil {
+			c.Else = substitute(e.Else, exprs)
+		}
+		return &c
+	case *Cast:
+		return &Cast{Arg: substitute(e.Arg, exprs), To: e.To}
+	}
+	return s
+}
+
+// MergeFilters combines two stacked filters into one conjunction, so the
+// operator chain evaluates one predicate per row.
+func MergeFilters(n Node) (Node, bool) {
+	f, ok := n.(*Filter)
+	if !ok {
+		return n, false
+	}
+	g, ok := f.Input.(*Filter)
+	if !ok {
+		return n, false
+	}
+	return &Filter{Input: g.Input, Pred: andAll([]Scalar{g.Pred, f.Pred})}, true
+}
+
+// FuseWindowIntoAggregate turns Aggregate(group by window_start/_end, ...)
+// over WindowAssign into one WindowAggregate. The fused operator keeps one
+// accumulator per (key, window) and fires windows on the watermark, so its
+// state is bounded by window_end + lateness; the unfused pair would hold
+// every window forever. A Filter between them (not reading window columns)
+// is kept below the fused operator. The output columns are reordered back
+// with a Project, so the node's schema is unchanged.
+func FuseWindowIntoAggregate(n Node) (Node, bool) {
+	a, ok := n.(*Aggregate)
+	if !ok {
+		return n, false
+	}
+	var filter *Filter
+	in := a.Input
+	if f, ok := in.(*Filter); ok {
+		filter, in = f, f.Input
+	}
+	w, ok := in.(*WindowAssign)
+	if !ok {
+		return n, false
+	}
+	width := len(w.Input.Schema())
+	if filter != nil {
+		used := map[int]bool{}
+		ColumnsUsed(filter.Pred, used)
+		if used[width] || used[width+1] {
+			return n, false
+		}
+	}
+	groupsHaveWindow := false
+	var groups []int
+	var groupPos []int // position of each kept group in a.GroupCols
+	winPos := map[int]int{}
+	for i, g := range a.GroupCols {
+		switch g {
+		case width, width + 1:
+			groupsHaveWindow = true
+			winPos[i] = g - width
+		default:
+			groups = append(groups, g)
+			groupPos = append(groupPos, i)
+		}
+	}
+	for _, ag := range a.Aggs {
+		if ag.Arg >= width {
+			return n, false
+		}
+	}
+	if !groupsHaveWindow {
+		return n, false
+	}
+	var input Node = w.Input
+	if filter != nil {
+		input = &Filter{Input: w.Input, Pred: filter.Pred}
+	}
+	wa := &WindowAggregate{Input: input, Window: w.Window, GroupCols: groups, Aggs: a.Aggs}
+	for _, p := range groupPos {
+		wa.Names = append(wa.Names, a.Names[p])
+	}
+	wa.Names = append(wa.Names, "window_start", "window_end")
+	wa.Names = append(wa.Names, a.Names[len(a.GroupCols):]...)
+	// Reorder back to the Aggregate's schema.
+	ws := wa.Schema()
+	orig := a.Schema()
+	p := &Project{Input: wa}
+	ng := len(groups)
+	for i := range a.GroupCols {
+		var src int
+		if wp, ok := winPos[i]; ok {
+			src = ng + wp
+		} else {
+			for k, gp := range groupPos {
+				if gp == i {
+					src = k
+				}
+			}
+		}
+		p.Exprs = append(p.Exprs, &ColRef{Index: src, Name: ws[src].Name, T: ws[src].Type})
+		p.Names = append(p.Names, orig[i].Name)
+	}
+	for k := range a.Aggs {
+		src := ng + 2 + k
+		p.Exprs = append(p.Exprs, &ColRef{Index: src, Name: ws[src].Name, T: ws[src].Type})
+		p.Names = append(p.Names, orig[len(a.GroupCols)+k].Name)
+	}
+	return p, true
+}

@@ -1,0 +1,100 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// scopeCol is one visible column: its qualifier (table or alias), name,
+// kind and position in the node's output.
+type scopeCol struct {
+	table, name string
+	kind        types.Kind
+}
+
+// relScope resolves names over the output of one relation (a scan, a
+// subquery or a join of them). Aggregates are not allowed in it.
+type relScope struct {
+	cols []scopeCol
+}
+
+func newRelScope(qual string, s types.Schema) *relScope {
+	sc := &relScope{}
+	for _, c := range s {
+		sc.cols = append(sc.cols, scopeCol{table: qual, name: c.Name, kind: c.Type})
+	}
+	return sc
+}
+
+// join concatenates two scopes (left columns first).
+func (s *relScope) join(o *relScope) *relScope {
+	return &relScope{cols: append(append([]scopeCol{}, s.cols...), o.cols...)}
+}
+
+// Resolve implements Scope.
+func (s *relScope) Resolve(table, column string) (int, types.Kind, error) {
+	found := -1
+	for i, c := range s.cols {
+		if !strings.EqualFold(c.name, column) || (table != "" && !strings.EqualFold(c.table, table)) {
+			continue
+		}
+		if found >= 0 {
+			return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column reference %q is ambiguous", column)
+		}
+		found = i
+	}
+	if found < 0 {
+		name := column
+		if table != "" {
+			name = table + "." + column
+		}
+		return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)
+	}
+	return found, s.cols[found].kind, nil
+}
+
+// Aggregate implements Scope: aggregates are not allowed over a relation.
+func (s *relScope) Aggregate(agg *ast.AggregateFuncExpr) (int, types.Kind, error) {
+	return 0, 0, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed here")
+}
+
+// aggScope resolves names after a GROUP BY: group columns by name and
+// aggregates by their text.
+type aggScope struct {
+	groups   []scopeCol // output position i
+	aggTexts []string   // output position len(groups)+extra+i
+	aggKinds []types.Kind
+	aggBase  int
+	// extra are non-group columns also visible (window_start/window_end).
+	extra []scopeCol
+}
+
+// Resolve implements Scope.
+func (s *aggScope) Resolve(table, column string) (int, types.Kind, error) {
+	for i, c := range s.groups {
+		if strings.EqualFold(c.name, column) && (table == "" || c.table == "" || strings.EqualFold(c.table, table)) {
+			return i, c.kind, nil
+		}
+	}
+	for i, c := range s.extra {
+		if strings.EqualFold(c.name, column) && (table == "" || c.table == "" || strings.EqualFold(c.table, table)) {
+			return len(s.groups) + i, c.kind, nil
+		}
+	}
+	return 0, 0, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", column)
+}
+
+// Aggregate implements Scope.
+func (s *aggScope) Aggregate(agg *ast.AggregateFuncExpr) (int, types.Kind, error) {
+	t := nodeText(agg)
+	for i, a := range s.aggTexts {
+		if a == t {
+			return s.aggBase + i, s.aggKinds[i], nil
+		}
+	}
+	return 0, 0, sqlerr.New(sqlerr.GroupingError, "aggregate %s was not planned", t)
+}

@@ -1,0 +1,380 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// ViewPlan is everything the planner decides for a materialized view.
+type ViewPlan struct {
+	Name      string
+	Logical   Node         // as built from the SQL
+	Optimized *Materialize // after the rules
+	Rules     []string     // rules that fired, in order
+	Warnings  []string
+	Key       []int
+	// SideTable and SideSchema describe the LATE DATA side table, if any.
+	SideTable  string
+	SideSchema types.Schema
+}
+
+// Settings are the session settings the planner reads.
+type Settings struct {
+	Strict             bool
+	Parallelism        int
+	CheckpointInterval string
+}
+
+// PlanView plans CREATE MATERIALIZED VIEW: build, attach the lateness
+// contract, optimize, and check that every keyed state is bounded.
+func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, error) {
+	logical, err := BuildQuery(s.Query, cat, false)
+	if err != nil {
+		return nil, err
+	}
+	vp := &ViewPlan{Name: s.Name, Logical: logical}
+	opt, trace := Optimize(logical)
+	vp.Rules = trace
+	opt, err = vp.attachContract(opt, s.Streaming, cat, set)
+	if err != nil {
+		return nil, err
+	}
+	if err := vp.checkBounded(opt, set); err != nil {
+		return nil, err
+	}
+	vp.Key = viewKey(opt)
+	vp.Optimized = &Materialize{Input: opt, View: s.Name, Key: vp.Key}
+	return vp, nil
+}
+
+// attachContract copies the view's ALLOWED LATENESS / LATE DATA / EMIT /
+// STATE TTL clauses onto its stateful nodes.
+func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resolver, set Settings) (Node, error) {
+	c := Contract{Policy: lateness.Drop, Emit: "on_update"}
+	if sc.AllowedLateness != nil {
+		c.Lateness = *sc.AllowedLateness
+	}
+	if sc.Emit != nil {
+		switch sc.Emit.Mode {
+		case parser.EmitOnWindowClose:
+			c.Emit = "on_window_close"
+		case parser.EmitOnUpdate:
+			c.Emit = "on_update"
+		case parser.EmitEvery:
+			c.Emit, c.Every = "every", sc.Emit.Every
+		}
+	}
+	windowed := false
+	var werr error
+	hasJoin := false
+	Transform(n, func(x Node) (Node, bool) {
+		switch x.(type) {
+		case *Join:
+			hasJoin = true
+		case *WindowAggregate:
+			windowed = true
+		}
+		return x, false
+	})
+	if sc.LateData != nil {
+		switch sc.LateData.Policy {
+		case parser.LateDrop:
+			c.Policy = lateness.Drop
+		case parser.LateUpdate:
+			c.Policy = lateness.Update
+		case parser.LateSideOutput:
+			c.Policy, c.SideTable = lateness.SideOutput, sc.LateData.SideTable
+		case parser.LateUpdateSideOutput:
+			c.Policy, c.SideTable = lateness.UpdateSideOutput, sc.LateData.SideTable
+		}
+	} else if windowed {
+		msg := fmt.Sprintf("view %s has windows but no LATE DATA policy; late data will be dropped", vp.Name)
+		if set.Strict {
+			return nil, sqlerr.New(sqlerr.InvalidObjectDef, "%s", "late data policy missing: "+msg).
+				WithHint("add LATE DATA DROP | UPDATE | SIDE OUTPUT <table>, or SET strict = off")
+		}
+		vp.Warnings = append(vp.Warnings, msg)
+	}
+	if c.SideTable != "" {
+		if _, ok := cat.Get(c.SideTable); ok {
+			return nil, sqlerr.New(sqlerr.DuplicateObject, "side table %q already exists", c.SideTable)
+		}
+		vp.SideTable = c.SideTable
+	}
+	out, _ := Transform(n, func(x Node) (Node, bool) {
+		switch w := x.(type) {
+		case *WindowAggregate:
+			cw := *w
+			cw.Contract = c
+			if hasJoin {
+				// A window feeding a join must emit final rows only.
+				cw.Contract.Emit = "on_window_close"
+			}
+			if !timeIsWatermarked(w.Input, w.Window.TimeCol) {
+				werr = sqlerr.New(sqlerr.InvalidObjectDef, "window over %q has no watermark: it would never fire", w.Input.Schema()[w.Window.TimeCol].Name).
+					WithHint("declare WATERMARK FOR that column on the source")
+			}
+			if vp.SideTable != "" && vp.SideSchema == nil {
+				vp.SideSchema = append(append(types.Schema{}, sourceSchema(w.Input)...),
+					types.Column{Name: "late_reason", Type: types.String}, types.Column{Name: "late_watermark", Type: types.Timestamp})
+			}
+			return &cw, true
+		case *Aggregate:
+			if sc.StateTTL != nil {
+				ca := *w
+				ca.TTL = *sc.StateTTL
+				return &ca, true
+			}
+		}
+		return x, false
+	})
+	return out, werr
+}
+
+// sourceSchema is the schema of rows entering a window operator.
+func sourceSchema(n Node) types.Schema { return n.Schema() }
+
+// timeIsWatermarked reports whether column col of n is a source's
+// watermark column passed through unchanged.
+func timeIsWatermarked(n Node, col int) bool { return TimeColumnOf(n, col) }
+
+// TimeColumnOf reports whether column col of n carries a watermark.
+func TimeColumnOf(n Node, col int) bool {
+	switch x := n.(type) {
+	case *Scan:
+		return x.TimeCol == col && col >= 0
+	case *Filter:
+		return TimeColumnOf(x.Input, col)
+	case *Project:
+		if r, ok := x.Exprs[col].(*ColRef); ok {
+			return TimeColumnOf(x.Input, r.Index)
+		}
+	case *WindowAssign:
+		return col < len(x.Input.Schema()) && TimeColumnOf(x.Input, col)
+	}
+	return false
+}
+
+// TimeColumn returns the watermark column of n's output, or -1.
+func TimeColumn(n Node) int {
+	for i := range n.Schema() {
+		if TimeColumnOf(n, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkBounded refuses (under strict) state that nothing bounds.
+func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
+	var err error
+	Transform(n, func(x Node) (Node, bool) {
+		var msg, fix string
+		switch a := x.(type) {
+		case *Aggregate:
+			if a.TTL == 0 {
+				msg = "unbounded state: " + a.String() + " keeps one row per group forever"
+				fix = "group by a window (TUMBLE/HOP/SESSION) or add STATE TTL <interval>"
+			}
+		case *Join:
+			if a.Kind == Unbounded {
+				msg = "unbounded state: " + a.String() + " keeps every row of both inputs forever"
+				fix = "bound the join with a time interval (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...) or join windows on window_start"
+			}
+		}
+		if msg == "" {
+			return x, false
+		}
+		if set.Strict {
+			if err == nil {
+				err = sqlerr.New(sqlerr.InvalidObjectDef, "%s", msg).WithHint(fix + ", or SET strict = off")
+			}
+		} else {
+			vp.Warnings = append(vp.Warnings, msg)
+		}
+		return x, false
+	})
+	return err
+}
+
+// viewKey finds the output columns that identify a row of the view: the
+// group columns (and window bounds) of a top aggregate, when they are all
+// in the output. nil means rows are identified by their whole value.
+func viewKey(n Node) []int {
+	p, ok := n.(*Project)
+	if !ok {
+		return nil
+	}
+	var need int
+	var from func(in Node, col int) (int, bool)
+	from = func(in Node, col int) (int, bool) {
+		switch x := in.(type) {
+		case *Project:
+			if r, ok := x.Exprs[col].(*ColRef); ok {
+				return from(x.Input, r.Index)
+			}
+		case *Filter:
+			return from(x.Input, col)
+		case *Aggregate:
+			need = len(x.GroupCols)
+			return col, col < len(x.GroupCols)
+		case *WindowAggregate:
+			need = len(x.GroupCols) + 2
+			return col, col < len(x.GroupCols)+2
+		}
+		return 0, false
+	}
+	var key []int
+	seen := map[int]bool{}
+	for i, e := range p.Exprs {
+		r, ok := e.(*ColRef)
+		if !ok {
+			continue
+		}
+		if g, ok := from(p.Input, r.Index); ok && !seen[g] {
+			seen[g] = true
+			key = append(key, i)
+		}
+	}
+	if need == 0 || len(key) < need {
+		// A window is identified by either bound alone.
+		if need > 0 && len(key) == need-1 {
+			return key
+		}
+		return nil
+	}
+	return key
+}
+
+// Explain renders the plans, the rules that fired and the contract.
+func (vp *ViewPlan) Explain(set Settings, sinks []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "view %s\n", vp.Name)
+	b.WriteString("logical plan:\n")
+	b.WriteString(indent(Format(vp.Logical)))
+	b.WriteString("rules applied: ")
+	if len(vp.Rules) == 0 {
+		b.WriteString("none")
+	}
+	b.WriteString(strings.Join(vp.Rules, ", "))
+	b.WriteString("\nphysical plan:\n")
+	b.WriteString(indent(Physical(vp.Optimized, set.Parallelism)))
+	b.WriteString("contract:\n")
+	for _, l := range vp.Contract(set, sinks) {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return "  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+// Physical renders the physical plan: the optimized plan with the
+// parallel instances and the exchanges that route rows to them by key.
+func Physical(n Node, par int) string {
+	if par < 1 {
+		par = 1
+	}
+	var b strings.Builder
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		pad := strings.Repeat("  ", depth)
+		line := n.String()
+		var keys string
+		switch x := n.(type) {
+		case *WindowAggregate:
+			keys = colList(x.GroupCols)
+		case *Aggregate:
+			keys = colList(x.GroupCols)
+		case *Join:
+			keys = colList(x.LeftKeys) + " | " + colList(x.RightKeys)
+		}
+		b.WriteString(pad + line)
+		if keys != "" || isKeyed(n) {
+			fmt.Fprintf(&b, " parallelism=%d", par)
+		}
+		b.WriteByte('\n')
+		if isKeyed(n) && par > 1 {
+			fmt.Fprintf(&b, "%s  Exchange hash(%s) -> %d instances\n", pad, keys, par)
+			depth++
+		}
+		for _, c := range n.Children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
+}
+
+func isKeyed(n Node) bool {
+	switch n.(type) {
+	case *WindowAggregate, *Aggregate, *Join:
+		return true
+	}
+	return false
+}
+
+// Contract lists the design checklist for the view (dialect.md, last
+// section). Missing items are marked "MISSING".
+func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
+	var out []string
+	clock := "event time"
+	var scans []string
+	Transform(vp.Optimized, func(x Node) (Node, bool) {
+		if s, ok := x.(*Scan); ok {
+			if s.TimeCol >= 0 {
+				scans = append(scans, fmt.Sprintf("%s watermark %s - %s", s.Name, s.Out[s.TimeCol].Name, types.FormatInterval(s.Delay)))
+			} else {
+				scans = append(scans, s.Name+" (no watermark)")
+			}
+		}
+		return x, false
+	})
+	out = append(out, "clock: "+clock+"; sources: "+strings.Join(scans, ", "))
+	Transform(vp.Optimized, func(x Node) (Node, bool) {
+		switch n := x.(type) {
+		case *WindowAggregate:
+			out = append(out, fmt.Sprintf("window %s: allowed lateness %s, late data %s, emit %s",
+				n.Window.Kind, types.FormatInterval(n.Contract.Lateness), n.Contract.Policy, n.Contract.Emit))
+			if n.Contract.SideTable != "" {
+				out = append(out, "side table: "+n.Contract.SideTable)
+			}
+			out = append(out, fmt.Sprintf("state: %s key=(group, window) bound=window_end + %s", "WindowAggregate", types.FormatInterval(n.Contract.Lateness)))
+		case *Aggregate:
+			b := "MISSING (unbounded)"
+			if n.TTL > 0 {
+				b = "STATE TTL " + types.FormatInterval(n.TTL)
+			}
+			out = append(out, fmt.Sprintf("state: Aggregate key=[%s] bound=%s", colList(n.GroupCols), b))
+		case *Join:
+			b := "MISSING (unbounded)"
+			switch n.Kind {
+			case IntervalJoin:
+				b = fmt.Sprintf("interval [%s, %s]", signed(n.Lower), signed(n.Upper))
+			case WindowJoin:
+				b = "window size " + types.FormatInterval(n.WindowSize)
+			}
+			out = append(out, fmt.Sprintf("state: Join(%s) key=[%s | %s] bound=%s", n.Kind, colList(n.LeftKeys), colList(n.RightKeys), b))
+		}
+		return x, false
+	})
+	out = append(out, fmt.Sprintf("view key: [%s]", colList(vp.Key)))
+	if len(sinks) == 0 {
+		out = append(out, "sinks: none (the view is queryable)")
+	}
+	out = append(out, sinks...)
+	out = append(out, "source errors: fail (memory/datagen inputs are typed)")
+	ci := set.CheckpointInterval
+	if ci == "" {
+		ci = "10s"
+	}
+	out = append(out, "checkpoint interval: "+ci)
+	return out
+}
