@@ -60,6 +60,9 @@ func (c *cursor) sourceElements(s *CreateSourceStmt) *sqlerr.Error {
 			s.Watermark = w
 		default:
 			col, err := c.columnDef()
+			if err != nil && t.is("WATERMARK") {
+				return c.errAt(t, "expected WATERMARK FOR col AS col - INTERVAL '<n>' <unit>")
+			}
 			if err != nil {
 				return err
 			}
@@ -245,7 +248,7 @@ func (c *cursor) columnType() (types.Kind, *sqlerr.Error) {
 	case "INTERVAL":
 		k = types.Interval
 	default:
-		return 0, c.p.src.unsupported(t.off, fmt.Sprintf("column type %s", strings.ToUpper(t.text)))
+		return 0, c.typeErr(t)
 	}
 	if c.peek(0).isOp("(") && k != types.Bool && k != types.Interval {
 		if err := c.typeArgs(); err != nil {
@@ -256,6 +259,23 @@ func (c *cursor) columnType() (types.Kind, *sqlerr.Error) {
 		c.i += 3
 	}
 	return k, nil
+}
+
+// knownTypes are SQL types streamsql does not (yet) have: naming one is
+// FeatureNotSupport, any other unknown word a syntax error.
+var knownTypes = map[string]bool{
+	"DATE": true, "TIME": true, "JSON": true, "JSONB": true, "BYTEA": true, "BLOB": true,
+	"BINARY": true, "VARBINARY": true, "UUID": true, "ARRAY": true, "MAP": true, "ROW": true,
+	"STRUCT": true, "BIT": true, "MONEY": true, "YEAR": true, "ENUM": true, "SET": true,
+	"UNSIGNED": true, "SIGNED": true,
+}
+
+// typeErr reports the type name t that is not one of ours.
+func (c *cursor) typeErr(t token) *sqlerr.Error {
+	if knownTypes[strings.ToUpper(t.text)] {
+		return c.p.src.unsupported(t.off, "type "+strings.ToUpper(t.text))
+	}
+	return c.errAt(t, "expected a type name")
 }
 
 // typeArgs skips the (n) or (p, s) of a type.

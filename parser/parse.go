@@ -18,6 +18,9 @@ func Parse(sql string) ([]Stmt, error) {
 		if i < len(lx.toks) && !lx.toks[i].isOp(";") {
 			continue
 		}
+		if i == len(lx.toks) && lx.errOff >= 0 {
+			break // the last statement runs into the lexical error
+		}
 		if i > start {
 			p := &stmtParser{src: src, comments: lx.comments}
 			st, err := p.statement(lx.toks[start:i])

@@ -145,8 +145,11 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 	case "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "SELECT":
 		f.inFrom = false
 	case "TUMBLE", "HOP", "SESSION":
-		if i > 0 && isTablePos(prev, *f) && i+1 < len(q.toks) && q.toks[i+1].isOp("(") {
-			return q.windowTVF(i)
+		if i+1 < len(q.toks) && q.toks[i+1].isOp("(") {
+			if i > 0 && isTablePos(prev, *f) {
+				return q.windowTVF(i)
+			}
+			q.errAt(t, strings.ToUpper(t.text)+" is a window table function: use it as a table in FROM")
 		}
 	case "INTERVAL":
 		return q.exprInterval(i)
@@ -319,7 +322,8 @@ func (q *queryRewrite) pgCast(i int) int {
 	target, last, err := q.castType(i+1, len(q.toks))
 	if err != nil {
 		q.errs.add(err)
-		return max(i, last)
+		q.rw.blank(t.off, t.end) // TiDB must not report the '::' before our error
+		return i
 	}
 	q.rw.insert(q.toks[start].off, "CAST(")
 	q.rw.replace(t.off, q.toks[last].end, " AS "+target+")")
@@ -451,11 +455,14 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 		target = "DATETIME(6)"
 	case "BOOLEAN", "BOOL":
 		target = "YEAR"
+	case "YEAR":
+		return "", k, q.p.src.unsupported(t.off, "cast to YEAR")
 	case "DATE", "TIME", "JSON", "BINARY":
 		optArgs()
 		return "", last, nil
 	default:
-		return "", k, q.p.src.unsupported(t.off, fmt.Sprintf("cast to %s", strings.ToUpper(t.text)))
+		c := &cursor{p: q.p, end: q.end}
+		return "", k, c.typeErr(t)
 	}
 	return target, last, nil
 }

@@ -35,12 +35,10 @@ func (p *stmtParser) createView(c *cursor) (Stmt, *sqlerr.Error) {
 }
 
 // splitClauses finds where a view's query ends and its streaming clauses
-// begin: the first clause keyword outside parentheses from which the rest
-// parses as clauses. When no tail parses, the query ends at the first
-// clause keyword and the error is the one that got furthest.
+// begin: at the first EMIT, ALLOWED LATENESS, LATE DATA or STATE TTL
+// outside parentheses. These words therefore cannot be unquoted aliases at
+// the top level of a view's query (Restore quotes every name).
 func (p *stmtParser) splitClauses(toks []token, end int) (int, StreamingClauses, *sqlerr.Error) {
-	var best *sqlerr.Error
-	first := -1
 	depth := 0
 	for k, t := range toks {
 		switch {
@@ -49,25 +47,13 @@ func (p *stmtParser) splitClauses(toks []token, end int) (int, StreamingClauses,
 		case t.isOp(")"):
 			depth--
 		}
-		if depth != 0 || !isClauseStart(toks, k) {
-			continue
-		}
-		if first < 0 {
-			first = k
-		}
-		c := &cursor{p: p, toks: toks[k:], end: end}
-		sc, err := c.streamingClauses()
-		if err == nil {
-			return k, sc, nil
-		}
-		if best == nil || err.Pos.Offset > best.Pos.Offset {
-			best = err
+		if depth == 0 && isClauseStart(toks, k) {
+			c := &cursor{p: p, toks: toks[k:], end: end}
+			sc, err := c.streamingClauses()
+			return k, sc, err
 		}
 	}
-	if first < 0 {
-		return len(toks), StreamingClauses{}, nil
-	}
-	return first, StreamingClauses{}, best
+	return len(toks), StreamingClauses{}, nil
 }
 
 // isClauseStart reports whether a streaming clause starts at toks[k].

@@ -1,0 +1,448 @@
+package parser
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+func i64(v int64) *int64 { return &v }
+
+// parseOne parses sql and expects exactly one statement.
+func parseOne(t *testing.T, sql string) Stmt {
+	t.Helper()
+	stmts, err := Parse(sql)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", sql, err)
+	}
+	if len(stmts) != 1 {
+		t.Fatalf("Parse(%q): %d statements, want 1", sql, len(stmts))
+	}
+	checkRoundTrip(t, stmts[0])
+	return stmts[0]
+}
+
+// checkRoundTrip checks that Restore parses back to the same Restore.
+func checkRoundTrip(t *testing.T, s Stmt) {
+	t.Helper()
+	r := s.Restore()
+	again, err := Parse(r)
+	if err != nil {
+		t.Fatalf("Parse(Restore) of %q: %v", r, err)
+	}
+	if len(again) != 1 || again[0].Restore() != r {
+		t.Fatalf("round trip differs:\n%s\n%v", r, again)
+	}
+}
+
+// stripPos zeroes the positions and texts so trees compare by content.
+func stripPos(s Stmt) Stmt {
+	switch x := s.(type) {
+	case *CreateSourceStmt:
+		c := *x
+		c.StmtBase = StmtBase{}
+		c.Columns = append([]ColumnDef(nil), x.Columns...)
+		for i := range c.Columns {
+			c.Columns[i].Pos = sqlerr.Pos{}
+		}
+		if x.Watermark != nil {
+			w := *x.Watermark
+			w.Pos = sqlerr.Pos{}
+			c.Watermark = &w
+		}
+		c.Options = stripOpts(x.Options)
+		return &c
+	case *CreateSinkStmt:
+		c := *x
+		c.StmtBase = StmtBase{}
+		c.Options = stripOpts(x.Options)
+		return &c
+	case *DropStmt:
+		c := *x
+		c.StmtBase = StmtBase{}
+		return &c
+	case *ShowStmt:
+		c := *x
+		c.StmtBase = StmtBase{}
+		return &c
+	case *DescribeStmt:
+		c := *x
+		c.StmtBase = StmtBase{}
+		return &c
+	case *SetStmt:
+		c := *x
+		c.StmtBase = StmtBase{}
+		return &c
+	case *FlushStmt:
+		return &FlushStmt{}
+	case *ExplainStmt:
+		return &ExplainStmt{Stmt: stripPos(x.Stmt)}
+	}
+	return s
+}
+
+func stripOpts(opts []Option) []Option {
+	out := append([]Option(nil), opts...)
+	for i := range out {
+		out[i].Pos = sqlerr.Pos{}
+	}
+	return out
+}
+
+func TestParseDDL(t *testing.T) {
+	bidCols := []ColumnDef{
+		{Name: "auction", Type: types.Int},
+		{Name: "bidder", Type: types.Int},
+		{Name: "price", Type: types.Int},
+		{Name: "date_time", Type: types.Timestamp},
+	}
+	tests := []struct {
+		name, sql string
+		want      Stmt
+	}{
+		{"source", `CREATE SOURCE bids (
+    auction   BIGINT,
+    bidder    BIGINT,
+    price     BIGINT,
+    date_time TIMESTAMP,
+    WATERMARK FOR date_time AS date_time - INTERVAL '5' SECOND
+) WITH (
+    connector = 'kafka', topic = 'bids', brokers = '127.0.0.1:9092',
+    format = 'json',                 -- json | csv | avro later
+    on_error = 'dead_letter',        -- fail | skip | dead_letter
+    dead_letter = 'bids_dlq'         -- a table that receives the raw bytes + error
+)`, &CreateSourceStmt{Name: "bids", Columns: bidCols,
+			Watermark: &WatermarkClause{Column: "date_time", Delay: 5 * types.Second},
+			Options: []Option{{Name: "connector", Value: "kafka"}, {Name: "topic", Value: "bids"},
+				{Name: "brokers", Value: "127.0.0.1:9092"}, {Name: "format", Value: "json"},
+				{Name: "on_error", Value: "dead_letter"}, {Name: "dead_letter", Value: "bids_dlq"}}}},
+		{"watermark postgres interval and no delay",
+			`CREATE SOURCE IF NOT EXISTS s (ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '2 minutes')`,
+			&CreateSourceStmt{IfNotExists: true, Name: "s", Columns: []ColumnDef{{Name: "ts", Type: types.Timestamp}},
+				Watermark: &WatermarkClause{Column: "ts", Delay: 2 * types.Minute}}},
+		{"watermark delay 0", `CREATE SOURCE s (ts TIMESTAMP, WATERMARK FOR ts AS ts)`,
+			&CreateSourceStmt{Name: "s", Columns: []ColumnDef{{Name: "ts", Type: types.Timestamp}},
+				Watermark: &WatermarkClause{Column: "ts"}}},
+		{"watermark milliseconds", `CREATE SOURCE s (ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '500' MILLISECOND)`,
+			&CreateSourceStmt{Name: "s", Columns: []ColumnDef{{Name: "ts", Type: types.Timestamp}},
+				Watermark: &WatermarkClause{Column: "ts", Delay: 500 * types.Millisecond}}},
+		{"all types", `CREATE SOURCE s (a INT, b INTEGER, c SMALLINT, d DOUBLE PRECISION, e FLOAT, f REAL,
+			g DECIMAL(10, 2), h NUMERIC, i VARCHAR(20), j TEXT, k CHAR, l STRING, m TIMESTAMPTZ, n DATETIME,
+			o BOOLEAN, p BOOL, q INTERVAL, r DOUBLE, s VARCHAR NOT NULL)`,
+			&CreateSourceStmt{Name: "s", Columns: []ColumnDef{
+				{Name: "a", Type: types.Int}, {Name: "b", Type: types.Int}, {Name: "c", Type: types.Int},
+				{Name: "d", Type: types.Float}, {Name: "e", Type: types.Float}, {Name: "f", Type: types.Float},
+				{Name: "g", Type: types.Float}, {Name: "h", Type: types.Float}, {Name: "i", Type: types.String},
+				{Name: "j", Type: types.String}, {Name: "k", Type: types.String}, {Name: "l", Type: types.String},
+				{Name: "m", Type: types.Timestamp}, {Name: "n", Type: types.Timestamp}, {Name: "o", Type: types.Bool},
+				{Name: "p", Type: types.Bool}, {Name: "q", Type: types.Interval}, {Name: "r", Type: types.Float},
+				{Name: "s", Type: types.String}}}},
+		{"generated columns", `CREATE SOURCE s (v BIGINT, ingest TIMESTAMP AS INGESTION_TIME(), pt AS PROCTIME(),
+			WATERMARK FOR ingest AS ingest - INTERVAL '1' SECOND) WITH (connector = 'memory')`,
+			&CreateSourceStmt{Name: "s", Columns: []ColumnDef{{Name: "v", Type: types.Int},
+				{Name: "ingest", Type: types.Timestamp, Generated: IngestionTime},
+				{Name: "pt", Type: types.Timestamp, Generated: ProcTime}},
+				Watermark: &WatermarkClause{Column: "ingest", Delay: types.Second},
+				Options:   []Option{{Name: "connector", Value: "memory"}}}},
+		{"table", `CREATE TABLE customers (
+    id BIGINT PRIMARY KEY, name VARCHAR, tier VARCHAR
+) WITH (connector = 'kafka', topic = 'customers', format = 'json')`,
+			&CreateSourceStmt{IsTable: true, Name: "customers", PrimaryKey: []string{"id"},
+				Columns: []ColumnDef{{Name: "id", Type: types.Int, PrimaryKey: true},
+					{Name: "name", Type: types.String}, {Name: "tier", Type: types.String}},
+				Options: []Option{{Name: "connector", Value: "kafka"}, {Name: "topic", Value: "customers"},
+					{Name: "format", Value: "json"}}}},
+		{"table-level key", `CREATE TABLE t (a BIGINT, b VARCHAR, c DOUBLE, PRIMARY KEY (a, b))`,
+			&CreateSourceStmt{IsTable: true, Name: "t", PrimaryKey: []string{"a", "b"},
+				Columns: []ColumnDef{{Name: "a", Type: types.Int, PrimaryKey: true},
+					{Name: "b", Type: types.String, PrimaryKey: true}, {Name: "c", Type: types.Float}}}},
+		{"option forms", `CREATE SOURCE g WITH (Connector = datagen, 'Rate' = 1000, scan.startup.mode = 'earliest', "seed" = -7, x = 1.5)`,
+			&CreateSourceStmt{Name: "g", Options: []Option{{Name: "connector", Value: "datagen"},
+				{Name: "rate", Value: "1000"}, {Name: "scan.startup.mode", Value: "earliest"},
+				{Name: "seed", Value: "-7"}, {Name: "x", Value: "1.5"}}}},
+		{"quoted names", `CREATE SOURCE "My Source" ("select" BIGINT, "a""b" TEXT)`,
+			&CreateSourceStmt{Name: "My Source", Columns: []ColumnDef{{Name: "select", Type: types.Int},
+				{Name: `a"b`, Type: types.String}}}},
+		{"sink", `CREATE SINK q7_pg FROM q7 WITH (
+    connector = 'postgres',
+    dsn = 'postgres://app@127.0.0.1:5432/app',
+    table = 'q7_results',
+    primary_key = 'window_start, auction'   -- the ON CONFLICT target
+)`, &CreateSinkStmt{Name: "q7_pg", From: "q7", Options: []Option{{Name: "connector", Value: "postgres"},
+			{Name: "dsn", Value: "postgres://app@127.0.0.1:5432/app"}, {Name: "table", Value: "q7_results"},
+			{Name: "primary_key", Value: "window_start, auction"}}}},
+		{"sink if not exists", `CREATE SINK IF NOT EXISTS q7_out FROM q7 WITH (connector = 'stdout')`,
+			&CreateSinkStmt{IfNotExists: true, Name: "q7_out", From: "q7", Options: []Option{{Name: "connector", Value: "stdout"}}}},
+		{"drop source", `DROP SOURCE bids`, &DropStmt{Kind: ObjSource, Name: "bids"}},
+		{"drop table", `drop table if exists t`, &DropStmt{Kind: ObjTable, Name: "t", IfExists: true}},
+		{"drop view", `DROP MATERIALIZED VIEW q7`, &DropStmt{Kind: ObjView, Name: "q7"}},
+		{"drop sink", `DROP SINK IF EXISTS s`, &DropStmt{Kind: ObjSink, Name: "s", IfExists: true}},
+		{"show sources", `SHOW SOURCES`, &ShowStmt{Kind: ObjSource}},
+		{"show tables", `show tables`, &ShowStmt{Kind: ObjTable}},
+		{"show views", `SHOW MATERIALIZED VIEWS`, &ShowStmt{Kind: ObjView}},
+		{"show sinks", `SHOW SINKS`, &ShowStmt{Kind: ObjSink}},
+		{"show setting", `SHOW Checkpoint_Interval`, &ShowStmt{Setting: "checkpoint_interval"}},
+		{"describe", `DESCRIBE bids`, &DescribeStmt{Name: "bids"}},
+		{"desc", `DESC "Bids"`, &DescribeStmt{Name: "Bids"}},
+		{"flush", `FLUSH`, &FlushStmt{}},
+		{"set eq", `SET strict = off`, &SetStmt{Name: "strict", Value: "off"}},
+		{"set to", `SET parallelism TO 4`, &SetStmt{Name: "parallelism", Value: "4"}},
+		{"set string", `SET checkpoint_interval = '10s'`, &SetStmt{Name: "checkpoint_interval", Value: "10s"}},
+		{"set session", `SET SESSION application_name = 'psql'`, &SetStmt{Name: "application_name", Value: "psql"}},
+		{"explain", `EXPLAIN DROP SINK s`, &ExplainStmt{Stmt: &DropStmt{Kind: ObjSink, Name: "s"}}},
+		{"explain explain", `EXPLAIN EXPLAIN FLUSH`, &ExplainStmt{Stmt: &ExplainStmt{Stmt: &FlushStmt{}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := parseOne(t, tt.sql)
+			if g := stripPos(got); !reflect.DeepEqual(g, tt.want) {
+				t.Errorf("got  %#v\nwant %#v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestStmtBase(t *testing.T) {
+	sql := "-- a comment\nFLUSH ;\n\n  SHOW SOURCES  ;  ;\nDESCRIBE x /* trailing */"
+	stmts, err := Parse(sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		text      string
+		line, col int
+	}{{"FLUSH", 2, 1}, {"SHOW SOURCES", 4, 3}, {"DESCRIBE x", 5, 1}}
+	if len(stmts) != len(want) {
+		t.Fatalf("got %d statements", len(stmts))
+	}
+	for i, w := range want {
+		if stmts[i].Text() != w.text || stmts[i].Pos().Line != w.line || stmts[i].Pos().Col != w.col {
+			t.Errorf("stmt %d: %q at %+v, want %q at %d:%d", i, stmts[i].Text(), stmts[i].Pos(), w.text, w.line, w.col)
+		}
+	}
+	ex := parseOne(t, "EXPLAIN  SELECT 1").(*ExplainStmt)
+	if ex.Stmt.Text() != "SELECT 1" || ex.Stmt.Pos().Col != 10 {
+		t.Errorf("inner statement %q at %+v", ex.Stmt.Text(), ex.Stmt.Pos())
+	}
+	if stmts, err := Parse("  -- nothing\n ; "); err != nil || len(stmts) != 0 {
+		t.Errorf("empty script: %v %v", stmts, err)
+	}
+}
+
+func TestParseView(t *testing.T) {
+	tests := []struct {
+		name, sql string
+		ifNotExists bool
+		windows     []WindowTVFClause
+		streaming   StreamingClauses
+		restore     string
+	}{
+		{name: "q7 spec", sql: `CREATE MATERIALIZED VIEW q7 AS
+SELECT window_start, window_end, auction, MAX(price) AS max_price
+FROM TUMBLE(bids, date_time, INTERVAL '10' SECOND)
+GROUP BY window_start, window_end, auction
+ALLOWED LATENESS INTERVAL '1' MINUTE
+LATE DATA UPDATE
+EMIT ON WINDOW CLOSE`,
+			windows: []WindowTVFClause{{Placeholder: "__w0", Kind: Tumble, Source: "bids", TimeColumn: "date_time", Size: 10 * types.Second}},
+			streaming: StreamingClauses{AllowedLateness: i64(types.Minute), LateData: &LateDataClause{Policy: LateUpdate},
+				Emit: &EmitClause{Mode: EmitOnWindowClose}},
+			restore: `CREATE MATERIALIZED VIEW "q7" AS SELECT "window_start","window_end","auction",MAX("price") AS "max_price" FROM TUMBLE("bids", "date_time", INTERVAL '10' SECOND) GROUP BY "window_start","window_end","auction" ALLOWED LATENESS INTERVAL '1' MINUTE LATE DATA UPDATE EMIT ON WINDOW CLOSE`},
+		{name: "clauses in another order", sql: `CREATE MATERIALIZED VIEW IF NOT EXISTS v AS SELECT * FROM HOP(bids, date_time, INTERVAL '2 seconds', INTERVAL '10 seconds') h
+STATE TTL INTERVAL '1 hour' EMIT EVERY INTERVAL '5' SECOND LATE DATA SIDE OUTPUT late_bids ALLOWED LATENESS INTERVAL '30 seconds'`,
+			ifNotExists: true,
+			windows: []WindowTVFClause{{Placeholder: "__w0", Kind: Hop, Source: "bids", TimeColumn: "date_time",
+				Slide: 2 * types.Second, Size: 10 * types.Second, Alias: "h"}},
+			streaming: StreamingClauses{AllowedLateness: i64(30 * types.Second),
+				LateData: &LateDataClause{Policy: LateSideOutput, SideTable: "late_bids"},
+				Emit:     &EmitClause{Mode: EmitEvery, Every: 5 * types.Second}, StateTTL: i64(types.Hour)}},
+		{name: "late data drop, emit on update", sql: `CREATE MATERIALIZED VIEW v AS SELECT bidder, count(*) FROM SESSION(bids, date_time, INTERVAL '1' MINUTE) AS s GROUP BY bidder, window_start, window_end LATE DATA DROP EMIT ON UPDATE`,
+			windows: []WindowTVFClause{{Placeholder: "__w0", Kind: Session, Source: "bids", TimeColumn: "date_time", Gap: types.Minute, Alias: "s"}},
+			streaming: StreamingClauses{LateData: &LateDataClause{Policy: LateDrop}, Emit: &EmitClause{Mode: EmitOnUpdate}}},
+		{name: "update side output", sql: `CREATE MATERIALIZED VIEW v AS SELECT * FROM TUMBLE(bids, date_time, INTERVAL '1' SECOND) LATE DATA UPDATE SIDE OUTPUT "Late"`,
+			windows:   []WindowTVFClause{{Placeholder: "__w0", Kind: Tumble, Source: "bids", TimeColumn: "date_time", Size: types.Second}},
+			streaming: StreamingClauses{LateData: &LateDataClause{Policy: LateUpdateSideOutput, SideTable: "Late"}}},
+		{name: "no clauses, state column", sql: `CREATE MATERIALIZED VIEW v AS SELECT state, count(*) AS n FROM person GROUP BY state`,
+			restore: `CREATE MATERIALIZED VIEW "v" AS SELECT "state",COUNT(1) AS "n" FROM "person" GROUP BY "state"`},
+		{name: "state ttl after state column", sql: `CREATE MATERIALIZED VIEW v AS SELECT state, count(*) FROM person GROUP BY state STATE TTL INTERVAL '1' DAY`,
+			streaming: StreamingClauses{StateTTL: i64(types.Day)}},
+		{name: "clause words inside parentheses", sql: `CREATE MATERIALIZED VIEW v AS SELECT * FROM (SELECT 1 AS emit) x EMIT ON UPDATE`,
+			streaming: StreamingClauses{Emit: &EmitClause{Mode: EmitOnUpdate}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ok := parseOne(t, tt.sql).(*CreateViewStmt)
+			if !ok {
+				t.Fatalf("not a view")
+			}
+			if v.IfNotExists != tt.ifNotExists {
+				t.Errorf("IfNotExists = %v", v.IfNotExists)
+			}
+			var ws []WindowTVFClause
+			for _, w := range v.Query.Windows {
+				c := *w
+				c.Pos = sqlerr.Pos{}
+				ws = append(ws, c)
+			}
+			if !reflect.DeepEqual(ws, tt.windows) {
+				t.Errorf("windows\n got %+v\nwant %+v", ws, tt.windows)
+			}
+			if !reflect.DeepEqual(v.Streaming, tt.streaming) {
+				t.Errorf("streaming\n got %+v\nwant %+v", v.Streaming, tt.streaming)
+			}
+			if tt.restore != "" && v.Restore() != tt.restore {
+				t.Errorf("restore\n got %s\nwant %s", v.Restore(), tt.restore)
+			}
+			if !strings.HasPrefix(tt.sql, "CREATE MATERIALIZED VIEW") || v.Text() != tt.sql {
+				t.Errorf("Text = %q", v.Text())
+			}
+		})
+	}
+}
+
+func TestViewQueryText(t *testing.T) {
+	v := parseOne(t, "CREATE MATERIALIZED VIEW v AS\n  SELECT a FROM t\nEMIT ON UPDATE").(*CreateViewStmt)
+	if v.Query.Text() != "SELECT a FROM t" || v.Query.Pos().Line != 2 || v.Query.Pos().Col != 3 {
+		t.Errorf("query %q at %+v", v.Query.Text(), v.Query.Pos())
+	}
+}
+
+// TestQueryRestore checks the rewrites of the pass through what TiDB
+// parsed, by the restored text.
+func TestQueryRestore(t *testing.T) {
+	tests := []struct{ name, sql, want string }{
+		{"tumble", `SELECT * FROM TUMBLE(bids, date_time, INTERVAL '10' SECOND)`,
+			`SELECT * FROM TUMBLE("bids", "date_time", INTERVAL '10' SECOND)`},
+		{"tumble alias without AS", "SELECT t.auction FROM TUMBLE(bids,\n date_time,\n INTERVAL '10 seconds') t",
+			`SELECT "t"."auction" FROM TUMBLE("bids", "date_time", INTERVAL '10' SECOND) AS "t"`},
+		{"postgres interval", `SELECT ts - INTERVAL '10 seconds' FROM t`, `SELECT DATE_SUB("ts", INTERVAL '10' SECOND) FROM "t"`},
+		{"postgres interval singular", `SELECT ts + INTERVAL '1 minute' FROM t`, `SELECT DATE_ADD("ts", INTERVAL '1' MINUTE) FROM "t"`},
+		{"interval plural unit", `SELECT ts + INTERVAL '2' HOURS FROM t`, `SELECT DATE_ADD("ts", INTERVAL '2' HOUR) FROM "t"`},
+		{"interval milliseconds", `SELECT ts + INTERVAL '500' MILLISECOND FROM t`, `SELECT DATE_ADD("ts", INTERVAL '500000' MICROSECOND) FROM "t"`},
+		{"interval ms text", `SELECT ts + INTERVAL '1500 ms' FROM t`, `SELECT DATE_ADD("ts", INTERVAL '1500000' MICROSECOND) FROM "t"`},
+		{"interval number", `SELECT ts + INTERVAL 3 DAY FROM t`, `SELECT DATE_ADD("ts", INTERVAL 3 DAY) FROM "t"`},
+		{"interval month passes", `SELECT ts + INTERVAL '1' MONTH FROM t`, `SELECT DATE_ADD("ts", INTERVAL '1' MONTH) FROM "t"`},
+		{"cast bigint", `SELECT x::bigint, x::int, x::integer FROM t`, `SELECT CAST("x" AS SIGNED),CAST("x" AS SIGNED),CAST("x" AS SIGNED) FROM "t"`},
+		{"cast text", `SELECT x::text, x::varchar, x::varchar(10) FROM t`, `SELECT CAST("x" AS CHAR),CAST("x" AS CHAR),CAST("x" AS CHAR) FROM "t"`},
+		{"cast double", `SELECT x::double precision, x::float8, x::numeric FROM t`, `SELECT CAST("x" AS DOUBLE),CAST("x" AS DOUBLE),CAST("x" AS DOUBLE) FROM "t"`},
+		{"cast timestamp", `SELECT '2024-01-01 00:00:05'::timestamp`, `SELECT CAST('2024-01-01 00:00:05' AS DATETIME(6))`},
+		{"cast boolean", `SELECT x::boolean, x::bool FROM t`, `SELECT CAST("x" AS BOOLEAN),CAST("x" AS BOOLEAN) FROM "t"`},
+		{"cast chain", `SELECT x::int::text FROM t`, `SELECT CAST(CAST("x" AS SIGNED) AS CHAR) FROM "t"`},
+		{"cast operand forms", `SELECT (a + b)::int, count(*)::double precision, t.a::text, -1::int FROM t`,
+			`SELECT CAST(("a" + "b") AS SIGNED),CAST(COUNT(1) AS DOUBLE),CAST("t"."a" AS CHAR),-CAST(1 AS SIGNED) FROM "t"`},
+		{"cast function", `SELECT CAST(x AS BIGINT), CAST(x AS INT), CAST(x AS TEXT), CAST(x AS VARCHAR), CAST(x AS DOUBLE PRECISION), CAST(x AS FLOAT), CAST(x AS TIMESTAMP), CAST(x AS BOOLEAN) FROM t`,
+			`SELECT CAST("x" AS SIGNED),CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS CHAR),CAST("x" AS DOUBLE),CAST("x" AS DOUBLE),CAST("x" AS DATETIME(6)),CAST("x" AS BOOLEAN) FROM "t"`},
+		{"cast native", `SELECT CAST(x AS SIGNED), CAST(x AS CHAR), CAST(x AS DATE) FROM t`, `SELECT CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS DATE) FROM "t"`},
+		{"operators", `SELECT a <> 1, b != 2, c IS NULL, d IS NOT NULL, TRUE, FALSE, e || 'x' FROM t`,
+			`SELECT "a" != 1,"b" != 2,"c" IS NULL,"d" IS NOT NULL,TRUE,FALSE,CONCAT("e", 'x') FROM "t"`},
+		{"strings", `SELECT 'it''s', 'a\b', "Col" FROM t`, `SELECT 'it''s','a\b',"Col" FROM "t"`},
+		{"comments", "SELECT a --no space\n, /* c */ b /*! FROM t */ FROM t -- TUMBLE(x, y, INTERVAL '1' SECOND)", ""},
+		{"system time", `SELECT * FROM o JOIN c FOR SYSTEM_TIME AS OF o.ts ON o.k = c.k`,
+			`SELECT * FROM "o" JOIN "c" AS OF TIMESTAMP "o"."ts" ON "o"."k" = "c"."k"`},
+		{"tidb as of", `SELECT * FROM o JOIN c AS OF TIMESTAMP o.ts ON o.k = c.k`,
+			`SELECT * FROM "o" JOIN "c" AS OF TIMESTAMP "o"."ts" ON "o"."k" = "c"."k"`},
+		{"union", `SELECT a FROM x UNION ALL SELECT a FROM TUMBLE(y, ts, INTERVAL '1' SECOND)`,
+			`SELECT "a" FROM "x" UNION ALL SELECT "a" FROM TUMBLE("y", "ts", INTERVAL '1' SECOND)`},
+		{"with", `WITH w AS (SELECT * FROM TUMBLE(bids, date_time, INTERVAL '10' SECOND)) SELECT * FROM w`,
+			`WITH "w" AS (SELECT * FROM TUMBLE("bids", "date_time", INTERVAL '10' SECOND)) SELECT * FROM "w"`},
+		{"tvf in comma list and parentheses", `SELECT * FROM a, (TUMBLE(b, ts, INTERVAL '1' SECOND) AS x JOIN c ON x.k = c.k)`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := parseOne(t, tt.sql)
+			if _, ok := s.(*QueryStmt); !ok {
+				t.Fatalf("got %T", s)
+			}
+			if tt.want != "" && s.Restore() != tt.want {
+				t.Errorf("restore\n got %s\nwant %s", s.Restore(), tt.want)
+			}
+		})
+	}
+}
+
+// castKind finds the first cast of a query and reports its TiDB type.
+type castFinder struct{ tp byte }
+
+func (v *castFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.FuncCastExpr); ok && v.tp == 0 {
+		v.tp = c.Tp.GetType()
+	}
+	return n, false
+}
+func (v *castFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func TestCastTargets(t *testing.T) {
+	tests := []struct {
+		expr string
+		tp   byte
+	}{
+		{"x::bigint", mysql.TypeLonglong}, {"CAST(x AS INTEGER)", mysql.TypeLonglong},
+		{"x::text", mysql.TypeVarString}, {"CAST(x AS VARCHAR(3))", mysql.TypeVarString},
+		{"x::float8", mysql.TypeDouble}, {"CAST(x AS REAL)", mysql.TypeDouble}, {"CAST(x AS DECIMAL(10,2))", mysql.TypeDouble},
+		{"x::timestamp", mysql.TypeDatetime}, {"CAST(x AS TIMESTAMPTZ)", mysql.TypeDatetime},
+		{"x::boolean", mysql.TypeTiny}, {"CAST(x AS BOOL)", mysql.TypeTiny},
+	}
+	for _, tt := range tests {
+		q := parseOne(t, "SELECT "+tt.expr+" FROM t").(*QueryStmt)
+		v := &castFinder{}
+		q.Select.Accept(v)
+		if v.tp != tt.tp {
+			t.Errorf("%s: type %d, want %d", tt.expr, v.tp, tt.tp)
+		}
+	}
+}
+
+func TestParseInsert(t *testing.T) {
+	s := parseOne(t, `INSERT INTO bids PARTITION (p1) (auction, price, date_time) VALUES (1, 10, '2024-01-01 00:00:05'), (2, 2.5 * 2, '2024-01-01'::timestamp)`).(*InsertStmt)
+	if s.Table != "bids" || s.Partition != "p1" || !reflect.DeepEqual(s.Columns, []string{"auction", "price", "date_time"}) || len(s.Rows) != 2 || len(s.Rows[1]) != 3 {
+		t.Errorf("got %+v", s)
+	}
+	want := `INSERT INTO "bids" PARTITION ("p1") ("auction", "price", "date_time") VALUES (1, 10, '2024-01-01 00:00:05'), (2, 2.5 * 2, CAST('2024-01-01' AS DATETIME(6)))`
+	if s.Restore() != want {
+		t.Errorf("restore\n got %s\nwant %s", s.Restore(), want)
+	}
+	s = parseOne(t, `insert into t values (NULL, TRUE, -3, 'x')`).(*InsertStmt)
+	if s.Table != "t" || s.Partition != "" || s.Columns != nil || len(s.Rows) != 1 {
+		t.Errorf("got %+v", s)
+	}
+}
+
+func TestExplainView(t *testing.T) {
+	s := parseOne(t, `EXPLAIN CREATE MATERIALIZED VIEW v AS SELECT * FROM TUMBLE(b, ts, INTERVAL '1' SECOND) EMIT ON WINDOW CLOSE`).(*ExplainStmt)
+	v, ok := s.Stmt.(*CreateViewStmt)
+	if !ok || len(v.Query.Windows) != 1 || v.Streaming.Emit == nil {
+		t.Fatalf("got %#v", s.Stmt)
+	}
+}
+
+func TestMultiStatementScript(t *testing.T) {
+	script := `CREATE SOURCE s (a BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND);
+INSERT INTO s VALUES (1, '2024-01-01 00:00:00');
+CREATE MATERIALIZED VIEW v AS SELECT a, count(*) FROM TUMBLE(s, ts, INTERVAL '10' SECOND) GROUP BY a, window_start, window_end EMIT ON WINDOW CLOSE;
+CREATE SINK k FROM v WITH (connector = 'stdout');
+FLUSH;
+SELECT * FROM v;`
+	stmts, err := Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{"*parser.CreateSourceStmt", "*parser.InsertStmt", "*parser.CreateViewStmt",
+		"*parser.CreateSinkStmt", "*parser.FlushStmt", "*parser.QueryStmt"}
+	if len(stmts) != len(kinds) {
+		t.Fatalf("got %d statements", len(stmts))
+	}
+	for i, s := range stmts {
+		if got := reflect.TypeOf(s).String(); got != kinds[i] {
+			t.Errorf("stmt %d: %s, want %s", i, got, kinds[i])
+		}
+		if s.Pos().Line != i+1 {
+			t.Errorf("stmt %d at line %d", i, s.Pos().Line)
+		}
+	}
+}
