@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -554,18 +555,37 @@ func argKinds(args []Scalar) string {
 
 // resolve picks the cheapest signature of f that accepts args (exact kinds
 // first, then Int widened to Float, then string literals coerced), and
-// returns the converted args and the result kind.
+// returns the converted args and the result kind. When a literal does not
+// parse as the cheapest signature wants, the next signature is tried, so
+// `ts - '1 hour'` still binds (as timestamp − interval); the first
+// failure is reported when none fits.
 func (b *binder) resolve(n ast.Node, f *Func, args []Scalar) ([]Scalar, types.Kind, error) {
-	best, bestCost := -1, math.MaxInt
+	type cand struct{ sig, cost int }
+	var cands []cand
 	for i, sig := range f.Sigs {
-		if cost, ok := sigCost(sig, args); ok && cost < bestCost {
-			best, bestCost = i, cost
+		if cost, ok := sigCost(sig, args); ok {
+			cands = append(cands, cand{i, cost})
 		}
 	}
-	if best < 0 {
+	if len(cands) == 0 {
 		return nil, 0, noMatch(n, f, args)
 	}
-	sig := f.Sigs[best]
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].cost < cands[j].cost })
+	var firstErr error
+	for _, c := range cands {
+		out, k, err := applySig(f, f.Sigs[c.sig], args)
+		if err == nil {
+			return out, k, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, 0, firstErr
+}
+
+// applySig converts args to the kinds sig declares.
+func applySig(f *Func, sig Sig, args []Scalar) ([]Scalar, types.Kind, error) {
 	unified, _ := unifyArgs(sig, args)
 	out := make([]Scalar, len(args))
 	for i, a := range args {
@@ -648,7 +668,10 @@ func unifyArgs(sig Sig, args []Scalar) (types.Kind, bool) {
 func isNumeric(k types.Kind) bool { return k == types.Int || k == types.Float }
 
 // sigCost scores how well args fit sig: 0 per exact match, 1 per Int
-// widened to Float, 2 per string literal coerced.
+// widened to Float, 2 per string literal coerced to the kind of another
+// argument and 3 per literal coerced to some other kind. Like Postgres, a
+// literal is first assumed to be of the other operand's kind, so
+// `ts - '2024-01-01'` is timestamp − timestamp.
 func sigCost(sig Sig, args []Scalar) (int, bool) {
 	if !arityOK(sig, len(args)) {
 		return 0, false
@@ -668,13 +691,26 @@ func sigCost(sig Sig, args []Scalar) (int, bool) {
 		case p == AnyKind || ak == p || ak == types.Null || p == types.Null:
 		case ak == types.Int && p == types.Float:
 			cost++
-		case isStringLiteral(a):
+		case isStringLiteral(a) && hasTypedKind(args, p):
 			cost += 2
+		case isStringLiteral(a):
+			cost += 3
 		default:
 			return 0, false
 		}
 	}
 	return cost, true
+}
+
+// hasTypedKind reports whether some argument other than a string literal
+// has kind k.
+func hasTypedKind(args []Scalar, k types.Kind) bool {
+	for _, a := range args {
+		if a.Type() == k && !isStringLiteral(a) {
+			return true
+		}
+	}
+	return false
 }
 
 func noMatch(n ast.Node, f *Func, args []Scalar) error {

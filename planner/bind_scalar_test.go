@@ -111,6 +111,8 @@ func TestBindScalar(t *testing.T) {
 		{"ts - INTERVAL 1 DAY", "(ts - INTERVAL '1 day 00:00:00')", types.Timestamp},
 		{"ts - INTERVAL -5 SECOND", "(ts - INTERVAL '-00:00:05')", types.Timestamp},
 		{"ts - ts", "(ts - ts)", types.Interval},
+		{"ts - '2024-01-01'", "(ts - '2024-01-01 00:00:00')", types.Interval},
+		{"ts - '1 hour'", "(ts - INTERVAL '01:00:00')", types.Timestamp},
 		{"iv * 2", "(iv * 2)", types.Interval},
 		{"ts + iv", "(ts + iv)", types.Timestamp},
 		{"'2024-01-01 00:00:05' + INTERVAL 1 SECOND", "('2024-01-01 00:00:05' + INTERVAL '00:00:01')", types.Timestamp},
