@@ -1,0 +1,17 @@
+// Package exec runs physical plans as incremental operators.
+//
+//	source reader ──▶ Filter ─▶ Project ─▶ WindowAggregate ─▶ Project ─▶ Materialize ─▶ sinks
+//	 (stamps each row with       (stateless)   (keyed: Parallel     (view contents)
+//	  the watermark in force)                   instances by hash)
+//
+// Invariants:
+//   - Batches carry rows, optional retraction signs and, from sources, the
+//     watermark in force when each row arrived; lateness is judged per row
+//     against it, so results do not depend on batch boundaries.
+//   - Every keyed state is bounded: windows by window_end + allowed
+//     lateness, joins by their interval (or window) and the other input's
+//     watermark, non-windowed aggregates by STATE TTL.
+//   - A checkpoint holds each operator's keys changed since the previous
+//     one; Restore reloads them, each parallel instance keeping the keys it
+//     owns.
+package exec
