@@ -2,6 +2,7 @@ package parser
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/sqlerr"
 )
@@ -11,6 +12,17 @@ import (
 // the position of the first problem in the script.
 func Parse(sql string) ([]Stmt, error) {
 	src := newSource(sql)
+	if !utf8.ValidString(sql) {
+		off := 0
+		for off < len(sql) {
+			r, n := utf8.DecodeRuneInString(sql[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return nil, src.syntaxErr(off, off, "invalid UTF-8")
+	}
 	lx := lex(sql)
 	var out []Stmt
 	start := 0

@@ -338,6 +338,7 @@ func TestQueryRestore(t *testing.T) {
 			`SELECT CAST(("a" + "b") AS SIGNED),CAST(COUNT(1) AS DOUBLE),CAST("t"."a" AS CHAR),-CAST(1 AS SIGNED) FROM "t"`},
 		{"cast function", `SELECT CAST(x AS BIGINT), CAST(x AS INT), CAST(x AS TEXT), CAST(x AS VARCHAR), CAST(x AS DOUBLE PRECISION), CAST(x AS FLOAT), CAST(x AS TIMESTAMP), CAST(x AS BOOLEAN) FROM t`,
 			`SELECT CAST("x" AS SIGNED),CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS CHAR),CAST("x" AS DOUBLE),CAST("x" AS DOUBLE),CAST("x" AS DATETIME(6)),CAST("x" AS BOOLEAN) FROM "t"`},
+		{"convert keeps its type", `SELECT CONVERT(x, SIGNED) FROM t`, `SELECT CONVERT("x", SIGNED) FROM "t"`},
 		{"cast native", `SELECT CAST(x AS SIGNED), CAST(x AS CHAR), CAST(x AS DATE) FROM t`, `SELECT CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS DATE) FROM "t"`},
 		{"operators", `SELECT a <> 1, b != 2, c IS NULL, d IS NOT NULL, TRUE, FALSE, e || 'x' FROM t`,
 			`SELECT "a" != 1,"b" != 2,"c" IS NULL,"d" IS NOT NULL,TRUE,FALSE,CONCAT("e", 'x') FROM "t"`},
