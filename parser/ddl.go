@@ -267,7 +267,7 @@ var knownTypes = map[string]bool{
 	"DATE": true, "TIME": true, "JSON": true, "JSONB": true, "BYTEA": true, "BLOB": true,
 	"BINARY": true, "VARBINARY": true, "UUID": true, "ARRAY": true, "MAP": true, "ROW": true,
 	"STRUCT": true, "BIT": true, "MONEY": true, "YEAR": true, "ENUM": true, "SET": true,
-	"UNSIGNED": true, "SIGNED": true,
+	"UNSIGNED": true, "SIGNED": true, "INTERVAL": true,
 }
 
 // typeErr reports the type name t that is not one of ours.

@@ -48,6 +48,31 @@
 // back for their placeholders and the streaming clauses in our syntax.
 // FuzzParse checks parse → Restore → parse.
 //
+// # Reading the TiDB tree (for the planner)
+//
+//   - Window TVFs: an *ast.TableName whose Name.L is a WindowTVFClause's
+//     Placeholder ("__w0", "__w1", ... in FROM order within a statement,
+//     EXPLAIN's inner statement included). Its TableSource.AsName is the
+//     alias, also in WindowTVFClause.Alias.
+//   - Interval arithmetic: TiDB turns `ts - INTERVAL '5' SECOND` into
+//     FuncCallExpr DATE_SUB(ts, '5', TimeUnitExpr{SECOND}) (DATE_ADD for +).
+//     Units reaching the tree are MICROSECOND, SECOND, MINUTE, HOUR, DAY,
+//     WEEK (milliseconds arrive as MICROSECOND) or ones TiDB knows and we
+//     pass through (MONTH, YEAR, ...).
+//   - Casts: *ast.FuncCastExpr with Tp.GetType() TypeLonglong (Int),
+//     TypeVarString (String), TypeDouble (Float), TypeDatetime with 6
+//     fractional digits (Timestamp) or TypeTiny with flen 1 (Bool); see
+//     castType for the full mapping. TiDB-native targets (UNSIGNED, DATE,
+//     TIME, JSON, BINARY, and CONVERT(x, type)) pass through as TiDB
+//     parsed them.
+//   - `a || b` is FuncCallExpr CONCAT; `<>` and `!=` are opcode.NE; TRUE and
+//     FALSE are integer literals flagged IsBooleanFlag.
+//   - `FOR SYSTEM_TIME AS OF e` becomes TiDB's `AS OF TIMESTAMP e`, i.e.
+//     TableName.AsOf.
+//   - Names keep the user's spelling (CIStr O) and case-folded form (L);
+//     our own statements keep names as written, quoted or not, while
+//     option keys and setting names are lower-cased.
+//
 // # Errors
 //
 // Errors are *sqlerr.Error with sqlerr.SyntaxError or

@@ -237,7 +237,7 @@ func TestStmtBase(t *testing.T) {
 
 func TestParseView(t *testing.T) {
 	tests := []struct {
-		name, sql string
+		name, sql   string
 		ifNotExists bool
 		windows     []WindowTVFClause
 		streaming   StreamingClauses
@@ -263,7 +263,7 @@ STATE TTL INTERVAL '1 hour' EMIT EVERY INTERVAL '5' SECOND LATE DATA SIDE OUTPUT
 				LateData: &LateDataClause{Policy: LateSideOutput, SideTable: "late_bids"},
 				Emit:     &EmitClause{Mode: EmitEvery, Every: 5 * types.Second}, StateTTL: i64(types.Hour)}},
 		{name: "late data drop, emit on update", sql: `CREATE MATERIALIZED VIEW v AS SELECT bidder, count(*) FROM SESSION(bids, date_time, INTERVAL '1' MINUTE) AS s GROUP BY bidder, window_start, window_end LATE DATA DROP EMIT ON UPDATE`,
-			windows: []WindowTVFClause{{Placeholder: "__w0", Kind: Session, Source: "bids", TimeColumn: "date_time", Gap: types.Minute, Alias: "s"}},
+			windows:   []WindowTVFClause{{Placeholder: "__w0", Kind: Session, Source: "bids", TimeColumn: "date_time", Gap: types.Minute, Alias: "s"}},
 			streaming: StreamingClauses{LateData: &LateDataClause{Policy: LateDrop}, Emit: &EmitClause{Mode: EmitOnUpdate}}},
 		{name: "update side output", sql: `CREATE MATERIALIZED VIEW v AS SELECT * FROM TUMBLE(bids, date_time, INTERVAL '1' SECOND) LATE DATA UPDATE SIDE OUTPUT "Late"`,
 			windows:   []WindowTVFClause{{Placeholder: "__w0", Kind: Tumble, Source: "bids", TimeColumn: "date_time", Size: types.Second}},
@@ -338,6 +338,8 @@ func TestQueryRestore(t *testing.T) {
 			`SELECT CAST(("a" + "b") AS SIGNED),CAST(COUNT(1) AS DOUBLE),CAST("t"."a" AS CHAR),-CAST(1 AS SIGNED) FROM "t"`},
 		{"cast function", `SELECT CAST(x AS BIGINT), CAST(x AS INT), CAST(x AS TEXT), CAST(x AS VARCHAR), CAST(x AS DOUBLE PRECISION), CAST(x AS FLOAT), CAST(x AS TIMESTAMP), CAST(x AS BOOLEAN) FROM t`,
 			`SELECT CAST("x" AS SIGNED),CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS CHAR),CAST("x" AS DOUBLE),CAST("x" AS DOUBLE),CAST("x" AS DATETIME(6)),CAST("x" AS BOOLEAN) FROM "t"`},
+		{"postgres interval cast", `SELECT ts + '10 seconds'::interval FROM t`, `SELECT DATE_ADD("ts", INTERVAL '10' SECOND) FROM "t"`},
+		{"limit offset", `SELECT x FROM t LIMIT 10 OFFSET 5`, `SELECT "x" FROM "t" LIMIT 5,10`},
 		{"convert keeps its type", `SELECT CONVERT(x, SIGNED) FROM t`, `SELECT CONVERT("x", SIGNED) FROM "t"`},
 		{"cast native", `SELECT CAST(x AS SIGNED), CAST(x AS CHAR), CAST(x AS DATE) FROM t`, `SELECT CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS DATE) FROM "t"`},
 		{"operators", `SELECT a <> 1, b != 2, c IS NULL, d IS NOT NULL, TRUE, FALSE, e || 'x' FROM t`,

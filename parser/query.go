@@ -349,6 +349,9 @@ func (q *queryRewrite) pgCast(i int) int {
 		q.errAt(t, "expected an expression before ::")
 		return i
 	}
+	if i+1 < len(q.toks) && q.toks[i+1].is("INTERVAL") && start == i-1 && q.toks[start].kind == tString {
+		return q.intervalCast(i)
+	}
 	target, last, err := q.castType(i+1, len(q.toks))
 	if err != nil {
 		q.errs.add(err)
@@ -359,6 +362,19 @@ func (q *queryRewrite) pgCast(i int) int {
 	q.rw.replace(t.off, q.toks[last].end, " AS "+target+")")
 	q.operand[last] = start
 	return last
+}
+
+// intervalCast rewrites the Postgres '10 seconds'::interval (the '::' at
+// i) into INTERVAL '10' SECOND.
+func (q *queryRewrite) intervalCast(i int) int {
+	lit := q.toks[i-1]
+	us, err := parseIntervalText(lit.val())
+	if err != nil {
+		q.errAt(lit, err.Error())
+		return i + 1
+	}
+	q.rw.replace(lit.off, q.toks[i+1].end, "INTERVAL "+tidbIntervalLiteral(us))
+	return i + 1
 }
 
 // castOperand finds the first token of the operand that ends at token j:
