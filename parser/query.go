@@ -540,8 +540,9 @@ func (p *stmtParser) tidbErr(msg, text string, m offsetMap, base, end int) *sqle
 	}
 	rest := msg[i+len(nearTag):]
 	off, detail := -1, ""
-	if j := strings.LastIndex(rest, `"(total length `); j >= 0 {
-		n, err := strconv.Atoi(strings.TrimRight(strings.TrimSpace(rest[j+len(`"(total length `):]), ")"))
+	const totalTag = "(total length "
+	if j := strings.LastIndex(rest, totalTag); j >= 0 && len(text) > 2048 {
+		n, err := strconv.Atoi(strings.TrimRight(strings.TrimSpace(rest[j+len(totalTag):]), ")"))
 		if err == nil && n <= len(text) {
 			off = len(text) - n
 		}
