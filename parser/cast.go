@@ -1,0 +1,190 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/streamsql/streamsql/sqlerr"
+)
+
+// nonFunctionWords may stand before '(' without naming a function.
+var nonFunctionWords = map[string]bool{
+	"AND": true, "OR": true, "NOT": true, "IN": true, "EXISTS": true, "WHERE": true,
+	"SELECT": true, "ON": true, "WHEN": true, "THEN": true, "ELSE": true, "BY": true,
+	"HAVING": true, "AS": true, "FROM": true, "JOIN": true, "IS": true, "LIKE": true,
+	"BETWEEN": true, "CASE": true, "DISTINCT": true, "ALL": true, "ANY": true,
+	"SOME": true, "VALUES": true, "USING": true, "OVER": true, "XOR": true, "DIV": true,
+	"MOD": true, "LIMIT": true, "SET": true, "RETURN": true, "INTERVAL": true,
+}
+
+// pgCast rewrites the Postgres cast `operand::type` at i (the '::') into
+// CAST(operand AS target).
+func (q *queryRewrite) pgCast(i int) int {
+	t := q.toks[i]
+	start, ok := q.castOperand(i - 1)
+	if !ok {
+		q.errAt(t, "expected an expression before ::")
+		return i
+	}
+	if i+1 < len(q.toks) && q.toks[i+1].is("INTERVAL") && start == i-1 && q.toks[start].kind == tString {
+		return q.intervalCast(i)
+	}
+	target, last, err := q.castType(i+1, len(q.toks))
+	if err != nil {
+		q.errs.add(err)
+		q.rw.blank(t.off, t.end) // TiDB must not report the '::' before our error
+		return i
+	}
+	q.rw.insert(q.toks[start].off, "CAST(")
+	q.rw.replace(t.off, q.toks[last].end, " AS "+target+")")
+	q.operand[last] = start
+	return last
+}
+
+// intervalCast rewrites the Postgres '10 seconds'::interval (the '::' at
+// i) into INTERVAL '10' SECOND.
+func (q *queryRewrite) intervalCast(i int) int {
+	lit := q.toks[i-1]
+	us, err := parseIntervalText(lit.val())
+	if err != nil {
+		q.errAt(lit, err.Error())
+		return i + 1
+	}
+	q.rw.replace(lit.off, q.toks[i+1].end, "INTERVAL "+tidbIntervalLiteral(us))
+	return i + 1
+}
+
+// castOperand finds the first token of the operand that ends at token j:
+// a name (maybe qualified), a literal, a parenthesised expression, a
+// function call or an earlier :: cast.
+func (q *queryRewrite) castOperand(j int) (int, bool) {
+	if j < 0 {
+		return 0, false
+	}
+	if s, ok := q.operand[j]; ok {
+		return s, true
+	}
+	t := q.toks[j]
+	s := j
+	switch {
+	case t.isOp(")"):
+		k := q.match[j]
+		if k < 0 {
+			return 0, false
+		}
+		s = k
+		if k > 0 {
+			if fn := q.toks[k-1]; fn.isName() && fn.end == q.toks[k].off && !nonFunctionWords[strings.ToUpper(fn.text)] {
+				s = k - 1
+			}
+		}
+	case t.kind == tString:
+		if j > 0 {
+			if p := q.toks[j-1]; p.kind == tIdent && (p.end == t.off || p.is("DATE") || p.is("TIME") || p.is("TIMESTAMP")) {
+				s = j - 1
+			}
+		}
+		return s, true
+	case t.isName() || t.kind == tNumber:
+	default:
+		return 0, false
+	}
+	for s >= 2 && q.toks[s-1].isOp(".") && q.toks[s-2].isName() {
+		s -= 2
+	}
+	return s, true
+}
+
+// castAs rewrites the type of CAST(expr AS type) whose AS is at i and
+// whose '(' is at open.
+func (q *queryRewrite) castAs(i, open int) int {
+	closeIdx := q.match[open]
+	if closeIdx < 0 || i+1 >= closeIdx {
+		return i
+	}
+	target, last, err := q.castType(i+1, closeIdx)
+	if err != nil {
+		q.errs.add(err)
+		return max(i, last)
+	}
+	if last+1 != closeIdx {
+		return i // more than a type (e.g. CHAR CHARACTER SET x): TiDB decides
+	}
+	if target != "" {
+		q.rw.replace(q.toks[i+1].off, q.toks[last].end, target)
+	}
+	return last
+}
+
+// The cast targets. The planner maps TiDB's FuncCastExpr.Tp back to a kind:
+//
+//	BIGINT INT INTEGER SMALLINT INT2 INT4 INT8   -> SIGNED      (TypeLonglong)  -> Int
+//	TEXT VARCHAR[(n)] CHAR[(n)] STRING            -> CHAR        (TypeVarString) -> String
+//	DOUBLE [PRECISION] FLOAT FLOAT4 FLOAT8 REAL
+//	NUMERIC DECIMAL [(p[,s])]                     -> DOUBLE      (TypeDouble)    -> Float
+//	TIMESTAMP[(p)] TIMESTAMPTZ DATETIME[(p)]      -> DATETIME(6) (TypeDatetime)  -> Timestamp
+//	BOOLEAN BOOL                                  -> TypeTiny, flen 1            -> Bool
+//
+// TiDB has no BOOLEAN cast: the pass writes YEAR (same length as BOOL,
+// padded for BOOLEAN) and fixVisitor turns every YEAR cast into TypeTiny,
+// the type TiDB gives a BOOLEAN column; a user's own CAST(x AS YEAR) is
+// refused. TiDB-native targets (SIGNED, UNSIGNED, CHAR, DATE, TIME, JSON,
+// BINARY) pass through unchanged.
+func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sqlerr.Error) {
+	if k >= limit {
+		t := token{kind: tEOF, off: q.end, end: q.end}
+		if k < len(q.toks) {
+			t = q.toks[k]
+		}
+		return "", k, q.p.src.syntaxErr(t.off, q.end, "expected a type name")
+	}
+	t := q.toks[k]
+	if t.kind != tIdent {
+		return "", k, q.p.src.syntaxErr(t.off, q.end, "expected a type name")
+	}
+	last = k
+	optWord := func(w string) {
+		if last+1 < limit && q.toks[last+1].is(w) {
+			last++
+		}
+	}
+	optArgs := func() {
+		if last+1 < limit && q.toks[last+1].isOp("(") && q.match[last+1] > 0 && q.match[last+1] < limit {
+			last = q.match[last+1]
+		}
+	}
+	switch strings.ToUpper(t.text) {
+	case "BIGINT", "INT", "INTEGER", "SMALLINT", "INT2", "INT4", "INT8", "TINYINT":
+		target = "SIGNED"
+	case "SIGNED", "UNSIGNED":
+		optWord("INTEGER")
+		return "", last, nil
+	case "TEXT", "STRING", "VARCHAR", "CHAR", "CHARACTER":
+		optWord("VARYING")
+		optArgs()
+		target = "CHAR"
+	case "DOUBLE":
+		optWord("PRECISION")
+		target = "DOUBLE"
+	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "NUMERIC", "DECIMAL":
+		optArgs()
+		target = "DOUBLE"
+	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME":
+		optArgs()
+		if last+3 < limit && (q.toks[last+1].is("WITH") || q.toks[last+1].is("WITHOUT")) &&
+			q.toks[last+2].is("TIME") && q.toks[last+3].is("ZONE") {
+			last += 3
+		}
+		target = "DATETIME(6)"
+	case "BOOLEAN", "BOOL":
+		target = "YEAR"
+	case "YEAR":
+		return "", k, q.p.src.unsupported(t.off, "cast to YEAR")
+	case "DATE", "TIME", "JSON", "BINARY":
+		optArgs()
+		return "", last, nil
+	default:
+		c := &cursor{p: q.p, end: q.end}
+		return "", k, c.typeErr(t)
+	}
+	return target, last, nil
+}

@@ -1,0 +1,97 @@
+package parser
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/sqlerr"
+)
+
+// placeholderPrefix starts the table names that stand in for window TVFs.
+const placeholderPrefix = "__w"
+
+// isPlaceholderName reports whether name has the form of a window
+// placeholder (__w0, __w1, ...); users may not use such names.
+func isPlaceholderName(name string) bool {
+	if len(name) <= len(placeholderPrefix) || !strings.EqualFold(name[:len(placeholderPrefix)], placeholderPrefix) {
+		return false
+	}
+	_, err := strconv.ParseUint(name[len(placeholderPrefix):], 10, 32)
+	return err == nil
+}
+
+// windowTVF replaces TUMBLE(...), HOP(...) or SESSION(...) at i by a
+// placeholder table and records the window.
+func (q *queryRewrite) windowTVF(i int) int {
+	t := q.toks[i]
+	closeIdx := q.match[i+1]
+	if closeIdx < 0 {
+		return i // unbalanced: TiDB reports it
+	}
+	w := &WindowTVFClause{
+		Placeholder: fmt.Sprintf("%s%d", placeholderPrefix, q.p.windows),
+		Pos:         q.p.src.pos(t.off),
+	}
+	q.p.windows++
+	q.rw.replace(t.off, q.toks[closeIdx].end, w.Placeholder)
+	c := &cursor{p: q.p, toks: q.toks[i+2 : closeIdx], end: q.toks[closeIdx].off, limit: q.end}
+	var usage string
+	switch strings.ToUpper(t.text) {
+	case "TUMBLE":
+		w.Kind, usage = Tumble, "TUMBLE(source, time_col, size)"
+	case "HOP":
+		w.Kind, usage = Hop, "HOP(source, time_col, slide, size)"
+	default:
+		w.Kind, usage = Session, "SESSION(source, time_col, gap)"
+	}
+	if err := c.windowArgs(w, usage); err != nil {
+		q.errs.add(err)
+	} else {
+		q.windows = append(q.windows, w)
+	}
+	return closeIdx
+}
+
+// windowArgs parses the arguments of a window TVF into w.
+func (c *cursor) windowArgs(w *WindowTVFClause, usage string) *sqlerr.Error {
+	var err *sqlerr.Error
+	hint := "expected " + usage
+	if w.Source, _, err = c.name("the windowed relation: " + usage); err != nil {
+		return err
+	}
+	if c.peek(0).isOp(".") {
+		return c.errAt(c.peek(0), "the windowed relation must be a plain name")
+	}
+	if !c.acceptOp(",") {
+		return c.errAt(c.peek(0), hint)
+	}
+	if w.TimeColumn, _, err = c.name("the time column: " + usage); err != nil {
+		return err
+	}
+	if !c.acceptOp(",") {
+		return c.errAt(c.peek(0), hint)
+	}
+	first, err := c.interval(false)
+	if err != nil {
+		return err
+	}
+	switch w.Kind {
+	case Tumble:
+		w.Size = first
+	case Session:
+		w.Gap = first
+	case Hop:
+		w.Slide = first
+		if !c.acceptOp(",") {
+			return c.errAt(c.peek(0), hint)
+		}
+		if w.Size, err = c.interval(false); err != nil {
+			return err
+		}
+	}
+	if !c.atEOF() {
+		return c.errAt(c.peek(0), hint)
+	}
+	return nil
+}
