@@ -73,7 +73,7 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 		}
 		s = k
 		if k > 0 {
-			if fn := q.toks[k-1]; fn.isName() && fn.end == q.toks[k].off && !nonFunctionWords[strings.ToUpper(fn.text)] {
+			if fn := q.toks[k-1]; fn.isName() && !nonFunctionWords[strings.ToUpper(fn.text)] {
 				s = k - 1
 			}
 		}
@@ -84,6 +84,8 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 			}
 		}
 		return s, true
+	case t.is("END"):
+		return q.caseStart(j)
 	case t.isName() || t.kind == tNumber:
 	default:
 		return 0, false
@@ -92,6 +94,25 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 		s -= 2
 	}
 	return s, true
+}
+
+// caseStart finds the CASE that the END at j closes.
+func (q *queryRewrite) caseStart(j int) (int, bool) {
+	depth := 0
+	for k := j; k >= 0; k-- {
+		t := q.toks[k]
+		switch {
+		case t.isOp(")") && q.match[k] >= 0:
+			k = q.match[k]
+		case t.is("END"):
+			depth++
+		case t.is("CASE"):
+			if depth--; depth == 0 {
+				return k, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // castAs rewrites the type of CAST(expr AS type) whose AS is at i and

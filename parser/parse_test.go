@@ -449,3 +449,25 @@ SELECT * FROM v;`
 		}
 	}
 }
+
+// TestRoundTripEdges checks Restore on forms whose output the pass must
+// read back exactly.
+func TestRoundTripEdges(t *testing.T) {
+	for _, sql := range []string{
+		`SELECT count (x)::int FROM t`,
+		`SELECT CASE WHEN a THEN CASE b WHEN 1 THEN 2 END ELSE (3) END::text FROM t`,
+		`SELECT a AS "emit", "AS" FROM t WHERE s = 'AS )' AND u = '"__w0"'`,
+		`CREATE MATERIALIZED VIEW v AS SELECT "emit" FROM (SELECT 1 AS "emit") AS x EMIT ON UPDATE`,
+		`CREATE MATERIALIZED VIEW v AS SELECT CAST(x AS BOOLEAN) AS b FROM TUMBLE(s, ts, INTERVAL '1500' MILLISECOND) EMIT EVERY INTERVAL '250 ms'`,
+		`SELECT ts - INTERVAL '1 day 2 hours', ts + INTERVAL '-5 seconds', ts + INTERVAL 1.5 HOUR FROM t`,
+		`INSERT INTO t VALUES (TRUE::boolean, 'x'::text, NULL)`,
+		`CREATE SOURCE s (pt AS PROCTIME(), "a""b" VARCHAR PRIMARY KEY) WITH ('Odd Key' = 'line
+two', n = -1.5)`,
+		`SET x = ''`,
+		`SELECT * FROM a JOIN TUMBLE(b, ts, INTERVAL '1' DAY) w ON a.k = w.k JOIN HOP("B", "T", INTERVAL '1' HOUR, INTERVAL '1' DAY) ON TRUE`,
+		`SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 3`,
+		`(SELECT 1) UNION ALL (SELECT 2)`,
+	} {
+		t.Run(sql, func(t *testing.T) { parseOne(t, sql) })
+	}
+}
