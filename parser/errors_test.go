@@ -64,6 +64,7 @@ func TestErrors(t *testing.T) {
 		{name: "hash", sql: "SELECT a # b", code: sqlerr.SyntaxError, line: 1, col: 10, near: "# b"},
 		{name: "reserved placeholder", sql: "SELECT * FROM __w0", code: sqlerr.SyntaxError, line: 1, col: 15, near: "__w0", detail: "reserved"},
 		{name: "tvf outside FROM", sql: "SELECT TUMBLE(a, b, INTERVAL '1' SECOND)", code: sqlerr.SyntaxError, line: 1, col: 8, near: "TUMBLE(a, b, INTERVAL '1' SECOND)", detail: "in FROM"},
+		{name: "after an auto-quoted name", sql: "SELECT key, rank\n  FROM t WHERE = 1", code: sqlerr.SyntaxError, line: 2, col: 16, near: "= 1"},
 		{name: "long statement", sql: "SELECT a FROM t\nWHERE = 1 AND " + strings.Repeat("b = 1 AND ", 400) + "c = 2",
 			code: sqlerr.SyntaxError, line: 2, col: 7, near: "= 1 AND b = 1 AND b = 1 AND b = 1 AND b"},
 		{name: "unsupported statement", sql: "UPDATE t SET a = 1", code: sqlerr.FeatureNotSupport, line: 1, col: 1, near: "-", detail: "UPDATE"},

@@ -51,3 +51,18 @@ func TestNexmarkColumnNames(t *testing.T) {
 		t.Errorf("alias: %+v %s", q.Windows[0], q.Restore())
 	}
 }
+
+// TestReservedNames checks that names TiDB reserves but Postgres users
+// write bare are read as identifiers, and keep their uses as keywords.
+func TestReservedNames(t *testing.T) {
+	for _, sql := range []string{
+		`SELECT key, value, rank, range FROM kafka_in WHERE key IS NOT NULL GROUP BY key, value, rank, range`,
+		`SELECT t.key AS key FROM t AS key`,
+		`INSERT INTO t (key, value) VALUES ('k', 'v')`,
+		`SELECT rank() OVER (ORDER BY a RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), lag(a) OVER (ORDER BY a) FROM t`,
+		`SELECT a FROM t USE INDEX (i) WHERE b = 1`,
+		`SELECT a FROM t LOCK IN SHARE MODE`,
+	} {
+		parseOne(t, sql)
+	}
+}

@@ -163,6 +163,8 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 			q.rw.replace(t.off, q.toks[i+3].end, "AS OF TIMESTAMP")
 			return i + 3
 		}
+	default:
+		q.quoteReserved(i, prev)
 	}
 	return i
 }
