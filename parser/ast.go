@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamsql/streamsql/sqlerr"
@@ -157,6 +159,17 @@ type QueryStmt struct {
 	StmtBase
 	Select  ast.ResultSetNode
 	Windows []*WindowTVFClause
+}
+
+// Window returns the window whose placeholder table is named name
+// (case-insensitive), or nil: the planner calls it for each TableName.
+func (s *QueryStmt) Window(name string) *WindowTVFClause {
+	for _, w := range s.Windows {
+		if strings.EqualFold(w.Placeholder, name) {
+			return w
+		}
+	}
+	return nil
 }
 
 // CreateViewStmt is CREATE MATERIALIZED VIEW name AS query [streaming clauses].

@@ -15,6 +15,7 @@
 //	                           x::bigint                → CAST(x AS SIGNED)
 //	                           CAST(x AS BOOLEAN)       → CAST(x AS YEAR) → TypeTiny
 //	                           FOR SYSTEM_TIME AS OF    → AS OF TIMESTAMP
+//	                           key (TiDB-reserved name) → "key"
 //	                           view clauses, comments   → blanks
 //	                                                    ▼
 //	                         TiDB parser (ANSI_QUOTES, PIPES_AS_CONCAT,
@@ -69,6 +70,13 @@
 //     FALSE are integer literals flagged IsBooleanFlag.
 //   - `FOR SYSTEM_TIME AS OF e` becomes TiDB's `AS OF TIMESTAMP e`, i.e.
 //     TableName.AsOf.
+//   - Words TiDB reserves but Postgres users write as names (key, rank,
+//     range, ...: tidbReserved) are quoted by the pass when not followed by
+//     '(' or used as TiDB keywords there, so they reach the tree as names.
+//     The Nexmark columns (date_time, extra, channel, url, name, city,
+//     state, category, reserve, expires, seller, description, window_start,
+//     window_end, count, price, bidder, auction, id) are all plain
+//     identifiers to TiDB and need nothing.
 //   - Names keep the user's spelling (CIStr O) and case-folded form (L);
 //     our own statements keep names as written, quoted or not, while
 //     option keys and setting names are lower-cased.

@@ -47,7 +47,7 @@ func TestNexmarkColumnNames(t *testing.T) {
 	}
 	// The q7 view alias columns after a window are plain names.
 	q := parseOne(t, "SELECT b.window_start FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) b").(*QueryStmt)
-	if q.Windows[0].Alias != "b" || !strings.Contains(q.Restore(), `AS "b"`) {
+	if q.Window("__W0") != q.Windows[0] || q.Window("b") != nil || q.Windows[0].Alias != "b" || !strings.Contains(q.Restore(), `AS "b"`) {
 		t.Errorf("alias: %+v %s", q.Windows[0], q.Restore())
 	}
 }
