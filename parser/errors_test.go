@@ -70,6 +70,8 @@ func TestErrors(t *testing.T) {
 		{name: "unsupported statement", sql: "UPDATE t SET a = 1", code: sqlerr.FeatureNotSupport, line: 1, col: 1, near: "-", detail: "UPDATE"},
 		{name: "unsupported create", sql: "\n  CREATE VIEW v AS SELECT 1", code: sqlerr.FeatureNotSupport, line: 2, col: 3, near: "-", detail: "CREATE VIEW"},
 		{name: "insert select", sql: "INSERT INTO t SELECT * FROM u", code: sqlerr.FeatureNotSupport, line: 1, col: 1, near: "-", detail: "INSERT ... SELECT"},
+		{name: "insert on duplicate key", sql: "INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2", code: sqlerr.FeatureNotSupport, line: 1, col: 1, near: "-", detail: "ON DUPLICATE"},
+		{name: "alter table", sql: "ALTER TABLE t ADD PRIMARY KEY (a)", code: sqlerr.FeatureNotSupport, line: 1, col: 1, near: "-", detail: "ALTER TABLE"},
 		{name: "cast to year", sql: "SELECT CAST(x AS YEAR)", code: sqlerr.FeatureNotSupport, line: 1, col: 18, near: "-"},
 		{name: "garbage", sql: "FROB the thing", code: sqlerr.SyntaxError, line: 1, col: 1, near: "FROB the thing"},
 		{name: "view without query", sql: "CREATE MATERIALIZED VIEW v AS EMIT ON UPDATE", code: sqlerr.SyntaxError, line: 1, col: 31, near: "EMIT ON UPDATE"},

@@ -11,7 +11,7 @@ import (
 func (p *stmtParser) insert(toks []token) (Stmt, *sqlerr.Error) {
 	end := toks[len(toks)-1].end
 	rw := p.newRewriter(toks)
-	q := &queryRewrite{p: p, rw: rw, toks: toks, end: end}
+	q := &queryRewrite{p: p, rw: rw, toks: toks, end: end, quoteNames: true}
 	var errs errList
 	errs.add(q.run())
 	node, err := p.tidbParse(rw, end)

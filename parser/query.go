@@ -43,6 +43,9 @@ type queryRewrite struct {
 	windows []*WindowTVFClause
 	operand map[int]int // last token of a rewritten :: cast -> start of the cast
 	errs    errList
+	// quoteNames turns on quoting of TiDB-reserved names: for queries and
+	// INSERT, not for statements we only hand TiDB to name them.
+	quoteNames bool
 }
 
 func (q *queryRewrite) errAt(t token, detail string) {
@@ -232,7 +235,7 @@ func (q *queryRewrite) exprInterval(i int) int {
 // being the first.
 func (p *stmtParser) parseQuery(toks []token, end int, errs errList) (*QueryStmt, *sqlerr.Error) {
 	rw := p.newRewriter(toks)
-	q := &queryRewrite{p: p, rw: rw, toks: toks, end: end}
+	q := &queryRewrite{p: p, rw: rw, toks: toks, end: end, quoteNames: true}
 	errs.add(q.run())
 	node, err := p.tidbParse(rw, end)
 	errs.add(err)

@@ -25,7 +25,7 @@ func (q *queryRewrite) quoteReserved(i int, prev token) {
 		next = q.toks[i+1]
 	}
 	switch {
-	case !tidbReserved[w], next.isOp("("):
+	case !q.quoteNames || !tidbReserved[w], next.isOp("("), prev.is("DUPLICATE"):
 		return
 	case (w == "KEY" || w == "INDEX" || w == "KEYS") &&
 		(prev.is("USE") || prev.is("FORCE") || prev.is("IGNORE") || next.is("FOR")):
