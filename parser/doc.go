@@ -28,8 +28,8 @@
 //
 // The pass never re-types the user's text: it records edits against it.
 // An edit whose replacement fits is padded with blanks to the exact length
-// of what it replaces (newlines kept), so every offset TiDB reports inside
-// or after it is already an offset of the user's text. Where the
+// of what it replaces (newlines kept), so no offset inside or after it
+// moves. Where the
 // replacement cannot keep the length (x::bigint → CAST(x AS SIGNED),
 // MILLISECOND → MICROSECOND), the rewriter keeps an offset map from the
 // rewritten text back to the user's text; an offset inside such an edit
@@ -80,6 +80,17 @@
 //   - Names keep the user's spelling (CIStr O) and case-folded form (L);
 //     our own statements keep names as written, quoted or not, while
 //     option keys and setting names are lower-cased.
+//
+// # Limits
+//
+//   - At the top level of a view's query, EMIT, ALLOWED LATENESS, LATE DATA
+//     and STATE TTL start the streaming clauses: such an alias must be
+//     quoted.
+//   - '#' is not a comment (TiDB's would disagree with our tokens) and is
+//     refused; so are invalid UTF-8, decimal literals over 81 digits (TiDB's
+//     test driver cannot hold them) and CAST(x AS YEAR) (the BOOLEAN marker).
+//   - Postgres parameters ($1) are not rewritten: TiDB reads them as names.
+//     Flink's TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), ...)) form is not read.
 //
 // # Errors
 //
