@@ -90,7 +90,8 @@
 //     refused; so are invalid UTF-8, decimal literals over 81 digits (TiDB's
 //     test driver cannot hold them) and CAST(x AS YEAR) (the BOOLEAN marker).
 //   - Postgres parameters ($1) are not rewritten: TiDB reads them as names.
-//     Flink's TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), ...)) form is not read.
+//     Flink's TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), size)) is read (not its
+//     SESSION ... PARTITION BY form) and restored in our form.
 //
 // # Errors
 //

@@ -44,6 +44,8 @@ func TestErrors(t *testing.T) {
 			code: sqlerr.SyntaxError, line: 2, col: 27, near: "10) t", detail: "INTERVAL"},
 		{name: "hop missing size", sql: "SELECT * FROM HOP(bids, ts, INTERVAL '1' SECOND)",
 			code: sqlerr.SyntaxError, line: 1, col: 48, near: ")", detail: "HOP(source, time_col, slide, size)"},
+		{name: "flink descriptor unclosed", sql: "SELECT * FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts, INTERVAL '1' SECOND)))",
+			code: sqlerr.SyntaxError, line: 1, col: 50, near: ", INTERVAL '1' SECOND)))", detail: `expected ")"`},
 		{name: "plain SQL on line 3", sql: "CREATE SOURCE s (a BIGINT);\nSELECT a\nFROM s WHERE a = = 1;",
 			code: sqlerr.SyntaxError, line: 3, col: 18, near: "= 1"},
 		{name: "after a :: cast", sql: "SELECT a::bigint,\n  b::double precision c d FROM t",

@@ -154,6 +154,10 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 			}
 			q.errAt(t, strings.ToUpper(t.text)+" is a window table function: use it as a table in FROM")
 		}
+	case "TABLE":
+		if i > 0 && isTablePos(prev, *f) {
+			return q.flinkWindowTVF(i)
+		}
 	case "INTERVAL":
 		return q.exprInterval(i)
 	case "AS":

@@ -21,20 +21,48 @@ func isPlaceholderName(name string) bool {
 	return err == nil
 }
 
+// flinkWindowTVF handles Flink's TABLE(TUMBLE(TABLE t, DESCRIPTOR(c),
+// size)) with TABLE at i; it returns i when the form does not follow.
+func (q *queryRewrite) flinkWindowTVF(i int) int {
+	if i+3 >= len(q.toks) || !q.toks[i+1].isOp("(") || !q.toks[i+3].isOp("(") {
+		return i
+	}
+	switch strings.ToUpper(q.toks[i+2].text) {
+	case "TUMBLE", "HOP", "SESSION":
+	default:
+		return i
+	}
+	outer, inner := q.match[i+1], q.match[i+3]
+	if outer < 0 || inner < 0 {
+		return i // unbalanced: TiDB reports it
+	}
+	if inner+1 != outer {
+		q.errAt(q.toks[inner+1], `expected ")" closing TABLE(`)
+	}
+	return q.windowCall(i+2, i, outer)
+}
+
 // windowTVF replaces TUMBLE(...), HOP(...) or SESSION(...) at i by a
 // placeholder table and records the window.
 func (q *queryRewrite) windowTVF(i int) int {
-	t := q.toks[i]
 	closeIdx := q.match[i+1]
 	if closeIdx < 0 {
 		return i // unbalanced: TiDB reports it
 	}
+	return q.windowCall(i, i, closeIdx)
+}
+
+// windowCall records the window called at i and replaces the tokens
+// from..to (the call, or Flink's TABLE(...) around it) by its placeholder.
+func (q *queryRewrite) windowCall(i, from, to int) int {
+	t := q.toks[i]
+	closeIdx := q.match[i+1]
 	w := &WindowTVFClause{
 		Placeholder: fmt.Sprintf("%s%d", placeholderPrefix, q.p.windows),
-		Pos:         q.p.src.pos(t.off),
+		Pos:         q.p.src.pos(q.toks[from].off),
 	}
 	q.p.windows++
-	q.rw.replace(t.off, q.toks[closeIdx].end, w.Placeholder)
+	q.rw.replace(q.toks[from].off, q.toks[to].end, w.Placeholder)
 	c := &cursor{p: q.p, toks: q.toks[i+2 : closeIdx], end: q.toks[closeIdx].off, limit: q.end}
 	var usage string
 	switch strings.ToUpper(t.text) {
@@ -50,13 +78,14 @@ func (q *queryRewrite) windowTVF(i int) int {
 	} else {
 		q.windows = append(q.windows, w)
 	}
-	return closeIdx
+	return to
 }
 
 // windowArgs parses the arguments of a window TVF into w.
 func (c *cursor) windowArgs(w *WindowTVFClause, usage string) *sqlerr.Error {
 	var err *sqlerr.Error
 	hint := "expected " + usage
+	c.accept("TABLE") // Flink: TUMBLE(TABLE t, DESCRIPTOR(c), size)
 	if w.Source, _, err = c.name("the windowed relation: " + usage); err != nil {
 		return err
 	}
@@ -66,7 +95,7 @@ func (c *cursor) windowArgs(w *WindowTVFClause, usage string) *sqlerr.Error {
 	if !c.acceptOp(",") {
 		return c.errAt(c.peek(0), hint)
 	}
-	if w.TimeColumn, _, err = c.name("the time column: " + usage); err != nil {
+	if w.TimeColumn, err = c.timeColumn(usage); err != nil {
 		return err
 	}
 	if !c.acceptOp(",") {
@@ -94,4 +123,18 @@ func (c *cursor) windowArgs(w *WindowTVFClause, usage string) *sqlerr.Error {
 		return c.errAt(c.peek(0), hint)
 	}
 	return nil
+}
+
+// timeColumn parses the time column argument: a name or Flink's
+// DESCRIPTOR(name).
+func (c *cursor) timeColumn(usage string) (string, *sqlerr.Error) {
+	desc := c.peek(0).is("DESCRIPTOR") && c.peek(1).isOp("(")
+	if desc {
+		c.i += 2
+	}
+	name, _, err := c.name("the time column: " + usage)
+	if err == nil && desc {
+		err = c.expectOp(")")
+	}
+	return name, err
 }
