@@ -26,7 +26,9 @@ func (p *stmtParser) insert(toks []token) (Stmt, *sqlerr.Error) {
 	if !ok {
 		return nil, p.src.unsupported(toks[0].off, stmtKind(toks))
 	}
-	p.fix(n, nil, end)
+	if err := p.fix(n, nil, end); err != nil {
+		return nil, err
+	}
 	return p.insertStmt(n, toks)
 }
 

@@ -12,15 +12,7 @@ import (
 // the position of the first problem in the script.
 func Parse(sql string) ([]Stmt, error) {
 	src := newSource(sql)
-	if !utf8.ValidString(sql) {
-		off := 0
-		for off < len(sql) {
-			r, n := utf8.DecodeRuneInString(sql[off:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			off += n
-		}
+	if off := invalidUTF8(sql); off >= 0 {
 		return nil, src.syntaxErr(off, off, "invalid UTF-8")
 	}
 	lx := lex(sql)
@@ -37,10 +29,7 @@ func Parse(sql string) ([]Stmt, error) {
 			p := &stmtParser{src: src, comments: lx.comments}
 			st, err := p.statement(lx.toks[start:i])
 			if err != nil {
-				if lx.errOff >= 0 && lx.errOff < err.Pos.Offset {
-					break // the lexical error comes first
-				}
-				return nil, err
+				return nil, err // it precedes any lexical error
 			}
 			out = append(out, st)
 		}
@@ -50,6 +39,23 @@ func Parse(sql string) ([]Stmt, error) {
 		return nil, src.syntaxErr(lx.errOff, len(sql), lx.errMsg)
 	}
 	return out, nil
+}
+
+// invalidUTF8 returns the offset of the first byte of s that is not UTF-8,
+// or -1.
+func invalidUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return -1
+	}
+	off := 0
+	for off < len(s) {
+		r, n := utf8.DecodeRuneInString(s[off:])
+		if r == utf8.RuneError && n <= 1 {
+			return off
+		}
+		off += n
+	}
+	return -1
 }
 
 // stmtParser parses one top-level statement (and the statement inside an
