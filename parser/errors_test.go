@@ -63,6 +63,7 @@ func TestErrors(t *testing.T) {
 			code: sqlerr.SyntaxError, line: 1, col: 29, near: "5) WHERE = 1"},
 		{name: "first statement wins", sql: "DROP SINK;\nSELECT = 1", code: sqlerr.SyntaxError, line: 1, col: 10, near: ""},
 		{name: "unterminated string", sql: "FLUSH;\nSELECT 'abc", code: sqlerr.SyntaxError, line: 2, col: 8, near: "'abc", detail: "unterminated"},
+		{name: "invalid UTF-8", sql: "SELECT 1;\nSELECT 'a\xff'", code: sqlerr.SyntaxError, line: 2, col: 10, near: "\xff'", detail: "UTF-8"},
 		{name: "hash", sql: "SELECT a # b", code: sqlerr.SyntaxError, line: 1, col: 10, near: "# b"},
 		{name: "reserved placeholder", sql: "SELECT * FROM __w0", code: sqlerr.SyntaxError, line: 1, col: 15, near: "__w0", detail: "reserved"},
 		{name: "tvf outside FROM", sql: "SELECT TUMBLE(a, b, INTERVAL '1' SECOND)", code: sqlerr.SyntaxError, line: 1, col: 8, near: "TUMBLE(a, b, INTERVAL '1' SECOND)", detail: "in FROM"},

@@ -13,7 +13,7 @@ import (
 func Parse(sql string) ([]Stmt, error) {
 	src := newSource(sql)
 	if off := invalidUTF8(sql); off >= 0 {
-		return nil, src.syntaxErr(off, off, "invalid UTF-8")
+		return nil, src.syntaxErr(off, len(sql), "invalid UTF-8")
 	}
 	lx := lex(sql)
 	var out []Stmt

@@ -468,6 +468,7 @@ func TestRoundTripEdges(t *testing.T) {
 		`CREATE SOURCE s (pt AS PROCTIME(), "a""b" VARCHAR PRIMARY KEY) WITH ('Odd Key' = 'line
 two', n = -1.5)`,
 		`SET x = ''`,
+		`SELECT café, "prix€" FROM "tablé" WHERE nom = 'é'`,
 		`SELECT * FROM a JOIN TUMBLE(b, ts, INTERVAL '1' DAY) w ON a.k = w.k JOIN HOP("B", "T", INTERVAL '1' HOUR, INTERVAL '1' DAY) ON TRUE`,
 		`SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 3`,
 		`(SELECT 1) UNION ALL (SELECT 2)`,
