@@ -50,8 +50,10 @@ func restoreWindow(w *WindowTVFClause) string {
 		return fmt.Sprintf("TUMBLE(%s, %s, %s)", args[0], args[1], formatInterval(w.Size))
 	case Hop:
 		return fmt.Sprintf("HOP(%s, %s, %s, %s)", args[0], args[1], formatInterval(w.Slide), formatInterval(w.Size))
+	case Session:
+		return fmt.Sprintf("SESSION(%s, %s, %s)", args[0], args[1], formatInterval(w.Gap))
 	}
-	return fmt.Sprintf("SESSION(%s, %s, %s)", args[0], args[1], formatInterval(w.Gap))
+	return fmt.Sprintf("/* unknown window kind %d */", w.Kind)
 }
 
 // quoteName writes an identifier in double quotes.
