@@ -96,6 +96,15 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 	return s, true
 }
 
+// tokenText joins the texts of toks, as in DECIMAL(10,2).
+func tokenText(toks []token) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteString(t.text)
+	}
+	return b.String()
+}
+
 // caseStart finds the CASE that the END at j closes.
 func (q *queryRewrite) caseStart(j int) (int, bool) {
 	depth := 0
@@ -140,10 +149,11 @@ func (q *queryRewrite) castAs(i, open int) int {
 //
 //	BIGINT INT INTEGER SMALLINT INT2 INT4 INT8   -> SIGNED      (TypeLonglong)  -> Int
 //	TEXT VARCHAR[(n)] CHAR[(n)] STRING            -> CHAR        (TypeVarString) -> String
-//	DOUBLE [PRECISION] FLOAT FLOAT4 FLOAT8 REAL
-//	NUMERIC DECIMAL [(p[,s])]                     -> DOUBLE      (TypeDouble)    -> Float
+//	DOUBLE [PRECISION] FLOAT FLOAT4 FLOAT8 REAL   -> DOUBLE      (TypeDouble)    -> Float
+//	NUMERIC DECIMAL                               -> DOUBLE      (TypeDouble)    -> Float
+//	NUMERIC DECIMAL (p[,s])                       -> DECIMAL(p[,s]) (TypeNewDecimal) -> Float, rounded to s
 //	TIMESTAMP[(p)] TIMESTAMPTZ DATETIME[(p)]      -> DATETIME(6) (TypeDatetime)  -> Timestamp
-//	BOOLEAN BOOL                                  -> TypeTiny, flen 1            -> Bool
+//	BOOLEAN BOOL                                  -> TypeTiny, flen 1, IsBooleanFlag -> Bool
 //
 // TiDB has no BOOLEAN cast: the pass writes YEAR (same length as BOOL,
 // padded for BOOLEAN) and fixVisitor turns every YEAR cast into TypeTiny,
@@ -186,9 +196,15 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 	case "DOUBLE":
 		optWord("PRECISION")
 		target = "DOUBLE"
-	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "NUMERIC", "DECIMAL":
+	case "FLOAT", "FLOAT4", "FLOAT8", "REAL":
 		optArgs()
 		target = "DOUBLE"
+	case "NUMERIC", "DECIMAL":
+		target = "DOUBLE" // unconstrained, as in Postgres (TiDB's bare DECIMAL is DECIMAL(10,0))
+		if last+1 < limit && q.toks[last+1].isOp("(") && q.match[last+1] > 0 && q.match[last+1] < limit {
+			target = "DECIMAL" + tokenText(q.toks[last+1:q.match[last+1]+1])
+			last = q.match[last+1]
+		}
 	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME":
 		optArgs()
 		if last+3 < limit && (q.toks[last+1].is("WITH") || q.toks[last+1].is("WITHOUT")) &&

@@ -61,9 +61,11 @@
 //     WEEK (milliseconds arrive as MICROSECOND) or ones TiDB knows and we
 //     pass through (MONTH, YEAR, ...).
 //   - Casts: *ast.FuncCastExpr with Tp.GetType() TypeLonglong (Int),
-//     TypeVarString (String), TypeDouble (Float), TypeDatetime with 6
-//     fractional digits (Timestamp) or TypeTiny with flen 1 (Bool); see
-//     castType for the full mapping. TiDB-native targets (UNSIGNED, DATE,
+//     TypeVarString (String), TypeDouble (Float), TypeNewDecimal (Float,
+//     rounded to Tp.GetDecimal(); only from NUMERIC(p,s) / DECIMAL(p,s)), TypeDatetime with
+//     6 fractional digits (Timestamp) or TypeTiny with flen 1 and
+//     mysql.IsBooleanFlag (Bool: test it before treating TypeTiny as an
+//     integer); see castType for the full mapping. TiDB-native targets (UNSIGNED, DATE,
 //     TIME, JSON, BINARY, and CONVERT(x, type)) pass through as TiDB
 //     parsed them.
 //   - `a || b` is FuncCallExpr CONCAT; `<>` and `!=` are opcode.NE; TRUE and

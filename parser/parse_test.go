@@ -334,7 +334,8 @@ func TestQueryRestore(t *testing.T) {
 		{"interval month passes", `SELECT ts + INTERVAL '1' MONTH FROM t`, `SELECT DATE_ADD("ts", INTERVAL '1' MONTH) FROM "t"`},
 		{"cast bigint", `SELECT x::bigint, x::int, x::integer FROM t`, `SELECT CAST("x" AS SIGNED),CAST("x" AS SIGNED),CAST("x" AS SIGNED) FROM "t"`},
 		{"cast text", `SELECT x::text, x::varchar, x::varchar(10) FROM t`, `SELECT CAST("x" AS CHAR),CAST("x" AS CHAR),CAST("x" AS CHAR) FROM "t"`},
-		{"cast double", `SELECT x::double precision, x::float8, x::numeric FROM t`, `SELECT CAST("x" AS DOUBLE),CAST("x" AS DOUBLE),CAST("x" AS DOUBLE) FROM "t"`},
+		{"cast double", `SELECT x::double precision, x::float8, x::real FROM t`, `SELECT CAST("x" AS DOUBLE),CAST("x" AS DOUBLE),CAST("x" AS DOUBLE) FROM "t"`},
+		{"cast numeric", `SELECT x::numeric, x::numeric(10,2), CAST(x AS DECIMAL(5)) FROM t`, `SELECT CAST("x" AS DOUBLE),CAST("x" AS DECIMAL(10, 2)),CAST("x" AS DECIMAL(5)) FROM "t"`},
 		{"cast timestamp", `SELECT '2024-01-01 00:00:05'::timestamp`, `SELECT CAST('2024-01-01 00:00:05' AS DATETIME(6))`},
 		{"cast boolean", `SELECT x::boolean, x::bool FROM t`, `SELECT CAST("x" AS BOOLEAN),CAST("x" AS BOOLEAN) FROM "t"`},
 		{"cast chain", `SELECT x::int::text FROM t`, `SELECT CAST(CAST("x" AS SIGNED) AS CHAR) FROM "t"`},
@@ -379,6 +380,9 @@ type castFinder struct{ tp byte }
 func (v *castFinder) Enter(n ast.Node) (ast.Node, bool) {
 	if c, ok := n.(*ast.FuncCastExpr); ok && v.tp == 0 {
 		v.tp = c.Tp.GetType()
+		if v.tp == mysql.TypeTiny && (c.Tp.GetFlen() != 1 || c.Tp.GetFlag()&mysql.IsBooleanFlag == 0) {
+			v.tp = 0xff // not our BOOLEAN
+		}
 	}
 	return n, false
 }
@@ -391,7 +395,8 @@ func TestCastTargets(t *testing.T) {
 	}{
 		{"x::bigint", mysql.TypeLonglong}, {"CAST(x AS INTEGER)", mysql.TypeLonglong},
 		{"x::text", mysql.TypeVarString}, {"CAST(x AS VARCHAR(3))", mysql.TypeVarString},
-		{"x::float8", mysql.TypeDouble}, {"CAST(x AS REAL)", mysql.TypeDouble}, {"CAST(x AS DECIMAL(10,2))", mysql.TypeDouble},
+		{"x::float8", mysql.TypeDouble}, {"CAST(x AS REAL)", mysql.TypeDouble}, {"CAST(x AS DECIMAL(10,2))", mysql.TypeNewDecimal},
+		{"x::numeric(12, 3)", mysql.TypeNewDecimal}, {"x::numeric", mysql.TypeDouble},
 		{"x::timestamp", mysql.TypeDatetime}, {"CAST(x AS TIMESTAMPTZ)", mysql.TypeDatetime},
 		{"x::boolean", mysql.TypeTiny}, {"CAST(x AS BOOL)", mysql.TypeTiny},
 	}

@@ -90,6 +90,7 @@ func (v *fixVisitor) Enter(n ast.Node) (ast.Node, bool) {
 		if x.FunctionType == ast.CastFunction && x.Tp != nil && x.Tp.GetType() == mysql.TypeYear {
 			tp := tidbtypes.NewFieldType(mysql.TypeTiny)
 			tp.SetFlen(1)
+			tp.AddFlag(mysql.IsBooleanFlag)
 			x.Tp = tp
 		}
 	case *ast.TableSource:
