@@ -435,7 +435,13 @@ func (b *binder) bindCast(n *ast.FuncCastExpr) (Scalar, error) {
 	}
 	var to types.Kind
 	date, decimals := false, 0
-	switch n.Tp.GetType() {
+	tp := n.Tp.GetType()
+	if tp == mysql.TypeTiny && mysql.HasIsBooleanFlag(n.Tp.GetFlag()) {
+		tp = mysql.TypeNull // the parser marks BOOLEAN / ::boolean casts this way
+		to = types.Bool
+	}
+	switch tp {
+	case mysql.TypeNull:
 	case mysql.TypeTiny, mysql.TypeShort, mysql.TypeLong, mysql.TypeLonglong, mysql.TypeInt24:
 		to = types.Int
 	case mysql.TypeFloat, mysql.TypeDouble:
