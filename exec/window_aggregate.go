@@ -120,7 +120,7 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 		}
 		var group types.Row
 		sided := false
-		windowStarts(t.I, w.win.Size, w.win.Slide, func(start int64) {
+		w.assign(t.I, func(start int64) {
 			end := start + w.win.Size
 			v := lateness.Judge(end, w.contract.Lateness, wm)
 			switch lateness.Decide(v, w.policy) {
@@ -143,6 +143,17 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 		})
 	}
 	return w.flushPending()
+}
+
+// assign calls fn for the start of every window the time t falls in. A
+// "keyed" window takes t as the window start itself (the column is a
+// window_start computed upstream).
+func (w *WindowAggregate) assign(t int64, fn func(start int64)) {
+	if w.win.Kind == "keyed" {
+		fn(t)
+		return
+	}
+	windowStarts(t, w.win.Size, w.win.Slide, fn)
 }
 
 // entry finds or creates the window of group starting at start. A window

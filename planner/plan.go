@@ -70,7 +70,7 @@ type Project struct {
 
 // WindowSpec is a TUMBLE / HOP / SESSION assignment over TimeCol.
 type WindowSpec struct {
-	Kind    string // "tumble", "hop", "session"
+	Kind    string // "tumble", "hop", "session", "keyed" (TimeCol is an upstream window_start)
 	TimeCol int
 	Size    int64
 	Slide   int64
@@ -84,6 +84,8 @@ func (w WindowSpec) String() string {
 		return fmt.Sprintf("hop(#%d, slide=%s, size=%s)", w.TimeCol, types.FormatInterval(w.Slide), types.FormatInterval(w.Size))
 	case "session":
 		return fmt.Sprintf("session(#%d, gap=%s)", w.TimeCol, types.FormatInterval(w.Gap))
+	case "keyed":
+		return fmt.Sprintf("keyed(window_start=#%d, size=%s)", w.TimeCol, types.FormatInterval(w.Size))
 	}
 	return fmt.Sprintf("tumble(#%d, size=%s)", w.TimeCol, types.FormatInterval(w.Size))
 }

@@ -13,6 +13,7 @@ var Rules = []Rule{
 	{"PushFilterBelowWindowAssign", PushFilterBelowWindowAssign},
 	{"PushFilterBelowProject", PushFilterBelowProject},
 	{"MergeFilters", MergeFilters},
+	{"AssignWindowFromKey", AssignWindowFromKey},
 	{"FuseWindowIntoAggregate", FuseWindowIntoAggregate},
 }
 
@@ -210,4 +211,61 @@ func FuseWindowIntoAggregate(n Node) (Node, bool) {
 		p.Names = append(p.Names, orig[len(a.GroupCols)+k].Name)
 	}
 	return p, true
+}
+
+// AssignWindowFromKey turns an aggregate that groups by the window_start
+// of an upstream windowed aggregate (Nexmark q5: max(count) per window)
+// into a windowed aggregate over that same window. Upstream emits each
+// window's rows once, when the watermark passes window_end, and forwards
+// the watermark in steps; so grouping by window_start is complete when
+// the watermark reaches window_start + size, and the state of a group can
+// be dropped then. Without this rewrite the aggregate would keep every
+// window's group forever (unbounded state).
+func AssignWindowFromKey(n Node) (Node, bool) {
+	a, ok := n.(*Aggregate)
+	if !ok {
+		return n, false
+	}
+	for i, g := range a.GroupCols {
+		size, ok := aggregatedWindowStart(a.Input, g, false)
+		if !ok {
+			continue
+		}
+		width := len(a.Input.Schema())
+		wa := &WindowAssign{Input: a.Input, Window: WindowSpec{Kind: "keyed", TimeCol: g, Size: size, Slide: size}}
+		c := *a
+		c.Input = wa
+		c.GroupCols = append([]int{}, a.GroupCols...)
+		c.GroupCols[i] = width
+		return &c, true
+	}
+	return n, false
+}
+
+// aggregatedWindowStart reports whether column col of n is the
+// window_start of a TUMBLE or HOP window that an aggregate below already
+// grouped by (crossed records that an aggregate was passed), and the
+// window size.
+func aggregatedWindowStart(n Node, col int, crossed bool) (int64, bool) {
+	switch x := n.(type) {
+	case *Filter:
+		return aggregatedWindowStart(x.Input, col, crossed)
+	case *Project:
+		if r, ok := x.Exprs[col].(*ColRef); ok {
+			return aggregatedWindowStart(x.Input, r.Index, crossed)
+		}
+	case *Aggregate:
+		if col < len(x.GroupCols) {
+			return aggregatedWindowStart(x.Input, x.GroupCols[col], true)
+		}
+	case *WindowAggregate:
+		if col == len(x.GroupCols) && x.Window.Kind != "session" {
+			return x.Window.Size, true
+		}
+	case *WindowAssign:
+		if crossed && col == len(x.Input.Schema()) && x.Window.Kind != "session" {
+			return x.Window.Size, true
+		}
+	}
+	return 0, false
 }

@@ -106,33 +106,51 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 		}
 		vp.SideTable = c.SideTable
 	}
-	out, _ := Transform(n, func(x Node) (Node, bool) {
+	var walk func(x Node, top bool) Node
+	walk = func(x Node, top bool) Node {
 		switch w := x.(type) {
 		case *WindowAggregate:
 			cw := *w
+			cw.Input = walk(w.Input, false)
 			cw.Contract = c
-			if hasJoin {
-				// A window feeding a join must emit final rows only.
+			if !top || hasJoin {
+				// A window feeding another stateful operator emits final
+				// rows only, once, at window close.
 				cw.Contract.Emit = "on_window_close"
 			}
-			if !timeIsWatermarked(w.Input, w.Window.TimeCol) {
-				werr = sqlerr.New(sqlerr.InvalidObjectDef, "window over %q has no watermark: it would never fire", w.Input.Schema()[w.Window.TimeCol].Name).
-					WithHint("declare WATERMARK FOR that column on the source")
-			}
-			if vp.SideTable != "" && vp.SideSchema == nil {
+			if w.Window.Kind == "keyed" {
+				// Its input is final upstream windows: nothing is late.
+				cw.Contract.Policy, cw.Contract.SideTable = lateness.Drop, ""
+			} else if vp.SideTable != "" && vp.SideSchema == nil {
 				vp.SideSchema = append(append(types.Schema{}, sourceSchema(w.Input)...),
 					types.Column{Name: "late_reason", Type: types.String}, types.Column{Name: "late_watermark", Type: types.Timestamp})
 			}
-			return &cw, true
-		case *Aggregate:
-			if sc.StateTTL != nil {
-				ca := *w
-				ca.TTL = *sc.StateTTL
-				return &ca, true
+			if !timeIsWatermarked(w.Input, w.Window.TimeCol) && werr == nil {
+				werr = sqlerr.New(sqlerr.InvalidObjectDef, "window over %q has no watermark: it would never fire", w.Input.Schema()[w.Window.TimeCol].Name).
+					WithHint("declare WATERMARK FOR that column on the source")
 			}
+			return &cw
+		case *Aggregate:
+			ca := *w
+			ca.Input = walk(w.Input, false)
+			if sc.StateTTL != nil {
+				ca.TTL = *sc.StateTTL
+			}
+			return &ca
+		case *Project, *Filter:
+			return x.WithChildren(walk(x.Children()[0], top))
 		}
-		return x, false
-	})
+		ch := x.Children()
+		if len(ch) == 0 {
+			return x
+		}
+		nc := make([]Node, len(ch))
+		for i, c := range ch {
+			nc[i] = walk(c, false)
+		}
+		return x.WithChildren(nc...)
+	}
+	out := walk(n, true)
 	return out, werr
 }
 
@@ -156,6 +174,10 @@ func TimeColumnOf(n Node, col int) bool {
 		}
 	case *WindowAssign:
 		return col < len(x.Input.Schema()) && TimeColumnOf(x.Input, col)
+	case *WindowAggregate:
+		// window_start and window_end carry the watermark: rows are
+		// emitted when it passes window_end, in end order.
+		return (col == len(x.GroupCols) || col == len(x.GroupCols)+1) && x.Window.Kind != "session"
 	}
 	return false
 }
