@@ -1,16 +1,23 @@
 package exec
 
 import (
+	"sync"
+
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
 )
 
 // Parallel runs a keyed operator as several instances, each owning the
 // keys whose hash falls in its range and its own state. Rows are routed by
-// the hash of their key columns; watermarks go to every instance; the
-// instances' outputs merge into one stream whose watermark is the minimum
-// of the instances'. Because every key lives in exactly one instance, the
-// results do not depend on the number of instances.
+// the hash of their key columns and the instances process their share of
+// a batch concurrently, one goroutine each (fork-join: the exchange holds
+// at most one batch per instance, and Process returns only when every
+// instance is done, so a checkpoint taken between calls is aligned across
+// instances). Watermarks go to every instance; the instances' outputs
+// merge, serialised by a mutex, into one stream whose watermark is the
+// minimum of the instances'. Every key lives in exactly one instance and
+// an instance emits a window's rows before the watermark that closes it,
+// so the results do not depend on the number of instances.
 type Parallel struct {
 	inst  []Operator
 	keys  [][]int // key columns per input port
@@ -62,11 +69,30 @@ func (p *Parallel) Process(port int, b *Batch) error {
 			pb.WM = append(pb.WM, b.WM[i])
 		}
 	}
-	for i := range parts {
-		if len(parts[i].Rows) > 0 {
-			if err := p.inst[i].Process(port, &parts[i]); err != nil {
-				return err
-			}
+	return p.each(func(i int, o Operator) error {
+		if len(parts[i].Rows) == 0 {
+			return nil
+		}
+		return o.Process(port, &parts[i])
+	})
+}
+
+// each runs fn for every instance concurrently and waits for all; it
+// returns the first error.
+func (p *Parallel) each(fn func(i int, o Operator) error) error {
+	errs := make([]error, len(p.inst))
+	var wg sync.WaitGroup
+	for i, o := range p.inst {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn(i, o)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -74,22 +100,12 @@ func (p *Parallel) Process(port int, b *Batch) error {
 
 // Watermark implements Operator.
 func (p *Parallel) Watermark(port int, wm int64) error {
-	for _, o := range p.inst {
-		if err := o.Watermark(port, wm); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.each(func(_ int, o Operator) error { return o.Watermark(port, wm) })
 }
 
 // Tick implements Operator.
 func (p *Parallel) Tick(now int64) error {
-	for _, o := range p.inst {
-		if err := o.Tick(now); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.each(func(_ int, o Operator) error { return o.Tick(now) })
 }
 
 // Checkpoint implements Stateful.
@@ -116,8 +132,9 @@ func (p *Parallel) Restore(s *state.Store) error {
 	return nil
 }
 
-// merge joins the instances' outputs.
+// merge joins the instances' outputs; mu serialises them.
 type merge struct {
+	mu   sync.Mutex
 	out  Output
 	wms  []int64
 	last int64
@@ -128,10 +145,16 @@ type mergeIn struct {
 	idx int
 }
 
-func (mi *mergeIn) Process(_ int, b *Batch) error { return mi.m.out.Emit(b) }
+func (mi *mergeIn) Process(_ int, b *Batch) error {
+	mi.m.mu.Lock()
+	defer mi.m.mu.Unlock()
+	return mi.m.out.Emit(b)
+}
 
 func (mi *mergeIn) Watermark(_ int, wm int64) error {
 	m := mi.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.wms[mi.idx] = wm
 	low := m.wms[0]
 	for _, w := range m.wms[1:] {

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"sync"
+
 	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -82,7 +84,10 @@ func (b *pipeBuilder) sideFunc(table string) func(types.Row, string, int64) {
 		b.p.Stateful = append(b.p.Stateful, b.p.Side)
 	}
 	side := b.p.Side
+	var mu sync.Mutex // parallel instances share the side table
 	return func(r types.Row, reason string, wm int64) {
+		mu.Lock()
+		defer mu.Unlock()
 		row := make(types.Row, 0, len(r)+2)
 		row = append(row, r...)
 		row = append(row, types.StringValue(reason), types.TimestampValue(wm))
@@ -160,20 +165,26 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 		return b.build(x.Input, Output{Op: op})
 	case *planner.Join:
 		id := b.id()
-		var residual func(types.Row) bool
-		if x.Residual != nil {
-			var err error
-			if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
-				return err
-			}
-		}
+		var cerr error
 		op := b.keyed(par, [][]int{x.LeftKeys, x.RightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+			// Each instance compiles its own residual: evaluators may keep
+			// scratch state and instances run concurrently.
+			var residual func(types.Row) bool
+			if x.Residual != nil {
+				var err error
+				if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
+					cerr = err
+				}
+			}
 			var k func(int, types.Row) bool
 			if keep != nil {
 				k = func(_ int, key types.Row) bool { return keep(key) }
 			}
 			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k})
 		})
+		if cerr != nil {
+			return cerr
+		}
 		b.addStateful(op)
 		if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
 			return err
