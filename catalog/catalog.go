@@ -47,6 +47,9 @@ type Object struct {
 	Schema  types.Schema // output columns
 	TimeCol int          // watermark column, or -1
 	Delay   int64        // watermark delay, microseconds
+	// Generated marks columns the engine fills instead of the input:
+	// GenIngestion (INGESTION_TIME()) or GenProcTime (PROCTIME()).
+	Generated []uint8
 	Key     []int        // primary key / view key column positions
 	Options map[string]string
 	From    string // a sink's view
@@ -54,6 +57,39 @@ type Object struct {
 	SideOf string
 	// Seq orders objects by creation.
 	Seq uint64
+}
+
+// Generated column kinds.
+const (
+	GenNone      uint8 = iota
+	GenIngestion       // the moment the row was accepted (INSERT, or the connector's record time)
+	GenProcTime        // the wall clock when the row is processed
+)
+
+// InputColumns returns the positions of the columns read from the input
+// (the ones not generated), in schema order.
+func (o *Object) InputColumns() []int {
+	var out []int
+	for i := range o.Schema {
+		if i >= len(o.Generated) || o.Generated[i] == GenNone {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Clock names the clock of column col: "event time", "ingestion time" or
+// "processing time".
+func (o *Object) Clock(col int) string {
+	if col >= 0 && col < len(o.Generated) {
+		switch o.Generated[col] {
+		case GenIngestion:
+			return "ingestion time"
+		case GenProcTime:
+			return "processing time"
+		}
+	}
+	return "event time"
 }
 
 // Catalog is the set of objects by lower-cased name.

@@ -43,7 +43,19 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 		if o.Schema.Index(c.Name) >= 0 {
 			return nil, sqlerr.New(sqlerr.DuplicateObject, "column %q specified more than once", c.Name)
 		}
-		o.Schema = append(o.Schema, types.Column{Name: c.Name, Type: c.Type})
+		t := c.Type
+		var gen uint8
+		switch c.Generated {
+		case parser.IngestionTime:
+			gen = catalog.GenIngestion
+		case parser.ProcTime:
+			gen = catalog.GenProcTime
+		}
+		if gen != catalog.GenNone {
+			t = types.Timestamp
+		}
+		o.Schema = append(o.Schema, types.Column{Name: c.Name, Type: t})
+		o.Generated = append(o.Generated, gen)
 	}
 	for _, k := range st.PrimaryKey {
 		i := o.Schema.Index(k)

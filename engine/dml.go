@@ -48,20 +48,21 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 		}
 		part = n
 	}
-	cols := make([]int, len(o.Schema))
-	for i := range cols {
-		cols[i] = i
-	}
+	cols := o.InputColumns()
 	if len(st.Columns) > 0 {
-		cols = cols[:0]
+		cols = nil
 		for _, c := range st.Columns {
 			i := o.Schema.Index(c)
 			if i < 0 {
 				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", c, o.Name)
 			}
+			if i < len(o.Generated) && o.Generated[i] != catalog.GenNone {
+				return nil, sqlerr.New(sqlerr.InvalidParameter, "column %q is generated (%s) and cannot be inserted", c, o.Clock(i))
+			}
 			cols = append(cols, i)
 		}
 	}
+	now := e.now()
 	rows := []types.Row{{types.StringValue(o.Name), types.IntValue(int64(part))}}
 	for _, exprs := range st.Rows {
 		if len(exprs) != len(cols) {
@@ -80,6 +81,11 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 			col := o.Schema[cols[j]]
 			if row[cols[j]], err = coerce(v, col); err != nil {
 				return nil, err
+			}
+		}
+		for c, g := range o.Generated {
+			if g == catalog.GenIngestion {
+				row[c] = types.TimestampValue(now) // stored in the log: replay sees the same time
 			}
 		}
 		rows = append(rows, row)

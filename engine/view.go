@@ -109,7 +109,7 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", o.Options["connector"])
 	}
-	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: o.Schema, Options: o.Options, StateDir: e.opts.StateDir})
+	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: e.opts.StateDir})
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
 	}
@@ -262,6 +262,7 @@ func (r *reader) feed(part int, rows []types.Row, now int64) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	rows = r.fillProcTime(rows, now)
 	wms := make([]int64, len(rows))
 	tc := r.obj.TimeCol
 	for i, row := range rows {
@@ -278,6 +279,79 @@ func (r *reader) feed(part int, rows []types.Row, now int64) error {
 		if err := sc.Out.Emit(b); err != nil {
 			return err
 		}
+		if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pick(s types.Schema, cols []int) types.Schema {
+	out := make(types.Schema, len(cols))
+	for i, c := range cols {
+		out[i] = s[c]
+	}
+	return out
+}
+
+// expand places connector rows (input columns only) into full source
+// rows, filling INGESTION_TIME() columns with the batch's ingestion time.
+func (r *reader) expand(rows []types.Row, ingested int64) []types.Row {
+	in := r.obj.InputColumns()
+	if len(in) == len(r.obj.Schema) {
+		return rows
+	}
+	n := len(r.obj.Schema)
+	slab := make([]types.Value, len(rows)*n)
+	out := make([]types.Row, len(rows))
+	for i, src := range rows {
+		row := slab[i*n : (i+1)*n : (i+1)*n]
+		for j, c := range in {
+			row[c] = src[j]
+		}
+		for c, g := range r.obj.Generated {
+			if g == catalog.GenIngestion {
+				row[c] = types.TimestampValue(ingested)
+			}
+		}
+		out[i] = row
+	}
+	return out
+}
+
+// fillProcTime sets PROCTIME() columns to now.
+func (r *reader) fillProcTime(rows []types.Row, now int64) []types.Row {
+	has := false
+	for _, g := range r.obj.Generated {
+		has = has || g == catalog.GenProcTime
+	}
+	if !has {
+		return rows
+	}
+	out := make([]types.Row, len(rows))
+	for i, src := range rows {
+		row := src.Clone()
+		for c, g := range r.obj.Generated {
+			if g == catalog.GenProcTime {
+				row[c] = types.TimestampValue(now)
+			}
+		}
+		out[i] = row
+	}
+	return out
+}
+
+// tickProcTime advances a processing-time watermark to now, so windows
+// over PROCTIME() fire on the wall clock even when no rows arrive.
+func (r *reader) tickProcTime(now int64) error {
+	tc := r.obj.TimeCol
+	if tc < 0 || tc >= len(r.obj.Generated) || r.obj.Generated[tc] != catalog.GenProcTime {
+		return nil
+	}
+	for p := 0; p < r.parts; p++ {
+		r.gen.Observe(p, now, now)
+	}
+	for _, sc := range r.scans {
 		if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
 			return err
 		}
@@ -421,7 +495,11 @@ func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 			continue
 		}
 		progressed = true
-		if err := r.feed(b.Partition, b.Rows, e.now()); err != nil {
+		ingested := b.Ingested
+		if ingested == 0 {
+			ingested = e.now()
+		}
+		if err := r.feed(b.Partition, r.expand(b.Rows, ingested), e.now()); err != nil {
 			return false, err
 		}
 		r.offs[b.Partition] = b.Next
@@ -444,6 +522,11 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 		for _, r := range v.readers {
 			if r.src != nil && !r.ended {
 				done = false
+			}
+		}
+		for _, r := range v.readers {
+			if err := r.tickProcTime(e.now()); err != nil {
+				return false, false, err
 			}
 		}
 		for _, op := range v.pipe.Stateful {

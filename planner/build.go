@@ -113,6 +113,7 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 		}
 		sc.Kind = ScanSource
 		sc.TimeCol, sc.Delay = o.TimeCol, o.Delay
+		sc.Clock = o.Clock(o.TimeCol)
 	case catalog.Table:
 		sc.Kind = ScanTable
 		if !b.adhoc {

@@ -347,19 +347,25 @@ func isKeyed(n Node) bool {
 // section). Missing items are marked "MISSING".
 func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 	var out []string
-	clock := "event time"
-	var scans []string
 	Transform(vp.Optimized, func(x Node) (Node, bool) {
-		if s, ok := x.(*Scan); ok {
-			if s.TimeCol >= 0 {
-				scans = append(scans, fmt.Sprintf("%s watermark %s - %s", s.Name, s.Out[s.TimeCol].Name, types.FormatInterval(s.Delay)))
-			} else {
-				scans = append(scans, s.Name+" (no watermark)")
+		s, ok := x.(*Scan)
+		if !ok {
+			return x, false
+		}
+		switch {
+		case s.TimeCol < 0:
+			out = append(out, "clock: "+s.Name+" has no watermark (no event-time operators over it)")
+		case s.Clock == "processing time":
+			out = append(out, fmt.Sprintf("clock: %s processing time (wall clock; NOT reproducible on replay), watermark %s", s.Name, s.Out[s.TimeCol].Name))
+		default:
+			clock := s.Clock
+			if clock == "" {
+				clock = "event time"
 			}
+			out = append(out, fmt.Sprintf("clock: %s %s, watermark %s - %s", s.Name, clock, s.Out[s.TimeCol].Name, types.FormatInterval(s.Delay)))
 		}
 		return x, false
 	})
-	out = append(out, "clock: "+clock+"; sources: "+strings.Join(scans, ", "))
 	Transform(vp.Optimized, func(x Node) (Node, bool) {
 		switch n := x.(type) {
 		case *WindowAggregate:
