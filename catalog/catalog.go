@@ -50,9 +50,9 @@ type Object struct {
 	// Generated marks columns the engine fills instead of the input:
 	// GenIngestion (INGESTION_TIME()) or GenProcTime (PROCTIME()).
 	Generated []uint8
-	Key     []int        // primary key / view key column positions
-	Options map[string]string
-	From    string // a sink's view
+	Key       []int // primary key / view key column positions
+	Options   map[string]string
+	From      string // a sink's view
 	// SideOf names the view that owns this side table ("" otherwise).
 	SideOf string
 	// Seq orders objects by creation.

@@ -15,10 +15,12 @@ var Rules = []Rule{
 	{"MergeFilters", MergeFilters},
 	{"AssignWindowFromKey", AssignWindowFromKey},
 	{"FuseWindowIntoAggregate", FuseWindowIntoAggregate},
+	{"MergeProjects", MergeProjects},
 }
 
-// Optimize applies Rules to a fixpoint (bounded) and returns the trace of
-// rule names that fired, in order.
+// Optimize applies Rules to a fixpoint (bounded), then each of TreeRules
+// once to the whole plan, and returns the trace of rule names that fired,
+// in order.
 func Optimize(n Node) (Node, []string) {
 	var trace []string
 	for round := 0; round < 16; round++ {
@@ -33,6 +35,11 @@ func Optimize(n Node) (Node, []string) {
 		}
 		if !fired {
 			break
+		}
+	}
+	for _, r := range TreeRules {
+		if out, ok := r.Apply(n); ok {
+			n, trace = out, append(trace, r.Name)
 		}
 	}
 	return n, trace

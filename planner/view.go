@@ -44,6 +44,14 @@ func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, 
 	if err != nil {
 		return nil, err
 	}
+	// With the contract known (side tables need whole input rows), prune
+	// the columns nothing reads once more.
+	if pruned, ok := PruneColumns(opt); ok {
+		opt = pruned
+		if len(vp.Rules) == 0 || vp.Rules[len(vp.Rules)-1] != "PruneColumns" {
+			vp.Rules = append(vp.Rules, "PruneColumns")
+		}
+	}
 	if err := vp.checkBounded(opt, set); err != nil {
 		return nil, err
 	}
