@@ -92,6 +92,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
+		"state_cache_size": "1000000",
 	}}
 	for k, v := range opts.Settings {
 		e.settings[strings.ToLower(k)] = v
@@ -113,6 +114,11 @@ var (
 // recover loads the catalog and re-plans every view, then restores their
 // state and reader positions from the last checkpoint.
 func (e *Engine) recover() error {
+	// The spill area holds values changed after the last checkpoint: they
+	// are not part of it, so recovery starts without them.
+	if err := e.store.Update(func(w *state.Writer) error { return w.DeletePrefix([]byte(exec.SpillPrefix)) }); err != nil {
+		return fmt.Errorf("clear spill area: %w", err)
+	}
 	if b, ok, err := e.store.Get(keyCatalog); err != nil {
 		return err
 	} else if ok {
@@ -193,6 +199,16 @@ func (e *Engine) parallelism() int {
 	n, err := strconv.Atoi(e.settings["parallelism"])
 	if err != nil || n < 1 {
 		return 1
+	}
+	return n
+}
+
+// stateBudget is the number of windows per operator instance whose values
+// stay in memory (SET state_cache_size; 0 = no limit).
+func (e *Engine) stateBudget() int {
+	n, err := strconv.Atoi(e.settings["state_cache_size"])
+	if err != nil || n < 0 {
+		return 0
 	}
 	return n
 }

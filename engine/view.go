@@ -49,7 +49,8 @@ type reader struct {
 
 func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
 	rt := &viewRT{plan: vp}
-	env := exec.Env{Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema}
+	env := exec.Env{Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
+		Store: e.store, StateBudget: e.stateBudget()}
 	env.Sink = func(ch []exec.Change) { rt.deliver(ch) }
 	p, err := exec.BuildPipeline(vp.Optimized, env)
 	if err != nil {

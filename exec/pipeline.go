@@ -40,6 +40,10 @@ type Env struct {
 	EvalErrors  *EvalErrors
 	Sink        func(changes []Change) // the view's changelog, or nil
 	Now         int64                  // processing time at start
+	// Store and StateBudget let window operators spill: each instance keeps
+	// at most StateBudget windows' values in memory (0: no limit).
+	Store       *state.Store
+	StateBudget int
 	// SideSchema is the side table's schema (source columns + reason +
 	// watermark), when the view has one.
 	SideSchema types.Schema
@@ -151,7 +155,7 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 		id := b.id()
 		side := b.sideFunc(x.Contract.SideTable)
 		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
-			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now})
+			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget})
 		})
 		b.addStateful(op)
 		return b.build(x.Input, Output{Op: op})

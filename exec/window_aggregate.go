@@ -18,7 +18,11 @@ import (
 // to Badger at checkpoints when changed. A window fires when the watermark
 // reaches its end and its state is dropped once the watermark reaches
 // end + allowed lateness, so state is bounded by the number of keys active
-// within size + lateness of event time.
+// within size + lateness of event time. With a budget, at most that many
+// windows keep their accumulators in memory: the others keep only their
+// key, bounds and group (the index) and their values live in Badger — in
+// the last checkpoint when unchanged since, else in a spill area that is
+// not part of any checkpoint (see spill.go).
 type WindowAggregate struct {
 	id       string
 	groups   []int
@@ -40,6 +44,11 @@ type WindowAggregate struct {
 	pending  []*winEntry     // entries to (re-)emit at the end of this batch
 	lastTick int64
 	keyBuf   []byte
+
+	store    *state.Store
+	budget   int             // windows with values in memory; 0 = no limit
+	resident int             // windows whose values are in memory
+	spilled  map[string]bool // changed windows whose values are in the spill area
 }
 
 // winEntry is one window of one group.
@@ -53,6 +62,7 @@ type winEntry struct {
 	pending    bool
 	changed    bool // changed since the last early firing (EMIT EVERY)
 	gone       bool
+	evicted    bool // acc and emitted are in Badger, not in memory
 }
 
 // WindowAggregateConfig configures a WindowAggregate.
@@ -64,6 +74,10 @@ type WindowAggregateConfig struct {
 	Late     *lateness.Counters
 	Keep     func(group types.Row) bool
 	StartsAt int64 // processing time at start (EMIT EVERY)
+	// Store and Budget enable spilling: at most Budget windows keep their
+	// values in memory (0: no limit). Store is needed when Budget > 0.
+	Store  *state.Store
+	Budget int
 }
 
 // NewWindowAggregate returns the operator for n.
@@ -74,6 +88,10 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
 		endSet: map[int64][]*winEntry{}, dirty: map[string]bool{}, lastTick: c.StartsAt,
+		store: c.Store, budget: c.Budget, spilled: map[string]bool{},
+	}
+	if w.store == nil {
+		w.budget = 0
 	}
 	if w.policy == 0 {
 		w.policy = lateness.Drop
@@ -104,7 +122,11 @@ func reasonOf(v lateness.Verdict) string {
 
 // Process implements Operator.
 func (w *WindowAggregate) Process(_ int, b *Batch) error {
+	var procErr error
 	for i, r := range b.Rows {
+		if procErr != nil {
+			return procErr
+		}
 		t := r[w.win.TimeCol]
 		if t.IsNull() {
 			w.late.Add(w.policy, "null_time", 1)
@@ -115,7 +137,9 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 			wm = b.WM[i]
 		}
 		if w.win.Kind == "session" {
-			w.addSession(r, t.I, wm)
+			if err := w.addSession(r, t.I, wm); err != nil {
+				return err
+			}
 			continue
 		}
 		var group types.Row
@@ -128,7 +152,11 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 				if group == nil {
 					group = w.groupOf(r)
 				}
-				e := w.entry(group, start, end, v != lateness.OnTime)
+				e, err := w.entry(group, start, end, v != lateness.OnTime)
+				if err != nil {
+					procErr = err
+					return
+				}
 				e.acc.add(w.calls, r)
 				w.touch(e)
 			case lateness.Side:
@@ -142,7 +170,13 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 			}
 		})
 	}
-	return w.flushPending()
+	if procErr != nil {
+		return procErr
+	}
+	if err := w.flushPending(); err != nil {
+		return err
+	}
+	return w.evict()
 }
 
 // assign calls fn for the start of every window the time t falls in. A
@@ -158,15 +192,16 @@ func (w *WindowAggregate) assign(t int64, fn func(start int64)) {
 
 // entry finds or creates the window of group starting at start. A window
 // created for a late row is born fired (Flink's late firing).
-func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) *winEntry {
+func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) (*winEntry, error) {
 	k := w.entryKey(group, start)
 	if e, ok := w.windows[k]; ok {
-		return e
+		return e, w.use(e)
 	}
 	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late}
 	w.windows[k] = e
+	w.resident++
 	w.addEnd(e)
-	return e
+	return e, nil
 }
 
 func (w *WindowAggregate) addEnd(e *winEntry) {
@@ -272,6 +307,9 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 			if e.fired || e.gone {
 				continue
 			}
+			if err := w.use(e); err != nil {
+				return err
+			}
 			e.fired = true
 			w.dirty[e.key] = true
 			if w.contract.Emit != "on_update" || e.emitted == nil {
@@ -286,6 +324,9 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 		}
 	}
 	w.purge(wm)
+	if err := w.evict(); err != nil {
+		return err
+	}
 	return w.out.EmitWatermark(wm)
 }
 
@@ -309,6 +350,9 @@ func (w *WindowAggregate) purge(wm int64) {
 }
 
 func (w *WindowAggregate) drop(e *winEntry) {
+	if !e.evicted {
+		w.resident--
+	}
 	e.gone = true
 	delete(w.windows, e.key)
 	w.dirty[e.key] = true
@@ -328,6 +372,9 @@ func (w *WindowAggregate) Tick(now int64) error {
 	for _, end := range w.ends {
 		for _, e := range w.endSet[end] {
 			if !e.fired && !e.gone && e.changed {
+				if err := w.use(e); err != nil {
+					return err
+				}
 				w.emit(e, out)
 			}
 		}
@@ -347,20 +394,29 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 			}
 			continue
 		}
-		hdr := types.Row{types.TimestampValue(e.start), types.TimestampValue(e.end), types.BoolValue(e.fired)}
-		rows := []types.Row{hdr, e.group, e.emitted}
-		rows = append(rows, e.acc.encode()...)
-		if err := wr.Set(key, state.EncodeValue(rows...)); err != nil {
+		val, err := w.value(e)
+		if err != nil {
+			return err
+		}
+		if err := wr.Set(key, val); err != nil {
 			return err
 		}
 	}
 	w.dirty = map[string]bool{}
-	return nil
+	return w.clearSpill(wr)
+}
+
+// encode is the state value of a resident window.
+func (w *WindowAggregate) encode(e *winEntry) []byte {
+	hdr := types.Row{types.TimestampValue(e.start), types.TimestampValue(e.end), types.BoolValue(e.fired)}
+	rows := []types.Row{hdr, e.group, e.emitted}
+	rows = append(rows, e.acc.encode()...)
+	return state.EncodeValue(rows...)
 }
 
 // Restore implements Stateful.
 func (w *WindowAggregate) Restore(s *state.Store) error {
-	return s.Scan([]byte(w.id), func(key, val []byte) error {
+	err := s.Scan([]byte(w.id), func(key, val []byte) error {
 		rows, err := state.DecodeValue(val)
 		if err != nil {
 			return err
@@ -379,10 +435,15 @@ func (w *WindowAggregate) Restore(s *state.Store) error {
 			return err
 		}
 		w.windows[e.key] = e
+		w.resident++
 		w.addEnd(e)
 		if w.win.Kind == "session" {
 			w.insertSession(e)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return w.evict()
 }

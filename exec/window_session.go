@@ -11,7 +11,7 @@ import (
 // addSession folds a row into its group's sessions. A row opens
 // [ts, ts+gap); sessions that touch or overlap it merge into one whose end
 // is the last row plus the gap. Lateness is judged on the merged session.
-func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) {
+func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	group := w.groupOf(r)
 	gk := string(state.AppendRow(nil, group))
 	start, end := ts, ts+w.win.Gap
@@ -34,10 +34,15 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) {
 		if w.side != nil {
 			w.side(r, reasonOf(v), wm)
 		}
-		return
+		return nil
 	case lateness.Discard:
 		w.late.Add(w.policy, reasonOf(v), 1)
-		return
+		return nil
+	}
+	for _, s := range merge {
+		if err := w.use(s); err != nil {
+			return err
+		}
 	}
 	var target *winEntry
 	if len(merge) == 1 && merge[0].start == start {
@@ -56,11 +61,13 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) {
 		}
 		_ = w.out.Emit(out)
 		w.windows[target.key] = target
+		w.resident++
 		w.addEnd(target)
 		w.insertSession(target)
 	}
 	target.acc.add(w.calls, r)
 	w.touch(target)
+	return nil
 }
 
 // mergeInto folds session s's accumulators into t by re-encoding: the
