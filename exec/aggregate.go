@@ -74,7 +74,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			for j, c := range a.groups {
 				g[j] = r[c]
 			}
-			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls)}
+			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime}
 			a.entries[e.key] = e
 		}
 		e.acc.add(a.calls, r)

@@ -72,9 +72,9 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 	return nil
 }
 
-// consolidate turns retract+insert pairs on the same key into upserts: a
-// delete immediately followed (in the same batch) by an insert of the same
-// key is dropped, so sinks see one upsert per key change.
+// consolidate keeps, for each key, only the last change of the batch: a
+// retraction followed by an insert becomes one upsert, an insert followed
+// by its retraction one delete. Order between keys is kept.
 func consolidate(changes []Change, key []int) []Change {
 	if len(key) == 0 {
 		return changes
@@ -86,18 +86,17 @@ func consolidate(changes []Change, key []int) []Change {
 		}
 		return string(kb)
 	}
-	inserted := map[string]bool{}
-	for _, c := range changes {
-		if !c.Delete {
-			inserted[keyOf(c.Row)] = true
-		}
+	last := make(map[string]int, len(changes))
+	keys := make([]string, len(changes))
+	for i, c := range changes {
+		keys[i] = keyOf(c.Row)
+		last[keys[i]] = i
 	}
 	out := changes[:0:0]
-	for _, c := range changes {
-		if c.Delete && inserted[keyOf(c.Row)] {
-			continue
+	for i, c := range changes {
+		if last[keys[i]] == i {
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
 	return out
 }

@@ -35,16 +35,8 @@ func (w *WindowAggregate) use(e *winEntry) error {
 	if err != nil {
 		return err
 	}
-	if len(rows) < 3 {
-		return errCorrupt(w.id)
-	}
-	e.acc = newAccs(w.calls)
-	if err := e.acc.decode(rows[3:]); err != nil {
+	if err := w.decodeValues(e, rows); err != nil {
 		return err
-	}
-	e.emitted = nil
-	if len(rows[2]) > 0 {
-		e.emitted = rows[2]
 	}
 	e.evicted = false
 	w.resident++
@@ -99,7 +91,7 @@ func (w *WindowAggregate) evict() error {
 func release(victims []*winEntry) {
 	for _, e := range victims {
 		e.evicted = true
-		e.acc, e.emitted = nil, nil
+		e.acc, e.emitted, e.stale = nil, nil, nil
 	}
 }
 

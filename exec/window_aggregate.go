@@ -63,6 +63,9 @@ type winEntry struct {
 	changed    bool // changed since the last early firing (EMIT EVERY)
 	gone       bool
 	evicted    bool // acc and emitted are in Badger, not in memory
+	// stale are rows downstream still holds for sessions merged into this
+	// one; its next emission retracts them.
+	stale []types.Row
 }
 
 // WindowAggregateConfig configures a WindowAggregate.
@@ -237,6 +240,14 @@ func (w *WindowAggregate) outputRow(e *winEntry) types.Row {
 
 // emit replaces e's row downstream with its current value.
 func (w *WindowAggregate) emit(e *winEntry, out *Batch) {
+	for _, s := range e.stale {
+		out.Rows = append(out.Rows, s)
+		out.Diffs = append(out.Diffs, -1)
+	}
+	if e.stale != nil {
+		e.stale = nil
+		w.dirty[e.key] = true
+	}
 	row := w.outputRow(e)
 	if e.emitted != nil {
 		if rowsEqual(e.emitted, row) {
@@ -250,16 +261,6 @@ func (w *WindowAggregate) emit(e *winEntry, out *Batch) {
 	e.emitted = row
 	e.changed = false
 	w.dirty[e.key] = true
-}
-
-// retract removes e's row downstream (a session absorbed by a merge).
-func (w *WindowAggregate) retract(e *winEntry, out *Batch) {
-	if e.emitted == nil {
-		return
-	}
-	out.Rows = append(out.Rows, e.emitted)
-	out.Diffs = append(out.Diffs, -1)
-	e.emitted = nil
 }
 
 func rowsEqual(a, b types.Row) bool {
@@ -337,7 +338,8 @@ func (w *WindowAggregate) purge(wm int64) {
 		if end+w.contract.Lateness > wm {
 			break
 		}
-		for _, e := range w.endSet[end] {
+		// drop removes sessions from endSet[end]: iterate over a copy.
+		for _, e := range append([]*winEntry(nil), w.endSet[end]...) {
 			if e.gone {
 				continue
 			}
@@ -406,12 +408,36 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 	return w.clearSpill(wr)
 }
 
-// encode is the state value of a resident window.
+// encode is the state value of a resident window: a header (start, end,
+// fired, number of stale rows), the group, the emitted row, the stale
+// rows, then one row per accumulator.
 func (w *WindowAggregate) encode(e *winEntry) []byte {
-	hdr := types.Row{types.TimestampValue(e.start), types.TimestampValue(e.end), types.BoolValue(e.fired)}
+	hdr := types.Row{types.TimestampValue(e.start), types.TimestampValue(e.end), types.BoolValue(e.fired), types.IntValue(int64(len(e.stale)))}
 	rows := []types.Row{hdr, e.group, e.emitted}
+	rows = append(rows, e.stale...)
 	rows = append(rows, e.acc.encode()...)
 	return state.EncodeValue(rows...)
+}
+
+// decodeValues fills e's emitted row, stale rows and accumulators from a
+// value written by encode.
+func (w *WindowAggregate) decodeValues(e *winEntry, rows []types.Row) error {
+	if len(rows) < 3 || len(rows[0]) < 4 {
+		return errCorrupt(w.id)
+	}
+	n := int(rows[0][3].I)
+	if n < 0 || 3+n > len(rows) {
+		return errCorrupt(w.id)
+	}
+	e.emitted, e.stale = nil, nil
+	if len(rows[2]) > 0 {
+		e.emitted = rows[2]
+	}
+	if n > 0 {
+		e.stale = append([]types.Row(nil), rows[3:3+n]...)
+	}
+	e.acc = newAccs(w.calls)
+	return e.acc.decode(rows[3+n:])
 }
 
 // Restore implements Stateful.
@@ -421,17 +447,14 @@ func (w *WindowAggregate) Restore(s *state.Store) error {
 		if err != nil {
 			return err
 		}
-		if len(rows) < 3 {
+		if len(rows) < 3 || len(rows[0]) < 4 {
 			return errCorrupt(w.id)
 		}
-		e := &winEntry{key: string(key[len(w.id):]), start: rows[0][0].I, end: rows[0][1].I, fired: rows[0][2].Bool(), group: rows[1], acc: newAccs(w.calls)}
+		e := &winEntry{key: string(key[len(w.id):]), start: rows[0][0].I, end: rows[0][1].I, fired: rows[0][2].Bool(), group: rows[1]}
 		if w.keep != nil && !w.keep(e.group) {
 			return nil
 		}
-		if len(rows[2]) > 0 {
-			e.emitted = rows[2]
-		}
-		if err := e.acc.decode(rows[3:]); err != nil {
+		if err := w.decodeValues(e, rows); err != nil {
 			return err
 		}
 		w.windows[e.key] = e

@@ -53,13 +53,16 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	} else {
 		target = &winEntry{group: group, start: start, end: end, acc: newAccs(w.calls), fired: v != lateness.OnTime}
 		target.key = w.entryKey(group, start)
-		out := &Batch{}
 		for _, s := range merge {
 			w.mergeInto(target, s)
-			w.retract(s, out)
+			// What downstream holds for s is replaced when the merged
+			// session is emitted (at its close, or now if late or ON UPDATE).
+			target.stale = append(target.stale, s.stale...)
+			if s.emitted != nil {
+				target.stale = append(target.stale, s.emitted)
+			}
 			w.drop(s)
 		}
-		_ = w.out.Emit(out)
 		w.windows[target.key] = target
 		w.resident++
 		w.addEnd(target)
@@ -73,10 +76,10 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 // mergeInto folds session s's accumulators into t by re-encoding: the
 // accumulators are mergeable because every one of them is a fold over
 // values (count, sum, min, max, avg, distinct sets).
+// Whether the merged session has fired is decided by the verdict on the
+// merged bounds, not by the parts: a fired session extended past the
+// watermark is open again.
 func (w *WindowAggregate) mergeInto(t, s *winEntry) {
-	if s.fired {
-		t.fired = t.fired || s.fired
-	}
 	for i, a := range s.acc {
 		mergeAcc(t.acc[i], a)
 	}

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// Row is one tuple. Operators pass rows in batches and never retain a row
-// they did not copy.
+// Row is one tuple. A row is immutable once emitted: operators may keep
+// the rows they receive (in state, in a view) and must never modify a row
+// after passing it on; to change values, build a new row.
 type Row []Value
 
 // Clone returns a copy of r that shares no backing array with it.
