@@ -15,7 +15,7 @@ func TestHarnessRegressionSessionPurgeLeak(t *testing.T) {
 		build: windowAgg(planner.WindowSpec{Kind: "session", Gap: 10}, planner.Contract{Policy: lateness.Drop, Emit: "on_window_close"}),
 		events: []event{
 			in("a", 0, 1), in("b", 0, 1), in("c", 0, 1),
-			wmAt(0, 10), // fires and purges all three sessions [0,10)
+			wmAt(0, 10),   // fires and purges all three sessions [0,10)
 			in("b", 5, 1), // opens b [5,15): on time
 			wmAt(0, 20),
 		},
@@ -30,7 +30,7 @@ func TestHarnessRegressionSessionBridgeEarlyFire(t *testing.T) {
 		build: windowAgg(planner.WindowSpec{Kind: "session", Gap: 10}, planner.Contract{Lateness: 20, Policy: lateness.Drop, Emit: "on_window_close"}),
 		events: []event{
 			in("a", 0, 1), in("a", 12, 2),
-			wmAt(0, 10), // fires a [0,10)
+			wmAt(0, 10),   // fires a [0,10)
 			in("a", 9, 3), // bridges [0,10) and [12,22) into [0,22): open until 22
 			wmAt(0, 15),
 		},
