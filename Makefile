@@ -1,5 +1,5 @@
 # The one entry point for building and checking streamsql.
-.PHONY: test lint bench fuzz build
+.PHONY: test lint bench nexmark fuzz build
 
 build:
 	go build ./...
@@ -13,8 +13,13 @@ lint:
 	gofmt -l . | tee /dev/stderr | (! read)
 	go vet ./...
 
+# bench runs every Go benchmark, the Nexmark ones (engine/engine_bench_test.go)
+# included; nexmark runs the benchmark protocol of docs/benchmarks.md.
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+
+nexmark:
+	go run ./cmd/streamsql bench --events 1000000 --repeats 3
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser/

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/streamsql/streamsql/bench"
+)
+
+// benchCmd runs the Nexmark benchmark (bench/*.sql) and prints the median
+// figures per query; see docs/benchmarks.md.
+func benchCmd() *cobra.Command {
+	var (
+		events   int64
+		repeats  int
+		queries  string
+		jsonFile string
+		tempDir  string
+		asJSON   bool
+		interval time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run the Nexmark benchmark queries over datagen into a blackhole sink",
+		Long: `bench runs the Nexmark queries of bench/*.sql over the in-process datagen
+source (a fixed event count, as fast as possible) into a blackhole sink,
+checkpointing every 10 s, and prints per query the median over the repeats
+of: events (the whole Nexmark sequence, all event types), wall and CPU
+seconds, events/s per core (events ÷ CPU s) and with all cores (events ÷
+wall s), peak RSS and the state size at the end.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cfg := bench.Config{Registry: registry(io.Discard), TempDir: tempDir, CheckpointInterval: interval}
+			var reps []bench.Report
+			failed := false
+			if jsonFile != "" {
+				rep, err := benchFile(ctx, cfg, jsonFile, repeats)
+				if err != nil && rep.Failed == "" {
+					printErr(err)
+					return exitError{1}
+				}
+				failed = rep.Failed != ""
+				reps = append(reps, rep)
+			} else {
+				for _, q := range strings.Split(queries, ",") {
+					q = strings.TrimSpace(q)
+					if q == "" {
+						continue
+					}
+					fmt.Fprintf(os.Stderr, "%s: %d events × %d ...\n", q, events, repeats)
+					start := time.Now()
+					rep, err := bench.RunWith(ctx, cfg, q, events, repeats)
+					if err != nil && rep.Failed == "" {
+						printErr(err) // an unknown query, a bad file
+						return exitError{1}
+					}
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					if rep.Failed != "" {
+						failed = true
+						fmt.Fprintf(os.Stderr, "%s: failed: %s\n", q, rep.Failed)
+					} else if rep.NotSupported != "" {
+						fmt.Fprintf(os.Stderr, "%s: not supported: %s\n", q, rep.NotSupported)
+					} else {
+						fmt.Fprintf(os.Stderr, "%s: done in %.1fs\n", q, time.Since(start).Seconds())
+					}
+					reps = append(reps, rep)
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(reps); err != nil {
+					return err
+				}
+			} else if err := bench.WriteTable(os.Stdout, reps); err != nil {
+				return err
+			}
+			if failed {
+				return exitError{1} // the table shows which query failed
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Int64Var(&events, "events", 1_000_000, "events of the Nexmark sequence per run (all types; bids are 92%)")
+	f.IntVar(&repeats, "repeats", 3, "runs per query; the median is reported")
+	f.StringVar(&queries, "queries", strings.Join(bench.Queries, ","), "comma-separated queries of bench/ (or paths to .sql files)")
+	f.StringVar(&jsonFile, "json-file", "", "run q0 over the JSON-lines bids in FILE (needs the file connector)")
+	f.StringVar(&tempDir, "temp-dir", "", "where the per-run state directories are created (default: the system temp dir)")
+	f.DurationVar(&interval, "checkpoint-interval", bench.CheckpointInterval, "wall time between checkpoints (the protocol's is 10s; checkpoints cannot be turned off)")
+	f.BoolVar(&asJSON, "json", false, "print the reports (every run) as JSON instead of a table")
+	return cmd
+}
+
+// benchFile runs q0 over a JSON-lines file of bids; events is the number
+// of lines.
+func benchFile(ctx context.Context, cfg bench.Config, path string, repeats int) (bench.Report, error) {
+	if _, ok := cfg.Registry.Sources["file"]; !ok {
+		return bench.Report{Query: "q0-json", NotSupported: "no file connector in this build; see docs/benchmarks.md"}, nil
+	}
+	n, err := countLines(path)
+	if err != nil {
+		return bench.Report{}, err
+	}
+	return bench.RunSQL(ctx, cfg, "q0-json", bench.FileSQL(path), n, repeats)
+}
+
+func countLines(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
