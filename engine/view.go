@@ -401,6 +401,26 @@ func logKey(seq uint64) []byte {
 // flush drives every view to quiescence: memory-log entries in insertion
 // order, then bounded external sources until they end.
 func (e *Engine) flush(ctx context.Context) error {
+	if err := e.replayLog(ctx); err != nil {
+		return err
+	}
+	for _, v := range e.views {
+		for {
+			progressed, err := e.step(ctx, v, 4096)
+			if err != nil {
+				return err
+			}
+			if !progressed {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// replayLog feeds every memory-log entry a view has not consumed yet, in
+// insertion order.
+func (e *Engine) replayLog(ctx context.Context) error {
 	var min uint64 = 1<<64 - 1
 	need := false
 	for _, v := range e.views {
@@ -452,17 +472,6 @@ func (e *Engine) flush(ctx context.Context) error {
 				if r.src == nil {
 					r.memOff = e.logSeq
 				}
-			}
-		}
-	}
-	for _, v := range e.views {
-		for {
-			progressed, err := e.step(ctx, v, 4096)
-			if err != nil {
-				return err
-			}
-			if !progressed {
-				break
 			}
 		}
 	}

@@ -40,8 +40,8 @@ func NewParallel(n int, keys [][]int, out Output, mk func(i int, out Output) Ope
 
 // Owner returns the instance that owns a key (key values in key order).
 func Owner(key types.Row, n int) int {
-	if n <= 1 {
-		return 0
+	if n <= 1 || len(key) == 0 {
+		return 0 // Process routes rows of an unkeyed operator to instance 0
 	}
 	cols := make([]int, len(key))
 	for i := range cols {

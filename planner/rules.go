@@ -144,6 +144,11 @@ func FuseWindowIntoAggregate(n Node) (Node, bool) {
 	if !ok {
 		return n, false
 	}
+	if p, ok := a.Input.(*Project); ok {
+		if b, ok := aggregateBelowProject(a, p); ok {
+			return FuseWindowIntoAggregate(b)
+		}
+	}
 	var filter *Filter
 	in := a.Input
 	if f, ok := in.(*Filter); ok {
@@ -275,4 +280,61 @@ func aggregatedWindowStart(n Node, col int, crossed bool) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// aggregateBelowProject rewrites Aggregate(Project(WindowAssign(x))) —
+// the shape GROUP BY expressions and aggregate arguments produce: the
+// projection passes every column through and appends computed ones — to
+// Aggregate(WindowAssign(Project'(x))), so the window can be fused. It
+// applies only when the computed columns do not read window_start or
+// window_end.
+func aggregateBelowProject(a *Aggregate, p *Project) (*Aggregate, bool) {
+	w, ok := p.Input.(*WindowAssign)
+	if !ok {
+		return nil, false
+	}
+	width := len(w.Input.Schema())
+	if len(p.Exprs) < width+2 {
+		return nil, false
+	}
+	for i := 0; i < width+2; i++ {
+		if r, ok := p.Exprs[i].(*ColRef); !ok || r.Index != i {
+			return nil, false
+		}
+	}
+	extras := p.Exprs[width+2:]
+	for _, e := range extras {
+		used := map[int]bool{}
+		ColumnsUsed(e, used)
+		if used[width] || used[width+1] {
+			return nil, false
+		}
+	}
+	inner := &Project{Input: w.Input}
+	inner.Exprs = append(append(inner.Exprs, p.Exprs[:width]...), extras...)
+	inner.Names = append(append(inner.Names, p.Names[:width]...), p.Names[width+2:]...)
+	nw := len(inner.Exprs)
+	// Old column -> new column of WindowAssign(inner).
+	remap := func(c int) int {
+		switch {
+		case c < width:
+			return c
+		case c < width+2:
+			return nw + (c - width)
+		}
+		return c - 2
+	}
+	out := *a
+	out.Input = &WindowAssign{Input: inner, Window: w.Window}
+	out.GroupCols = make([]int, len(a.GroupCols))
+	for i, g := range a.GroupCols {
+		out.GroupCols[i] = remap(g)
+	}
+	out.Aggs = append([]AggCall(nil), a.Aggs...)
+	for i := range out.Aggs {
+		if out.Aggs[i].Arg >= 0 {
+			out.Aggs[i].Arg = remap(out.Aggs[i].Arg)
+		}
+	}
+	return &out, true
 }
