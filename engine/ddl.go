@@ -122,6 +122,11 @@ func (e *Engine) createView(st *parser.CreateViewStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A view dropped earlier under the same name may have left state behind
+	// (dropping deletes it in batches, not atomically).
+	if err := e.store.DeletePrefix([]byte("v/" + st.Name + "/")); err != nil {
+		return nil, err
+	}
 	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1}
 	if err := e.cat.Add(o); err != nil {
 		return nil, err

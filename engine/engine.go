@@ -116,7 +116,7 @@ var (
 func (e *Engine) recover() error {
 	// The spill area holds values changed after the last checkpoint: they
 	// are not part of it, so recovery starts without them.
-	if err := e.store.Update(func(w *state.Writer) error { return w.DeletePrefix([]byte(exec.SpillPrefix)) }); err != nil {
+	if err := e.store.DeletePrefix([]byte(exec.SpillPrefix)); err != nil {
 		return fmt.Errorf("clear spill area: %w", err)
 	}
 	if b, ok, err := e.store.Get(keyCatalog); err != nil {
@@ -308,7 +308,7 @@ func (e *Engine) checkpoint() error {
 	if err != nil {
 		return err
 	}
-	err = e.store.Update(func(w *state.Writer) error {
+	err = e.store.Checkpoint(id, func(w *state.Writer) error {
 		for _, v := range e.views {
 			if err := v.checkpoint(w); err != nil {
 				return err

@@ -186,7 +186,7 @@ func (v *viewRT) close() {
 func (v *viewRT) prefix() string { return "v/" + v.plan.Name + "/" }
 
 func (v *viewRT) dropState(st *state.Store) error {
-	return st.Update(func(w *state.Writer) error { return w.DeletePrefix([]byte(v.prefix())) })
+	return st.DeletePrefix([]byte(v.prefix()))
 }
 
 // checkpoint writes the pipeline's changed state and each reader's

@@ -70,7 +70,7 @@ func (w *WindowAggregate) evict() error {
 	if len(spill) == 0 {
 		return nil
 	}
-	err := w.store.Update(func(wr *state.Writer) error {
+	err := w.store.Batch(func(wr *state.Writer) error {
 		for _, e := range spill {
 			if err := wr.Set(w.spillKey(e.key), w.encode(e)); err != nil {
 				return err

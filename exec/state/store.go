@@ -1,8 +1,16 @@
 // Package state keeps operator state and checkpoints in Badger. Operators
 // hold their working state in memory (the write-back cache) and hand the
 // keys they changed since the last checkpoint to a Checkpoint, which writes
-// them, every source position and the catalog in one Badger transaction:
-// a checkpoint is all or nothing.
+// them, every source position and the catalog all or nothing.
+//
+// A checkpoint can be far larger than one Badger transaction, so it is
+// written in three steps: (1) every change is staged under
+// pending/<id>/ in chunked write batches; (2) one small transaction records
+// id as committed; (3) the staged changes are applied to their keys and the
+// staging keys deleted. A crash before (2) leaves the previous checkpoint
+// in force (the staged keys are discarded on open); a crash after (2) is
+// finished on open by applying the staged changes again (applying is
+// idempotent).
 package state
 
 import (
@@ -29,7 +37,12 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db}
+	if err := s.recoverPending(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Close closes the database cleanly.
@@ -90,16 +103,28 @@ func (s *Store) Update(fn func(w *Writer) error) error {
 	})
 }
 
-// Writer writes into a checkpoint transaction.
+// Writer writes into a transaction, a staged checkpoint or a plain write
+// batch.
 type Writer struct {
-	txn *badger.Txn
-	n   int
+	txn    *badger.Txn
+	wb     *badger.WriteBatch
+	prefix []byte // staging prefix of a checkpoint; nil otherwise
+	n      int
 }
 
 // Set writes key = val.
 func (w *Writer) Set(key, val []byte) error {
 	w.n++
-	if err := w.txn.Set(key, val); err != nil {
+	var err error
+	switch {
+	case w.txn != nil:
+		err = w.txn.Set(key, val)
+	case w.prefix != nil:
+		err = w.wb.Set(stageKey(w.prefix, key), append([]byte{opSet}, val...))
+	default:
+		err = w.wb.Set(append([]byte(nil), key...), append([]byte(nil), val...))
+	}
+	if err != nil {
 		return fmt.Errorf("state set: %w", err)
 	}
 	return nil
@@ -108,14 +133,26 @@ func (w *Writer) Set(key, val []byte) error {
 // Delete removes key.
 func (w *Writer) Delete(key []byte) error {
 	w.n++
-	if err := w.txn.Delete(key); err != nil {
+	var err error
+	switch {
+	case w.txn != nil:
+		err = w.txn.Delete(key)
+	case w.prefix != nil:
+		err = w.wb.Set(stageKey(w.prefix, key), []byte{opDelete})
+	default:
+		err = w.wb.Delete(append([]byte(nil), key...))
+	}
+	if err != nil {
 		return fmt.Errorf("state delete: %w", err)
 	}
 	return nil
 }
 
-// DeletePrefix removes every key with prefix.
+// DeletePrefix removes every key with prefix (transactions only).
 func (w *Writer) DeletePrefix(prefix []byte) error {
+	if w.txn == nil {
+		return fmt.Errorf("state: DeletePrefix needs a transaction")
+	}
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = prefix
 	opts.PrefetchValues = false

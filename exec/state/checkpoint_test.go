@@ -1,0 +1,145 @@
+package state
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+func mustOpen(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func get(t *testing.T, s *Store, k string) string {
+	t.Helper()
+	v, ok, err := s.Get([]byte(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return "<absent>"
+	}
+	return string(v)
+}
+
+// TestCheckpointLargerThanATransaction writes a checkpoint far over
+// Badger's single-transaction limit.
+func TestCheckpointLargerThanATransaction(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	val := make([]byte, 200)
+	err := s.Checkpoint(1, func(w *Writer) error {
+		for i := 0; i < 300_000; i++ {
+			if err := w.Set([]byte(fmt.Sprintf("k/%07d", i)), val); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("checkpoint of ~60 MB: %v", err)
+	}
+	if got := len(get(t, s, "k/0299999")); got != 200 {
+		t.Fatalf("last key: %d bytes", got)
+	}
+	n := 0
+	if err := s.Scan(prefixPending, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d staged keys left after apply", n)
+	}
+}
+
+// stage writes checkpoint id's changes without committing, as a process
+// killed between staging and commit leaves them.
+func stage(t *testing.T, s *Store, id uint64, fn func(w *Writer) error) {
+	t.Helper()
+	wb := s.db.NewWriteBatch()
+	if err := fn(&Writer{wb: wb, prefix: pendingPrefix(id)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wb.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckpointCrashBeforeCommitKeepsThePreviousOne(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	if err := s.Checkpoint(1, func(w *Writer) error { return w.Set([]byte("a"), []byte("1")) }); err != nil {
+		t.Fatal(err)
+	}
+	stage(t, s, 2, func(w *Writer) error {
+		if err := w.Set([]byte("a"), []byte("2")); err != nil {
+			return err
+		}
+		return w.Set([]byte("b"), []byte("2"))
+	})
+	_ = s.Close()
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if a, b := get(t, s, "a"), get(t, s, "b"); a != "1" || b != "<absent>" {
+		t.Fatalf("after a crash before commit: a=%s b=%s, want a=1 b=<absent>", a, b)
+	}
+}
+
+func TestCheckpointCrashAfterCommitIsFinishedOnOpen(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	if err := s.Checkpoint(1, func(w *Writer) error { return w.Set([]byte("gone"), []byte("x")) }); err != nil {
+		t.Fatal(err)
+	}
+	stage(t, s, 2, func(w *Writer) error {
+		if err := w.Set([]byte("a"), []byte("2")); err != nil {
+			return err
+		}
+		return w.Delete([]byte("gone"))
+	})
+	err := s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, 2))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if a, g := get(t, s, "a"), get(t, s, "gone"); a != "2" || g != "<absent>" {
+		t.Fatalf("after a crash after commit: a=%s gone=%s, want a=2 gone=<absent>", a, g)
+	}
+}
+
+func TestValueVersionIsChecked(t *testing.T) {
+	v := EncodeValue(types.Row{types.IntValue(7), types.StringValue("x")})
+	if _, err := DecodeValue(v); err != nil {
+		t.Fatal(err)
+	}
+	v[0] = Version + 1
+	if _, err := DecodeValue(v); err == nil {
+		t.Fatal("a value of another layout version decoded without error")
+	}
+}
+
+func FuzzDecodeValue(f *testing.F) {
+	f.Add(EncodeValue(types.Row{types.IntValue(1), types.FloatValue(2), types.StringValue("s"), types.TimestampValue(3), {}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rows, err := DecodeValue(b)
+		if err != nil {
+			return
+		}
+		again, err := DecodeValue(EncodeValue(rows...))
+		if err != nil || len(again) != len(rows) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
