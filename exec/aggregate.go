@@ -35,8 +35,9 @@ type aggEntry struct {
 	group   types.Row
 	acc     accs
 	emitted types.Row
-	last    int64 // event (or processing) time of the last update
-	pending bool
+	last      int64 // event (or processing) time of the last update
+	pending   bool
+	persisted bool // a checkpoint holds this key
 }
 
 // AggregateConfig configures an Aggregate.
@@ -127,7 +128,7 @@ func (a *Aggregate) expire(limit int64) error {
 				out.Diffs = append(out.Diffs, -1)
 			}
 			delete(a.entries, k)
-			a.dirty[k] = true
+			a.dirty[k] = e.persisted // delete from Badger only if written
 		}
 	}
 	return a.out.Emit(out)
@@ -162,8 +163,10 @@ func (a *Aggregate) Checkpoint(w *state.Writer) error {
 		key := []byte(a.id + k)
 		e, ok := a.entries[k]
 		if !ok {
-			if err := w.Delete(key); err != nil {
-				return err
+			if a.dirty[k] {
+				if err := w.Delete(key); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -172,6 +175,7 @@ func (a *Aggregate) Checkpoint(w *state.Writer) error {
 		if err := w.Set(key, state.EncodeValue(rows...)); err != nil {
 			return err
 		}
+		e.persisted = true
 	}
 	a.dirty = map[string]bool{}
 	return nil
@@ -187,7 +191,7 @@ func (a *Aggregate) Restore(s *state.Store) error {
 		if len(rows) < 3 {
 			return errCorrupt(a.id)
 		}
-		e := &aggEntry{key: string(key[len(a.id):]), last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls)}
+		e := &aggEntry{key: string(key[len(a.id):]), last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls), persisted: true}
 		if a.keep != nil && !a.keep(e.group) {
 			return nil
 		}

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"container/heap"
+
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/planner"
@@ -27,8 +29,14 @@ type Join struct {
 
 	wm    [2]int64
 	sides [2]map[string][]joinRow
-	dirty map[string]bool
-	width [2]int
+	// expiries orders each side's keys by when their rows expire, so a
+	// watermark visits only the keys it purges.
+	expiries [2]expiryHeap
+	dirty    map[string]bool
+	// persisted holds the state keys a checkpoint has written, so a key
+	// that lived and died between checkpoints costs no delete.
+	persisted map[string]bool
+	width     [2]int
 }
 
 type joinRow struct {
@@ -49,7 +57,7 @@ type JoinConfig struct {
 // NewJoin returns the operator for n.
 func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
-		wm: [2]int64{types.MinTime, types.MinTime}, dirty: map[string]bool{}}
+		wm: [2]int64{types.MinTime, types.MinTime}, dirty: map[string]bool{}, persisted: map[string]bool{}}
 	j.sides[0], j.sides[1] = map[string][]joinRow{}, map[string][]joinRow{}
 	j.width[0], j.width[1] = len(c.Node.Left.Schema()), len(c.Node.Right.Schema())
 	return j
@@ -124,6 +132,7 @@ func (j *Join) Process(port int, b *Batch) error {
 		if j.expiry(port, t) >= j.wm[other] || j.n.Kind == planner.Unbounded {
 			k := string(kb)
 			j.sides[port][k] = append(j.sides[port][k], joinRow{row: r, time: t})
+			heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
 			j.dirty[j.stateKey(port, k)] = true
 		} else if !matched {
 			j.late.Add(lateness.Drop, "join_expired", 1)
@@ -144,27 +153,58 @@ func (j *Join) Watermark(port int, wm int64) error {
 	j.wm[port] = wm
 	other := 1 - port
 	if j.n.Kind != planner.Unbounded {
-		for k, rows := range j.sides[other] {
-			kept := rows[:0]
-			for _, r := range rows {
-				if j.expiry(other, r.time) >= wm {
-					kept = append(kept, r)
-				}
-			}
-			if len(kept) != len(rows) {
-				j.dirty[j.stateKey(other, k)] = true
-				if len(kept) == 0 {
-					delete(j.sides[other], k)
-				} else {
-					j.sides[other][k] = kept
-				}
-			}
+		h := &j.expiries[other]
+		for h.Len() > 0 && (*h)[0].at < wm {
+			j.purgeKey(other, heap.Pop(h).(expiryItem).key, wm)
 		}
 	}
 	if m := min(j.wm[0], j.wm[1]); m > old {
 		return j.out.EmitWatermark(m)
 	}
 	return nil
+}
+
+// purgeKey drops the rows of one key of side that expire before wm.
+func (j *Join) purgeKey(side int, k string, wm int64) {
+	rows, ok := j.sides[side][k]
+	if !ok {
+		return
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if j.expiry(side, r.time) >= wm {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == len(rows) {
+		return
+	}
+	j.dirty[j.stateKey(side, k)] = true
+	if len(kept) == 0 {
+		delete(j.sides[side], k)
+	} else {
+		j.sides[side][k] = kept
+	}
+}
+
+// expiryItem says the rows of key may expire at watermark at.
+type expiryItem struct {
+	at  int64
+	key string
+}
+
+// expiryHeap is a min-heap of expiryItems by at.
+type expiryHeap []expiryItem
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(a, b int) bool { return h[a].at < h[b].at }
+func (h expiryHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiryItem)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
 }
 
 // Tick implements Operator.
@@ -177,8 +217,11 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 		key := []byte(j.id + sk)
 		rows := j.sides[side][sk[1:]]
 		if len(rows) == 0 {
-			if err := w.Delete(key); err != nil {
-				return err
+			if j.persisted[sk] {
+				if err := w.Delete(key); err != nil {
+					return err
+				}
+				delete(j.persisted, sk)
 			}
 			continue
 		}
@@ -190,6 +233,7 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 		if err := w.Set(key, state.EncodeValue(enc...)); err != nil {
 			return err
 		}
+		j.persisted[sk] = true
 	}
 	j.dirty = map[string]bool{}
 	return nil
@@ -203,6 +247,7 @@ func (j *Join) Restore(s *state.Store) error {
 			return nil
 		}
 		side := int(sk[0] - '0')
+		j.persisted[sk] = true
 		rows, err := state.DecodeValue(val)
 		if err != nil {
 			return err
@@ -219,6 +264,7 @@ func (j *Join) Restore(s *state.Store) error {
 				}
 			}
 			j.sides[side][sk[1:]] = append(j.sides[side][sk[1:]], jr)
+			heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, jr.time), key: sk[1:]})
 		}
 		return nil
 	})

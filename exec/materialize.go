@@ -23,8 +23,9 @@ type Materialize struct {
 }
 
 type matRow struct {
-	row   types.Row
-	count int64
+	row       types.Row
+	count     int64
+	persisted bool // a checkpoint holds this row
 }
 
 // Change is one changelog entry of a view: Delete is true for a removal.
@@ -54,8 +55,12 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			e.count--
 			if e.count <= 0 {
 				delete(m.rows, k)
+				m.dirty[k] = e.persisted // delete from Badger only if written
+			} else {
+				m.dirty[k] = true
 			}
 			changes = append(changes, Change{Delete: true, Row: r})
+			continue
 		} else {
 			if e == nil {
 				e = &matRow{row: r}
@@ -139,14 +144,17 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		key := []byte(m.id + k)
 		e, ok := m.rows[k]
 		if !ok {
-			if err := w.Delete(key); err != nil {
-				return err
+			if m.dirty[k] {
+				if err := w.Delete(key); err != nil {
+					return err
+				}
 			}
 			continue
 		}
 		if err := w.Set(key, state.EncodeValue(types.Row{types.IntValue(e.count)}, e.row)); err != nil {
 			return err
 		}
+		e.persisted = true
 	}
 	m.dirty = map[string]bool{}
 	return nil
@@ -162,7 +170,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 		if len(rows) != 2 {
 			return errCorrupt(m.id)
 		}
-		m.rows[string(key[len(m.id):])] = &matRow{count: rows[0][0].I, row: rows[1]}
+		m.rows[string(key[len(m.id):])] = &matRow{count: rows[0][0].I, row: rows[1], persisted: true}
 		return nil
 	})
 }

@@ -63,6 +63,7 @@ type winEntry struct {
 	changed    bool // changed since the last early firing (EMIT EVERY)
 	gone       bool
 	evicted    bool // acc and emitted are in Badger, not in memory
+	persisted  bool // a checkpoint holds this key
 	// stale are rows downstream still holds for sessions merged into this
 	// one; its next emission retracts them.
 	stale []types.Row
@@ -357,7 +358,9 @@ func (w *WindowAggregate) drop(e *winEntry) {
 	}
 	e.gone = true
 	delete(w.windows, e.key)
-	w.dirty[e.key] = true
+	// A deleted key needs a delete in the next checkpoint only if an
+	// earlier one wrote it (dirty's value says so for absent keys).
+	w.dirty[e.key] = e.persisted
 	if w.win.Kind == "session" {
 		w.removeSession(e)
 	}
@@ -391,8 +394,10 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 		key := append(append([]byte{}, prefix...), k...)
 		e, ok := w.windows[k]
 		if !ok {
-			if err := wr.Delete(key); err != nil {
-				return err
+			if w.dirty[k] {
+				if err := wr.Delete(key); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -403,6 +408,7 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 		if err := wr.Set(key, val); err != nil {
 			return err
 		}
+		e.persisted = true
 	}
 	w.dirty = map[string]bool{}
 	return w.clearSpill(wr)
@@ -450,7 +456,7 @@ func (w *WindowAggregate) Restore(s *state.Store) error {
 		if len(rows) < 3 || len(rows[0]) < 4 {
 			return errCorrupt(w.id)
 		}
-		e := &winEntry{key: string(key[len(w.id):]), start: rows[0][0].I, end: rows[0][1].I, fired: rows[0][2].Bool(), group: rows[1]}
+		e := &winEntry{key: string(key[len(w.id):]), start: rows[0][0].I, end: rows[0][1].I, fired: rows[0][2].Bool(), group: rows[1], persisted: true}
 		if w.keep != nil && !w.keep(e.group) {
 			return nil
 		}

@@ -25,17 +25,38 @@ func stageKey(prefix, key []byte) []byte {
 	return append(append(append([]byte(nil), prefix...), '/'), key...)
 }
 
-// Checkpoint writes checkpoint id: fn's writes are staged in chunked
-// batches, id is committed in one small transaction, then the staged
-// writes are applied. It returns once the checkpoint is committed and
-// applied; if the process dies after the commit, Open finishes applying.
+// Checkpoint writes checkpoint id. A small checkpoint (under txnMaxBytes
+// and txnMaxChanges) is written with the commit marker in one
+// transaction. A larger one is staged in chunked batches, id is committed
+// in one small transaction, then the staged writes are applied. It returns
+// once the checkpoint is committed and applied; if the process dies after
+// the commit, Open finishes applying.
 func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 	prefix := pendingPrefix(id)
-	wb := s.db.NewWriteBatch()
-	if err := fn(&Writer{wb: wb, prefix: prefix}); err != nil {
-		wb.Cancel()
+	w := &Writer{prefix: prefix, buffering: true, db: s.db}
+	if err := fn(w); err != nil {
+		if w.wb != nil {
+			w.wb.Cancel()
+		}
 		return err
 	}
+	if w.buffering {
+		return s.db.Update(func(txn *badger.Txn) error {
+			for _, c := range w.buf {
+				var err error
+				if c.del {
+					err = txn.Delete(c.key)
+				} else {
+					err = txn.Set(c.key, c.val)
+				}
+				if err != nil {
+					return fmt.Errorf("checkpoint %d: %w", id, err)
+				}
+			}
+			return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, id))
+		})
+	}
+	wb := w.wb
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("stage checkpoint %d: %w", id, err)
 	}

@@ -110,6 +110,50 @@ type Writer struct {
 	wb     *badger.WriteBatch
 	prefix []byte // staging prefix of a checkpoint; nil otherwise
 	n      int
+	// A checkpoint buffers its first changes (buffered) and writes them in
+	// one transaction when they stay small; past the limit it starts
+	// staging (wb becomes non-nil) and flushes the buffer there.
+	buffering bool
+	buf       []change
+	bufBytes  int
+	db        *badger.DB
+}
+
+type change struct {
+	key, val []byte
+	del      bool
+}
+
+// Limits of a checkpoint written as one transaction, well under Badger's
+// per-transaction limits.
+const (
+	txnMaxBytes   = 8 << 20
+	txnMaxChanges = 50_000
+)
+
+// buffer records a change of a buffering checkpoint writer, switching to
+// staging when the buffer outgrows one transaction.
+func (w *Writer) buffer(key, val []byte, del bool) error {
+	w.buf = append(w.buf, change{key: append([]byte(nil), key...), val: append([]byte(nil), val...), del: del})
+	w.bufBytes += len(key) + len(val) + 16
+	if w.bufBytes < txnMaxBytes && len(w.buf) < txnMaxChanges {
+		return nil
+	}
+	w.buffering = false
+	w.wb = w.db.NewWriteBatch()
+	for _, c := range w.buf {
+		var err error
+		if c.del {
+			err = w.wb.Set(stageKey(w.prefix, c.key), []byte{opDelete})
+		} else {
+			err = w.wb.Set(stageKey(w.prefix, c.key), append([]byte{opSet}, c.val...))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	w.buf, w.bufBytes = nil, 0
+	return nil
 }
 
 // Set writes key = val.
@@ -117,6 +161,8 @@ func (w *Writer) Set(key, val []byte) error {
 	w.n++
 	var err error
 	switch {
+	case w.buffering:
+		err = w.buffer(key, val, false)
 	case w.txn != nil:
 		err = w.txn.Set(key, val)
 	case w.prefix != nil:
@@ -135,6 +181,8 @@ func (w *Writer) Delete(key []byte) error {
 	w.n++
 	var err error
 	switch {
+	case w.buffering:
+		err = w.buffer(key, nil, true)
 	case w.txn != nil:
 		err = w.txn.Delete(key)
 	case w.prefix != nil:
