@@ -5,8 +5,7 @@ CREATE SOURCE bid (
     WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND
 ) WITH (connector = 'datagen', table = 'bid', events = {{events}}, seed = 42);
 
-CREATE MATERIALIZED VIEW q1 AS
+CREATE SINK q1_out AS
 SELECT auction, bidder, 0.908 * price AS price, date_time
-FROM bid;
-
-CREATE SINK q1_out FROM q1 WITH (connector = 'blackhole');
+FROM bid
+WITH (connector = 'blackhole');

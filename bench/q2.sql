@@ -5,9 +5,8 @@ CREATE SOURCE bid (
     WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND
 ) WITH (connector = 'datagen', table = 'bid', events = {{events}}, seed = 42);
 
-CREATE MATERIALIZED VIEW q2 AS
+CREATE SINK q2_out AS
 SELECT auction, price
 FROM bid
-WHERE auction % 123 = 0;
-
-CREATE SINK q2_out FROM q2 WITH (connector = 'blackhole');
+WHERE auction % 123 = 0
+WITH (connector = 'blackhole');

@@ -155,6 +155,9 @@ func (e *Engine) createSink(st *parser.CreateSinkStmt) (*Result, error) {
 	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
 		return &Result{Tag: "CREATE SINK"}, err
 	}
+	if st.Query != nil {
+		return e.createQuerySink(st)
+	}
 	v, ok := e.cat.Get(st.From)
 	if !ok || v.Kind != catalog.View {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From)
@@ -206,7 +209,15 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 			delete(e.views, strings.ToLower(o.Name))
 		}
 	case catalog.Sink:
-		if v := e.views[strings.ToLower(o.From)]; v != nil {
+		if o.From == "" { // a sink with its own query: its pipeline goes too
+			if v := e.views[strings.ToLower(o.Name)]; v != nil {
+				v.close()
+				if err := v.dropState(e.store); err != nil {
+					return nil, err
+				}
+				delete(e.views, strings.ToLower(o.Name))
+			}
+		} else if v := e.views[strings.ToLower(o.From)]; v != nil {
 			v.removeSink(o.Name)
 		}
 	case catalog.Table:
@@ -220,10 +231,10 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 
 // reads reports whether object d reads the object named name.
 func (e *Engine) reads(d *catalog.Object, name string) bool {
-	if d.Kind == catalog.Sink {
+	if d.Kind == catalog.Sink && d.From != "" {
 		return strings.EqualFold(d.From, name)
 	}
-	if d.Kind != catalog.View {
+	if d.Kind != catalog.View && d.Kind != catalog.Sink {
 		return false
 	}
 	if v := e.views[strings.ToLower(d.Name)]; v != nil {
@@ -358,4 +369,43 @@ func (e *Engine) metrics() *Result {
 	}
 	res.Rows = append(res.Rows, types.Row{types.StringValue("view_changes_total"), types.IntValue(changes)})
 	return res
+}
+
+// querySinkView is the view-shaped statement a CREATE SINK ... AS query is
+// planned as.
+func querySinkView(st *parser.CreateSinkStmt) *parser.CreateViewStmt {
+	return &parser.CreateViewStmt{StmtBase: st.StmtBase, Name: st.Name, Query: st.Query, Streaming: st.Streaming}
+}
+
+// createQuerySink plans CREATE SINK name AS query WITH (...): the query
+// runs as a pipeline whose changes go to the sink only (no view store, so
+// a pass-through keeps no state).
+func (e *Engine) createQuerySink(st *parser.CreateSinkStmt) (*Result, error) {
+	vp, err := planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan())
+	if err != nil {
+		return nil, err
+	}
+	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), Options: optionMap(st.Options),
+		Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1}
+	if o.Options["connector"] == "" {
+		return nil, sqlerr.New(sqlerr.InvalidParameter, "sink %q needs a connector option", st.Name)
+	}
+	if vp.SideTable != "" {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "LATE DATA SIDE OUTPUT needs a materialized view; use CREATE MATERIALIZED VIEW and CREATE SINK ... FROM it")
+	}
+	if err := e.store.DeletePrefix([]byte("v/" + st.Name + "/")); err != nil {
+		return nil, err
+	}
+	rt, err := e.startPipeline(vp, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.connectSink(rt, o); err != nil {
+		delete(e.views, strings.ToLower(st.Name))
+		return nil, err
+	}
+	if err := e.cat.Add(o); err != nil {
+		return nil, err
+	}
+	return &Result{Tag: "CREATE SINK", Notice: vp.Warnings}, e.saveCatalog()
 }

@@ -161,13 +161,41 @@ func (e *Engine) recover() error {
 		}
 	}
 	for _, o := range e.cat.List(catalog.Sink) {
-		if err := e.attachSink(o); err != nil {
+		if err := e.recoverSink(o); err != nil {
 			return err
 		}
 	}
 	// Acknowledged INSERTs after the checkpoint are replayed now, so views
 	// show at least what they showed before a crash without a new FLUSH.
 	return e.replayLog(context.Background())
+}
+
+// recoverSink re-attaches a sink: to its view, or, for a sink with its own
+// query, by re-planning and restoring that query's pipeline.
+func (e *Engine) recoverSink(o *catalog.Object) error {
+	if o.From != "" {
+		return e.attachSink(o)
+	}
+	stmts, err := parser.Parse(o.SQL)
+	if err != nil {
+		return fmt.Errorf("recover sink %s: %w", o.Name, err)
+	}
+	st, ok := stmts[0].(*parser.CreateSinkStmt)
+	if !ok || st.Query == nil {
+		return fmt.Errorf("recover sink %s: stored DDL is not CREATE SINK ... AS", o.Name)
+	}
+	vp, err := planner.PlanView(querySinkView(st), e.resolverExcluding(o.Name), planner.Settings{Parallelism: e.parallelism()})
+	if err != nil {
+		return fmt.Errorf("recover sink %s: %w", o.Name, err)
+	}
+	rt, err := e.startPipeline(vp, true)
+	if err != nil {
+		return err
+	}
+	if err := rt.restore(e.store); err != nil {
+		return err
+	}
+	return e.connectSink(rt, o)
 }
 
 func vp0(cv *parser.CreateViewStmt) string {

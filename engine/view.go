@@ -48,8 +48,14 @@ type reader struct {
 }
 
 func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
+	return e.startPipeline(vp, false)
+}
+
+// startPipeline builds and registers the runtime of a view, or (with
+// passThrough) of a sink with its own query, which keeps no view store.
+func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
 	rt := &viewRT{plan: vp}
-	env := exec.Env{Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
+	env := exec.Env{PassThrough: passThrough,Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget()}
 	env.Sink = func(ch []exec.Change) { rt.deliver(ch) }
 	p, err := exec.BuildPipeline(vp.Optimized, env)
@@ -131,6 +137,11 @@ func (e *Engine) attachSink(o *catalog.Object) error {
 	if v == nil {
 		return sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", o.From)
 	}
+	return e.connectSink(v, o)
+}
+
+// connectSink builds sink o and attaches it to the runtime v.
+func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	f, ok := e.opts.Registry.Sinks[o.Options["connector"]]
 	if !ok {
 		return sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])

@@ -14,12 +14,13 @@ import (
 // State: the view contents themselves, bounded by what the view's query
 // bounds (windows by lateness, aggregates by TTL).
 type Materialize struct {
-	id    string
-	key   []int
-	rows  map[string]*matRow
-	dirty map[string]bool
-	sink  func(changes []Change)
-	wm    int64
+	passThrough bool // keep nothing, only forward the changelog
+	id          string
+	key         []int
+	rows        map[string]*matRow
+	dirty       map[string]bool
+	sink        func(changes []Change)
+	wm          int64
 }
 
 type matRow struct {
@@ -40,8 +41,19 @@ func NewMaterialize(id string, key []int, sink func([]Change)) *Materialize {
 	return &Materialize{id: id, key: key, rows: map[string]*matRow{}, dirty: map[string]bool{}, sink: sink, wm: types.MinTime}
 }
 
+// NewPassThrough returns a view root that keeps nothing: it only turns
+// batches into the changelog for sink (CREATE SINK ... AS query).
+func NewPassThrough(key []int, sink func([]Change)) *Materialize {
+	m := NewMaterialize("", key, sink)
+	m.passThrough = true
+	return m
+}
+
 // Process implements Operator.
 func (m *Materialize) Process(_ int, b *Batch) error {
+	if m.passThrough {
+		return m.forward(b)
+	}
 	var changes []Change
 	var kb []byte
 	for i, r := range b.Rows {
@@ -74,6 +86,19 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 	if m.sink != nil && len(changes) > 0 {
 		m.sink(consolidate(changes, m.key))
 	}
+	return nil
+}
+
+// forward turns a batch into changes without storing it.
+func (m *Materialize) forward(b *Batch) error {
+	if m.sink == nil || len(b.Rows) == 0 {
+		return nil
+	}
+	changes := make([]Change, len(b.Rows))
+	for i, r := range b.Rows {
+		changes[i] = Change{Delete: b.Diff(i) < 0, Row: r}
+	}
+	m.sink(consolidate(changes, m.key))
 	return nil
 }
 
@@ -162,6 +187,9 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 
 // Restore implements Stateful.
 func (m *Materialize) Restore(s *state.Store) error {
+	if m.passThrough {
+		return nil
+	}
 	return s.Scan([]byte(m.id), func(key, val []byte) error {
 		rows, err := state.DecodeValue(val)
 		if err != nil {

@@ -44,6 +44,9 @@ type Env struct {
 	// at most StateBudget windows' values in memory (0: no limit).
 	Store       *state.Store
 	StateBudget int
+	// PassThrough builds a pipeline whose root keeps no rows (a sink with
+	// its own query).
+	PassThrough bool
 	// SideSchema is the side table's schema (source columns + reason +
 	// watermark), when the view has one.
 	SideSchema types.Schema
@@ -56,7 +59,11 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 		env.Parallelism = 1
 	}
 	p := &Pipeline{View: root.View}
-	p.View0 = NewMaterialize("v/"+root.View+"/view/", root.Key, env.Sink)
+	if env.PassThrough {
+		p.View0 = NewPassThrough(root.Key, env.Sink)
+	} else {
+		p.View0 = NewMaterialize("v/"+root.View+"/view/", root.Key, env.Sink)
+	}
 	p.Stateful = append(p.Stateful, p.View0)
 	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/"}
 	if err := b.build(root.Input, Output{Op: p.View0}); err != nil {

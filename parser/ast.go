@@ -181,12 +181,16 @@ type CreateViewStmt struct {
 	Streaming   StreamingClauses
 }
 
-// CreateSinkStmt is CREATE SINK name FROM view WITH (...).
+// CreateSinkStmt is CREATE SINK name FROM view WITH (...), or CREATE SINK
+// name AS query [streaming clauses] WITH (...): a pipeline that delivers
+// its changes without keeping a queryable view (RisingWave's form).
 type CreateSinkStmt struct {
 	StmtBase
 	IfNotExists bool
 	Name        string
-	From        string
+	From        string     // the view read; "" when Query is set
+	Query       *QueryStmt // the query delivered; nil when From is set
+	Streaming   StreamingClauses
 	Options     []Option
 }
 

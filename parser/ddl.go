@@ -375,12 +375,57 @@ func (p *stmtParser) createSink(c *cursor) (Stmt, *sqlerr.Error) {
 	if s.Name, _, err = c.name("a sink name"); err != nil {
 		return nil, err
 	}
+	if c.accept("AS") {
+		return p.sinkQuery(c, s)
+	}
 	if err := c.expect("FROM"); err != nil {
 		return nil, err
 	}
 	if s.From, _, err = c.name("the view the sink reads"); err != nil {
 		return nil, err
 	}
+	if s.Options, err = c.withOptions(); err != nil {
+		return nil, err
+	}
+	return s, c.done()
+}
+
+// sinkQuery parses the rest of CREATE SINK name AS query [streaming
+// clauses] WITH (...): the query ends at the last top-level WITH that is
+// followed by a parenthesis.
+func (p *stmtParser) sinkQuery(c *cursor, s *CreateSinkStmt) (Stmt, *sqlerr.Error) {
+	rest := c.toks[c.i:]
+	with, depth := -1, 0
+	for k, t := range rest {
+		switch {
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			depth--
+		}
+		if depth == 0 && t.is("WITH") && k+1 < len(rest) && rest[k+1].isOp("(") && k > 0 {
+			with = k
+		}
+	}
+	body := rest
+	if with >= 0 {
+		body = rest[:with]
+	}
+	if len(body) == 0 {
+		return nil, c.errAt(c.peek(0), "expected a query")
+	}
+	split, clauses, clauseErr := p.splitClauses(body, c.end)
+	if split == 0 {
+		return nil, c.errAt(body[0], "expected a query")
+	}
+	var errs errList
+	errs.add(clauseErr)
+	var err *sqlerr.Error
+	if s.Query, err = p.parseQuery(body[:split], c.end, errs); err != nil {
+		return nil, err
+	}
+	s.Streaming = clauses
+	c.i += len(body)
 	if s.Options, err = c.withOptions(); err != nil {
 		return nil, err
 	}

@@ -149,45 +149,17 @@ func (s *CreateViewStmt) Restore() string {
 	if s.Query != nil {
 		b.WriteString(s.Query.Restore())
 	}
-	sc := s.Streaming
-	if sc.AllowedLateness != nil {
-		b.WriteString(" ALLOWED LATENESS " + formatInterval(*sc.AllowedLateness))
-	}
-	if ld := sc.LateData; ld != nil {
-		b.WriteString(" LATE DATA ")
-		switch ld.Policy {
-		case LateDrop:
-			b.WriteString("DROP")
-		case LateUpdate:
-			b.WriteString("UPDATE")
-		case LateSideOutput:
-			b.WriteString("SIDE OUTPUT " + quoteName(ld.SideTable))
-		case LateUpdateSideOutput:
-			b.WriteString("UPDATE SIDE OUTPUT " + quoteName(ld.SideTable))
-		case LateUnset:
-		}
-	}
-	if e := sc.Emit; e != nil {
-		switch e.Mode {
-		case EmitOnWindowClose:
-			b.WriteString(" EMIT ON WINDOW CLOSE")
-		case EmitOnUpdate:
-			b.WriteString(" EMIT ON UPDATE")
-		case EmitEvery:
-			b.WriteString(" EMIT EVERY " + formatInterval(e.Every))
-		case EmitUnset:
-		}
-	}
-	if sc.StateTTL != nil {
-		b.WriteString(" STATE TTL " + formatInterval(*sc.StateTTL))
-	}
+	b.WriteString(restoreClauses(s.Streaming))
 	return b.String()
 }
 
 // Restore implements Stmt.
 func (s *CreateSinkStmt) Restore() string {
-	return "CREATE SINK" + ifNotExists(s.IfNotExists) + " " + quoteName(s.Name) +
-		" FROM " + quoteName(s.From) + restoreOptions(s.Options)
+	head := "CREATE SINK" + ifNotExists(s.IfNotExists) + " " + quoteName(s.Name)
+	if s.Query != nil {
+		return head + " AS " + s.Query.Restore() + restoreClauses(s.Streaming) + restoreOptions(s.Options)
+	}
+	return head + " FROM " + quoteName(s.From) + restoreOptions(s.Options)
 }
 
 // Restore implements Stmt.
@@ -272,3 +244,40 @@ func (s *FlushStmt) Restore() string { return "FLUSH" }
 
 // Restore implements Stmt.
 func (s *SetStmt) Restore() string { return "SET " + quoteName(s.Name) + " = " + quoteString(s.Value) }
+
+// restoreClauses renders a view's (or sink's) streaming clauses.
+func restoreClauses(sc StreamingClauses) string {
+	var b strings.Builder
+	if sc.AllowedLateness != nil {
+		b.WriteString(" ALLOWED LATENESS " + formatInterval(*sc.AllowedLateness))
+	}
+	if ld := sc.LateData; ld != nil {
+		b.WriteString(" LATE DATA ")
+		switch ld.Policy {
+		case LateDrop:
+			b.WriteString("DROP")
+		case LateUpdate:
+			b.WriteString("UPDATE")
+		case LateSideOutput:
+			b.WriteString("SIDE OUTPUT " + quoteName(ld.SideTable))
+		case LateUpdateSideOutput:
+			b.WriteString("UPDATE SIDE OUTPUT " + quoteName(ld.SideTable))
+		case LateUnset:
+		}
+	}
+	if e := sc.Emit; e != nil {
+		switch e.Mode {
+		case EmitOnWindowClose:
+			b.WriteString(" EMIT ON WINDOW CLOSE")
+		case EmitOnUpdate:
+			b.WriteString(" EMIT ON UPDATE")
+		case EmitEvery:
+			b.WriteString(" EMIT EVERY " + formatInterval(e.Every))
+		case EmitUnset:
+		}
+	}
+	if sc.StateTTL != nil {
+		b.WriteString(" STATE TTL " + formatInterval(*sc.StateTTL))
+	}
+	return b.String()
+}
