@@ -55,7 +55,7 @@ func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
 // passThrough) of a sink with its own query, which keeps no view store.
 func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
 	rt := &viewRT{plan: vp}
-	env := exec.Env{PassThrough: passThrough,Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
+	env := exec.Env{PassThrough: passThrough, Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget()}
 	env.Sink = func(ch []exec.Change) { rt.deliver(ch) }
 	p, err := exec.BuildPipeline(vp.Optimized, env)

@@ -31,10 +31,10 @@ type Aggregate struct {
 }
 
 type aggEntry struct {
-	key     string
-	group   types.Row
-	acc     accs
-	emitted types.Row
+	key       string
+	group     types.Row
+	acc       accs
+	emitted   types.Row
 	last      int64 // event (or processing) time of the last update
 	pending   bool
 	persisted bool // a checkpoint holds this key
