@@ -128,7 +128,7 @@ func (a *Aggregate) expire(limit int64) error {
 				out.Diffs = append(out.Diffs, -1)
 			}
 			delete(a.entries, k)
-			a.dirty[k] = e.persisted // delete from Badger only if written
+			markGone(a.dirty, k, e.persisted)
 		}
 	}
 	return a.out.Emit(out)

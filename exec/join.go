@@ -131,7 +131,9 @@ func (j *Join) Process(port int, b *Batch) error {
 		}
 		if j.expiry(port, t) >= j.wm[other] || j.n.Kind == planner.Unbounded {
 			k := string(kb)
-			j.sides[port][k] = append(j.sides[port][k], joinRow{row: r, time: t})
+			// A copy: the row may sit in a batch-sized slab that it would
+			// otherwise keep alive for as long as it is held.
+			j.sides[port][k] = append(j.sides[port][k], joinRow{row: r.Clone(), time: t})
 			heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
 			j.dirty[j.stateKey(port, k)] = true
 		} else if !matched {
@@ -179,12 +181,15 @@ func (j *Join) purgeKey(side int, k string, wm int64) {
 	if len(kept) == len(rows) {
 		return
 	}
-	j.dirty[j.stateKey(side, k)] = true
+	clear(rows[len(kept):]) // drop the purged rows' references
+	sk := j.stateKey(side, k)
 	if len(kept) == 0 {
+		markGone(j.dirty, sk, j.persisted[sk])
 		delete(j.sides[side], k)
-	} else {
-		j.sides[side][k] = kept
+		return
 	}
+	j.dirty[sk] = true
+	j.sides[side][k] = kept
 }
 
 // expiryItem says the rows of key may expire at watermark at.

@@ -67,7 +67,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			e.count--
 			if e.count <= 0 {
 				delete(m.rows, k)
-				m.dirty[k] = e.persisted // delete from Badger only if written
+				markGone(m.dirty, k, e.persisted)
 			} else {
 				m.dirty[k] = true
 			}
@@ -75,7 +75,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			continue
 		} else {
 			if e == nil {
-				e = &matRow{row: r}
+				e = &matRow{row: r.Clone()} // not the batch's slab: it would stay alive with the row
 				m.rows[k] = e
 			}
 			e.count++

@@ -20,7 +20,7 @@ import (
 // so the results do not depend on the number of instances.
 type Parallel struct {
 	inst  []Operator
-	keys  [][]int // key columns per input port
+	keys  [][]int // key columns per input port; nil: rows split evenly
 	parts [][]Batch
 }
 
@@ -54,10 +54,16 @@ func Owner(key types.Row, n int) int {
 func (p *Parallel) Process(port int, b *Batch) error {
 	n := len(p.inst)
 	parts := make([]Batch, n)
-	cols := p.keys[port]
+	var cols []int
+	if p.keys != nil {
+		cols = p.keys[port]
+	}
 	for i, r := range b.Rows {
 		k := 0
-		if len(cols) > 0 {
+		switch {
+		case p.keys == nil: // a stateless phase: contiguous equal shares
+			k = i * n / len(b.Rows)
+		case len(cols) > 0:
 			k = int(types.HashValues(r, cols) % uint64(n))
 		}
 		pb := &parts[k]

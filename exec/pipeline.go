@@ -161,6 +161,9 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 	case *planner.WindowAggregate:
 		id := b.id()
 		side := b.sideFunc(x.Contract.SideTable)
+		if x.TwoPhase && par > 1 {
+			return b.splitWindowAggregate(x, id, side, out)
+		}
 		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget})
 		})
@@ -223,4 +226,24 @@ func (p *Pipeline) Checkpoint(w *state.Writer) error {
 		}
 	}
 	return nil
+}
+
+// splitWindowAggregate wires a two-phase window aggregate: the input is
+// split evenly over local phases, whose partials are routed by key to the
+// global phases.
+func (b *pipeBuilder) splitWindowAggregate(x *planner.WindowAggregate, id string, side func(types.Row, string, int64), out Output) error {
+	par := b.env.Parallelism
+	keys := make([]int, len(x.GroupCols))
+	for i := range keys {
+		keys[i] = i // partial rows start with the group columns
+	}
+	global := b.keyed(par, [][]int{keys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep,
+			StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget, Partial: true})
+	})
+	b.addStateful(global)
+	local := NewParallel(par, nil, Output{Op: global}, func(_ int, o Output) Operator {
+		return NewLocalWindowAggregate(x, o, side, b.env.Late)
+	})
+	return b.build(x.Input, Output{Op: local})
 }

@@ -45,6 +45,8 @@ type WindowAggregate struct {
 	lastTick int64
 	keyBuf   []byte
 
+	partialInput bool // the global phase of a split aggregate: input rows are partials
+
 	store    *state.Store
 	budget   int             // windows with values in memory; 0 = no limit
 	resident int             // windows whose values are in memory
@@ -82,6 +84,9 @@ type WindowAggregateConfig struct {
 	// values in memory (0: no limit). Store is needed when Budget > 0.
 	Store  *state.Store
 	Budget int
+	// Partial makes this the global phase of a split aggregate: its input
+	// is LocalWindowAggregate's partial rows.
+	Partial bool
 }
 
 // NewWindowAggregate returns the operator for n.
@@ -92,7 +97,7 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
 		endSet: map[int64][]*winEntry{}, dirty: map[string]bool{}, lastTick: c.StartsAt,
-		store: c.Store, budget: c.Budget, spilled: map[string]bool{},
+		store: c.Store, budget: c.Budget, spilled: map[string]bool{}, partialInput: c.Partial,
 	}
 	if w.store == nil {
 		w.budget = 0
@@ -126,6 +131,9 @@ func reasonOf(v lateness.Verdict) string {
 
 // Process implements Operator.
 func (w *WindowAggregate) Process(_ int, b *Batch) error {
+	if w.partialInput {
+		return w.mergePartials(b)
+	}
 	var procErr error
 	for i, r := range b.Rows {
 		if procErr != nil {
@@ -187,11 +195,7 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 // "keyed" window takes t as the window start itself (the column is a
 // window_start computed upstream).
 func (w *WindowAggregate) assign(t int64, fn func(start int64)) {
-	if w.win.Kind == "keyed" {
-		fn(t)
-		return
-	}
-	windowStarts(t, w.win.Size, w.win.Slide, fn)
+	assignWindows(w.win, t, fn)
 }
 
 // entry finds or creates the window of group starting at start. A window
@@ -360,7 +364,7 @@ func (w *WindowAggregate) drop(e *winEntry) {
 	delete(w.windows, e.key)
 	// A deleted key needs a delete in the next checkpoint only if an
 	// earlier one wrote it (dirty's value says so for absent keys).
-	w.dirty[e.key] = e.persisted
+	markGone(w.dirty, e.key, e.persisted)
 	if w.win.Kind == "session" {
 		w.removeSession(e)
 	}

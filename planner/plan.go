@@ -150,6 +150,10 @@ type WindowAggregate struct {
 	Aggs      []AggCall
 	Names     []string // output names
 	Contract  Contract
+	// TwoPhase splits it into a stateless local phase (any instance,
+	// partial accumulators per batch) and a keyed global phase
+	// (SplitAggregate).
+	TwoPhase bool
 }
 
 // JoinKind is the kind of a streaming join.
@@ -356,7 +360,11 @@ func (n *Aggregate) String() string {
 
 // String implements Node.
 func (n *WindowAggregate) String() string {
-	return fmt.Sprintf("WindowAggregate %s group=[%s] aggs=[%s] lateness=%s late=%s emit=%s",
+	name := "WindowAggregate"
+	if n.TwoPhase {
+		name = "WindowAggregate(global)"
+	}
+	return fmt.Sprintf("%s %s group=[%s] aggs=[%s] lateness=%s late=%s emit=%s", name,
 		n.Window, colList(n.GroupCols), joinAggs(n.Aggs), types.FormatInterval(n.Contract.Lateness),
 		n.Contract.Policy, n.Contract.Emit)
 }

@@ -20,3 +20,30 @@ func MergeProjects(n Node) (Node, bool) {
 	}
 	return &Project{Input: q.Input, Exprs: exprs, Names: p.Names}, true
 }
+
+// SplitAggregate splits a window aggregate into a local and a global
+// phase when it runs on more than one instance. The local phase runs on
+// every instance with rows split evenly (not by key), judges lateness and
+// folds a batch's rows into partial accumulators per (group, window); the
+// global phase, routed by key, merges the partials into the windows'
+// state. A skewed or global key then no longer funnels every row through
+// one instance. It keeps streaming semantics because a row's verdict
+// (on time, late, expired) depends only on the watermark it arrived under,
+// the window end and the contract, all known to the local phase; count,
+// sum, min, max and avg merge exactly; and watermarks pass through the
+// local phase unchanged, after its partials. SESSION windows (which merge
+// per row) and DISTINCT aggregates (whose partials are sets) stay whole.
+func SplitAggregate(n Node) (Node, bool) {
+	w, ok := n.(*WindowAggregate)
+	if !ok || w.TwoPhase || w.Window.Kind == "session" {
+		return n, false
+	}
+	for _, a := range w.Aggs {
+		if a.Distinct {
+			return n, false
+		}
+	}
+	c := *w
+	c.TwoPhase = true
+	return &c, true
+}

@@ -52,6 +52,12 @@ func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, 
 			vp.Rules = append(vp.Rules, "PruneColumns")
 		}
 	}
+	if set.Parallelism > 1 {
+		if split, ok := Transform(opt, SplitAggregate); ok {
+			opt = split
+			vp.Rules = append(vp.Rules, "SplitAggregate")
+		}
+	}
 	if err := vp.checkBounded(opt, set); err != nil {
 		return nil, err
 	}
@@ -334,6 +340,11 @@ func Physical(n Node, par int) string {
 		if isKeyed(n) && par > 1 {
 			fmt.Fprintf(&b, "%s  Exchange hash(%s) -> %d instances\n", pad, keys, par)
 			depth++
+			if w, ok := n.(*WindowAggregate); ok && w.TwoPhase {
+				fmt.Fprintf(&b, "%s    LocalWindowAggregate %s partial aggs=[%s] parallelism=%d\n", pad, w.Window, joinAggs(w.Aggs), par)
+				fmt.Fprintf(&b, "%s      Exchange split evenly -> %d instances\n", pad, par)
+				depth += 2
+			}
 		}
 		for _, c := range n.Children() {
 			walk(c, depth+1)

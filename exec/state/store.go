@@ -29,7 +29,7 @@ type Store struct {
 func Open(dir string) (*Store, error) {
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
-		WithMemTableSize(256 << 20). // raises the single-transaction limit so a checkpoint fits
+		WithMemTableSize(64 << 20). // checkpoints over one transaction are staged (checkpoint.go)
 		WithNumVersionsToKeep(1).
 		WithSyncWrites(true). // an acknowledged INSERT and a committed checkpoint survive a crash
 		WithCompactL0OnClose(false)

@@ -1,0 +1,187 @@
+package exec
+
+import (
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// LocalWindowAggregate is the first phase of a split window aggregate
+// (planner.SplitAggregate). It judges each row against its windows
+// exactly as WindowAggregate does — the verdict depends only on the row's
+// watermark, the window end and the contract — handles late rows (drop,
+// side output), and folds the rows of one batch into partial accumulators
+// per (group, window). At the end of the batch it emits one partial row
+// per (group, window) to the global phase, which merges them into its
+// state. It keeps no state between batches, so it can run on any instance
+// (rows reach it round-robin, which spreads a skewed key over all cores).
+//
+// A partial row is: the group columns, window start and end, whether the
+// window was already fired when the rows arrived (late), then each
+// accumulator's encoding (see partialWidth).
+type LocalWindowAggregate struct {
+	groups []int
+	calls  []planner.AggCall
+	win    planner.WindowSpec
+	cfg    planner.Contract
+	policy lateness.Policy
+	out    Output
+	side   func(row types.Row, reason string, wm int64)
+	late   *lateness.Counters
+
+	wm       int64
+	partials map[string]*partial
+	order    []*partial
+	keyBuf   []byte
+}
+
+type partial struct {
+	group      types.Row
+	start, end int64
+	late       bool
+	acc        accs
+}
+
+// NewLocalWindowAggregate returns the local phase of n (not SESSION, no
+// DISTINCT).
+func NewLocalWindowAggregate(n *planner.WindowAggregate, out Output, side func(types.Row, string, int64), late *lateness.Counters) *LocalWindowAggregate {
+	p := n.Contract.Policy
+	if p == 0 {
+		p = lateness.Drop
+	}
+	return &LocalWindowAggregate{groups: n.GroupCols, calls: n.Aggs, win: n.Window, cfg: n.Contract, policy: p,
+		out: out, side: side, late: late, wm: types.MinTime, partials: map[string]*partial{}}
+}
+
+// Process implements Operator.
+func (l *LocalWindowAggregate) Process(_ int, b *Batch) error {
+	for i, r := range b.Rows {
+		t := r[l.win.TimeCol]
+		if t.IsNull() {
+			l.late.Add(l.policy, "null_time", 1)
+			continue
+		}
+		wm := l.wm
+		if b.WM != nil && b.WM[i] > wm {
+			wm = b.WM[i]
+		}
+		l.row(r, t.I, wm)
+	}
+	return l.flush()
+}
+
+// row folds one row into the partials of its windows.
+func (l *LocalWindowAggregate) row(r types.Row, t, wm int64) {
+	sided := false
+	assignWindows(l.win, t, func(start int64) {
+		end := start + l.win.Size
+		v := lateness.Judge(end, l.cfg.Lateness, wm)
+		switch lateness.Decide(v, l.policy) {
+		case lateness.Apply:
+			l.partial(r, start, end, v != lateness.OnTime).acc.add(l.calls, r)
+		case lateness.Side:
+			l.late.Add(l.policy, reasonOf(v), 1)
+			if !sided && l.side != nil {
+				l.side(r, reasonOf(v), wm)
+			}
+			sided = true
+		default:
+			l.late.Add(l.policy, reasonOf(v), 1)
+		}
+	})
+}
+
+func (l *LocalWindowAggregate) partial(r types.Row, start, end int64, late bool) *partial {
+	l.keyBuf = l.keyBuf[:0]
+	for _, c := range l.groups {
+		l.keyBuf = state.AppendRow(l.keyBuf, types.Row{r[c]})
+	}
+	l.keyBuf = state.AppendRow(l.keyBuf, types.Row{types.TimestampValue(start), types.BoolValue(late)})
+	if p, ok := l.partials[string(l.keyBuf)]; ok {
+		return p
+	}
+	g := make(types.Row, len(l.groups))
+	for i, c := range l.groups {
+		g[i] = r[c]
+	}
+	p := &partial{group: g, start: start, end: end, late: late, acc: newAccs(l.calls)}
+	l.partials[string(l.keyBuf)] = p
+	l.order = append(l.order, p)
+	return p
+}
+
+// flush emits the batch's partials and forgets them.
+func (l *LocalWindowAggregate) flush() error {
+	if len(l.order) == 0 {
+		return nil
+	}
+	out := &Batch{Rows: make([]types.Row, len(l.order))}
+	for i, p := range l.order {
+		row := make(types.Row, 0, len(p.group)+3+2*len(p.acc))
+		row = append(row, p.group...)
+		row = append(row, types.TimestampValue(p.start), types.TimestampValue(p.end), types.BoolValue(p.late))
+		for _, a := range p.acc {
+			row = append(row, a.encode()...)
+		}
+		out.Rows[i] = row
+	}
+	l.partials = map[string]*partial{}
+	l.order = l.order[:0]
+	return l.out.Emit(out)
+}
+
+// Watermark implements Operator.
+func (l *LocalWindowAggregate) Watermark(_ int, wm int64) error {
+	if wm > l.wm {
+		l.wm = wm
+	}
+	return l.out.EmitWatermark(wm)
+}
+
+// Tick implements Operator.
+func (l *LocalWindowAggregate) Tick(int64) error { return nil }
+
+// assignWindows calls fn with the start of every window of spec that time
+// t falls in.
+func assignWindows(spec planner.WindowSpec, t int64, fn func(start int64)) {
+	if spec.Kind == "keyed" {
+		fn(t)
+		return
+	}
+	windowStarts(t, spec.Size, spec.Slide, fn)
+}
+
+// partialWidth is how many values accumulator c's encoding takes in a
+// partial row.
+func partialWidth(c planner.AggCall) int {
+	return len(newAccumulator(c).encode())
+}
+
+// mergePartials is the global phase's Process: it merges partial rows
+// from LocalWindowAggregate into the windows' state.
+func (w *WindowAggregate) mergePartials(b *Batch) error {
+	ng := len(w.groups)
+	for _, r := range b.Rows {
+		group := append(types.Row(nil), r[:ng]...)
+		e, err := w.entry(group, r[ng].I, r[ng+1].I, r[ng+2].Bool())
+		if err != nil {
+			return err
+		}
+		off := ng + 3
+		for i, c := range w.calls {
+			n := partialWidth(c)
+			a := newAccumulator(c)
+			if err := a.decode(r[off : off+n]); err != nil {
+				return err
+			}
+			mergeAcc(e.acc[i], a)
+			off += n
+		}
+		w.touch(e)
+	}
+	if err := w.flushPending(); err != nil {
+		return err
+	}
+	return w.evict()
+}
