@@ -353,15 +353,20 @@ func (r *reader) fillProcTime(rows []types.Row, now int64) []types.Row {
 	return out
 }
 
-// tickProcTime advances a processing-time watermark to now, so windows
-// over PROCTIME() fire on the wall clock even when no rows arrive.
-func (r *reader) tickProcTime(now int64) error {
+// tick advances the source's watermark on the wall clock: partitions idle
+// for longer than idle_timeout stop holding it back, and a processing-time
+// watermark moves to now, so windows fire even when no rows arrive.
+func (r *reader) tick(now int64) error {
+	before := r.gen.Current()
+	r.gen.Tick(now)
 	tc := r.obj.TimeCol
-	if tc < 0 || tc >= len(r.obj.Generated) || r.obj.Generated[tc] != catalog.GenProcTime {
-		return nil
+	if tc >= 0 && tc < len(r.obj.Generated) && r.obj.Generated[tc] == catalog.GenProcTime {
+		for p := 0; p < r.parts; p++ {
+			r.gen.Observe(p, now, now)
+		}
 	}
-	for p := 0; p < r.parts; p++ {
-		r.gen.Observe(p, now, now)
+	if r.gen.Current() == before {
+		return nil
 	}
 	for _, sc := range r.scans {
 		if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
@@ -414,6 +419,13 @@ func logKey(seq uint64) []byte {
 func (e *Engine) flush(ctx context.Context) error {
 	if err := e.replayLog(ctx); err != nil {
 		return err
+	}
+	for _, v := range e.views {
+		for _, r := range v.readers {
+			if err := r.tick(e.now()); err != nil {
+				return err
+			}
+		}
 	}
 	for _, v := range e.views {
 		for {
@@ -546,7 +558,7 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 			}
 		}
 		for _, r := range v.readers {
-			if err := r.tickProcTime(e.now()); err != nil {
+			if err := r.tick(e.now()); err != nil {
 				return false, false, err
 			}
 		}
