@@ -75,7 +75,8 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			for j, c := range a.groups {
 				g[j] = r[c]
 			}
-			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime}
+			// dirty true for an absent key means a checkpoint still holds it.
+			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime, persisted: a.dirty[string(a.keyBuf)]}
 			a.entries[e.key] = e
 		}
 		e.acc.add(a.calls, r)

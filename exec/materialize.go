@@ -75,7 +75,9 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			continue
 		} else {
 			if e == nil {
-				e = &matRow{row: r.Clone()} // not the batch's slab: it would stay alive with the row
+				// A copy, not the batch's slab (it would stay alive with the
+				// row); dirty[k] true here means a checkpoint holds the key.
+				e = &matRow{row: r.Clone(), persisted: m.dirty[k]}
 				m.rows[k] = e
 			}
 			e.count++

@@ -205,7 +205,8 @@ func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) (*
 	if e, ok := w.windows[k]; ok {
 		return e, w.use(e)
 	}
-	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late}
+	// dirty[k] true for an absent key means a checkpoint still holds it.
+	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late, persisted: w.dirty[k]}
 	w.windows[k] = e
 	w.resident++
 	w.addEnd(e)
