@@ -133,12 +133,12 @@ func (e *Engine) snapshot(s *planner.Scan) ([]types.Row, error) {
 	}
 	if o.Kind == catalog.View {
 		if v := e.views[strings.ToLower(o.Name)]; v != nil {
-			return v.pipe.View0.Rows(), nil
+			return v.pipe.View0.Rows()
 		}
 	}
 	if o.SideOf != "" {
 		if v := e.views[strings.ToLower(o.SideOf)]; v != nil && v.pipe.Side != nil {
-			return v.pipe.Side.Rows(), nil
+			return v.pipe.Side.Rows()
 		}
 		return nil, nil
 	}

@@ -336,7 +336,11 @@ func (u *upsertView) Restore(s *state.Store) error {
 	if err := u.Materialize.Restore(s); err != nil {
 		return err
 	}
-	for _, r := range u.Materialize.Rows() {
+	rows, err := u.Materialize.Rows()
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
 		u.table[r[0].String()] = r
 	}
 	return nil

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -195,7 +196,11 @@ func runVariation(c harnessCase, v variation, store *state.Store, prefix string)
 		}
 	}
 	if res.err = r.feed(steps[from:]); res.err == nil {
-		res.view, res.side = fmtRows(r.view.Rows()), fmtRows(r.side.Rows())
+		view, err := r.view.Rows()
+		side, err2 := r.side.Rows()
+		if res.err = errors.Join(err, err2); res.err == nil {
+			res.view, res.side = fmtRows(view), fmtRows(side)
+		}
 	}
 	return res
 }

@@ -21,6 +21,14 @@ type Materialize struct {
 	dirty       map[string]bool
 	sink        func(changes []Change)
 	wm          int64
+
+	// Spilling (see materialize_spill.go): at most budget rows stay in
+	// memory; onDisk is set once rows may live only in Badger.
+	store   *state.Store
+	budget  int
+	onDisk  bool
+	spilled map[string]bool // changed rows whose value is in the spill area
+	garbage map[string]bool // spill-area keys to delete at the next checkpoint
 }
 
 type matRow struct {
@@ -59,7 +67,10 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 	for i, r := range b.Rows {
 		kb = state.AppendRow(kb[:0], r)
 		k := string(kb)
-		e := m.rows[k]
+		e, err := m.lookup(k)
+		if err != nil {
+			return err
+		}
 		if b.Diff(i) < 0 {
 			if e == nil {
 				continue
@@ -67,6 +78,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			e.count--
 			if e.count <= 0 {
 				delete(m.rows, k)
+				m.unspill(k)
 				markGone(m.dirty, k, e.persisted)
 			} else {
 				m.dirty[k] = true
@@ -88,7 +100,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 	if m.sink != nil && len(changes) > 0 {
 		m.sink(consolidate(changes, m.key))
 	}
-	return nil
+	return m.evict()
 }
 
 // forward turns a batch into changes without storing it.
@@ -145,31 +157,44 @@ func (m *Materialize) Watermark(_ int, wm int64) error {
 func (m *Materialize) Tick(int64) error { return nil }
 
 // Rows returns a snapshot of the view's contents (each row repeated by its
-// multiplicity), in a deterministic order.
-func (m *Materialize) Rows() []types.Row {
-	keys := make([]string, 0, len(m.rows))
-	for k := range m.rows {
+// multiplicity), in a deterministic order. With spilled rows it reads them
+// from Badger.
+func (m *Materialize) Rows() ([]types.Row, error) {
+	all := m.rows
+	if m.onDisk {
+		var err error
+		if all, err = m.allRows(); err != nil {
+			return nil, err
+		}
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var out []types.Row
 	for _, k := range keys {
-		e := m.rows[k]
+		e := all[k]
 		for i := int64(0); i < e.count; i++ {
 			out = append(out, e.row)
 		}
 	}
-	return out
+	return out, nil
 }
 
-// Len returns the number of distinct rows held.
-func (m *Materialize) Len() int { return len(m.rows) }
 
 // Checkpoint implements Stateful.
 func (m *Materialize) Checkpoint(w *state.Writer) error {
 	for k := range m.dirty {
 		key := []byte(m.id + k)
 		e, ok := m.rows[k]
+		if !ok && m.spilled[k] {
+			var err error
+			if e, err = m.load(m.spillKey(k), true); err != nil {
+				return err
+			}
+			ok = true
+		}
 		if !ok {
 			if m.dirty[k] {
 				if err := w.Delete(key); err != nil {
@@ -184,7 +209,7 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		e.persisted = true
 	}
 	m.dirty = map[string]bool{}
-	return nil
+	return m.clearSpill(w)
 }
 
 // Restore implements Stateful.
@@ -192,7 +217,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 	if m.passThrough {
 		return nil
 	}
-	return s.Scan([]byte(m.id), func(key, val []byte) error {
+	err := s.Scan([]byte(m.id), func(key, val []byte) error {
 		rows, err := state.DecodeValue(val)
 		if err != nil {
 			return err
@@ -203,4 +228,8 @@ func (m *Materialize) Restore(s *state.Store) error {
 		m.rows[string(key[len(m.id):])] = &matRow{count: rows[0][0].I, row: rows[1], persisted: true}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return m.evict()
 }
