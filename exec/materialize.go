@@ -182,7 +182,6 @@ func (m *Materialize) Rows() ([]types.Row, error) {
 	return out, nil
 }
 
-
 // Checkpoint implements Stateful.
 func (m *Materialize) Checkpoint(w *state.Writer) error {
 	for k := range m.dirty {
