@@ -26,8 +26,14 @@ type Aggregate struct {
 	now     int64
 	entries map[string]*aggEntry
 	dirty   map[string]bool
-	pending []*aggEntry
-	keyBuf  []byte
+
+	store    *state.Store
+	budget   int
+	resident int             // groups whose values are in memory
+	spilled  map[string]bool // changed groups whose values are in the spill area
+	garbage  map[string]bool // spill keys of removed groups, deleted at the next checkpoint
+	pending  []*aggEntry
+	keyBuf   []byte
 }
 
 type aggEntry struct {
@@ -38,10 +44,15 @@ type aggEntry struct {
 	last      int64 // event (or processing) time of the last update
 	pending   bool
 	persisted bool // a checkpoint holds this key
+	evicted   bool // acc and emitted are in Badger, not in memory
 }
 
 // AggregateConfig configures an Aggregate.
 type AggregateConfig struct {
+	// Store and Budget enable spilling: at most Budget groups keep their
+	// accumulators in memory (0: no limit).
+	Store   *state.Store
+	Budget  int
 	ID      string
 	Node    *planner.Aggregate
 	TimeCol int
@@ -52,11 +63,16 @@ type AggregateConfig struct {
 
 // NewAggregate returns the operator for n.
 func NewAggregate(c AggregateConfig) *Aggregate {
-	return &Aggregate{
+	a := &Aggregate{
 		id: c.ID, groups: c.Node.GroupCols, calls: c.Node.Aggs, ttl: c.Node.TTL, timeCol: c.TimeCol,
 		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
 		entries: map[string]*aggEntry{}, dirty: map[string]bool{},
+		spilled: map[string]bool{}, garbage: map[string]bool{},
 	}
+	if c.Store != nil && c.Budget > 0 {
+		a.store, a.budget = c.Store, c.Budget
+	}
+	return a
 }
 
 // Process implements Operator.
@@ -70,7 +86,11 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			a.keyBuf = state.AppendRow(a.keyBuf, types.Row{r[c]})
 		}
 		e, ok := a.entries[string(a.keyBuf)]
-		if !ok {
+		if ok {
+			if err := a.use(e); err != nil {
+				return err
+			}
+		} else {
 			g := make(types.Row, len(a.groups))
 			for j, c := range a.groups {
 				g[j] = r[c]
@@ -78,6 +98,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			// dirty true for an absent key means a checkpoint still holds it.
 			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime, persisted: a.dirty[string(a.keyBuf)]}
 			a.entries[e.key] = e
+			a.resident++
 		}
 		e.acc.add(a.calls, r)
 		if a.timeCol >= 0 && !r[a.timeCol].IsNull() {
@@ -113,7 +134,10 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		e.emitted = row
 	}
 	a.pending = a.pending[:0]
-	return a.out.Emit(out)
+	if err := a.out.Emit(out); err != nil {
+		return err
+	}
+	return a.evict()
 }
 
 // expire drops groups last updated at or before limit.
@@ -124,6 +148,11 @@ func (a *Aggregate) expire(limit int64) error {
 	out := &Batch{}
 	for k, e := range a.entries {
 		if e.last+a.ttl <= limit {
+			if err := a.use(e); err != nil {
+				return err
+			}
+			a.resident--
+			a.unspill(k)
 			if e.emitted != nil {
 				out.Rows = append(out.Rows, e.emitted)
 				out.Diffs = append(out.Diffs, -1)
@@ -171,20 +200,30 @@ func (a *Aggregate) Checkpoint(w *state.Writer) error {
 			}
 			continue
 		}
-		rows := []types.Row{{types.IntValue(e.last)}, e.group, e.emitted}
-		rows = append(rows, e.acc.encode()...)
-		if err := w.Set(key, state.EncodeValue(rows...)); err != nil {
+		val, err := a.value(e)
+		if err != nil {
+			return err
+		}
+		if err := w.Set(key, val); err != nil {
 			return err
 		}
 		e.persisted = true
 	}
 	a.dirty = map[string]bool{}
-	return nil
+	return a.clearSpill(w)
+}
+
+// encode is the state value of a group in memory: its last update time,
+// the group, the emitted row, then one row per accumulator.
+func (a *Aggregate) encode(e *aggEntry) []byte {
+	rows := []types.Row{{types.IntValue(e.last)}, e.group, e.emitted}
+	rows = append(rows, e.acc.encode()...)
+	return state.EncodeValue(rows...)
 }
 
 // Restore implements Stateful.
 func (a *Aggregate) Restore(s *state.Store) error {
-	return s.Scan([]byte(a.id), func(key, val []byte) error {
+	err := s.Scan([]byte(a.id), func(key, val []byte) error {
 		rows, err := state.DecodeValue(val)
 		if err != nil {
 			return err
@@ -203,6 +242,11 @@ func (a *Aggregate) Restore(s *state.Store) error {
 			return err
 		}
 		a.entries[e.key] = e
+		a.resident++
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return a.evict()
 }

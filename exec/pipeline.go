@@ -173,7 +173,8 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 		id := b.id()
 		tc := planner.TimeColumn(x.Input)
 		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
-			return NewAggregate(AggregateConfig{ID: id, Node: x, TimeCol: tc, Out: o, Keep: keep, Now: b.env.Now})
+			return NewAggregate(AggregateConfig{ID: id, Node: x, TimeCol: tc, Out: o, Keep: keep, Now: b.env.Now,
+				Store: b.env.Store, Budget: b.env.StateBudget})
 		})
 		b.addStateful(op)
 		return b.build(x.Input, Output{Op: op})
