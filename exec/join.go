@@ -2,6 +2,7 @@ package exec
 
 import (
 	"container/heap"
+	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
@@ -36,7 +37,16 @@ type Join struct {
 	// persisted holds the state keys a checkpoint has written, so a key
 	// that lived and died between checkpoints costs no delete.
 	persisted map[string]bool
-	width     [2]int
+
+	// Spilling (join_spill.go): keys over the budget keep their rows in
+	// Badger; evicted marks them (per side), spilled those whose rows are
+	// in the spill area (by state key).
+	store   *state.Store
+	budget  int
+	evicted [2]map[string]bool
+	spilled map[string]bool
+	garbage map[string]bool
+	width   [2]int
 }
 
 type joinRow struct {
@@ -52,6 +62,10 @@ type JoinConfig struct {
 	Out      Output
 	Late     *lateness.Counters
 	Keep     func(side int, key types.Row) bool
+	// Store and Budget enable spilling: at most Budget keys per side keep
+	// their rows in memory (0: no limit).
+	Store  *state.Store
+	Budget int
 }
 
 // NewJoin returns the operator for n.
@@ -59,6 +73,11 @@ func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
 		wm: [2]int64{types.MinTime, types.MinTime}, dirty: map[string]bool{}, persisted: map[string]bool{}}
 	j.sides[0], j.sides[1] = map[string][]joinRow{}, map[string][]joinRow{}
+	j.evicted[0], j.evicted[1] = map[string]bool{}, map[string]bool{}
+	j.spilled, j.garbage = map[string]bool{}, map[string]bool{}
+	if c.Store != nil && c.Budget > 0 {
+		j.store, j.budget = c.Store, c.Budget
+	}
 	j.width[0], j.width[1] = len(c.Node.Left.Schema()), len(c.Node.Right.Schema())
 	return j
 }
@@ -112,7 +131,11 @@ func (j *Join) Process(port int, b *Batch) error {
 			t = r[tc].I
 		}
 		matched := false
-		for _, o := range j.sides[other][string(kb)] {
+		partners, err := j.rowsOf(other, string(kb))
+		if err != nil {
+			return err
+		}
+		for _, o := range partners {
 			lt, rt := t, o.time
 			left, right := r, o.row
 			if port == 1 {
@@ -131,16 +154,23 @@ func (j *Join) Process(port int, b *Batch) error {
 		}
 		if j.expiry(port, t) >= j.wm[other] || j.n.Kind == planner.Unbounded {
 			k := string(kb)
+			held, err := j.rowsOf(port, k)
+			if err != nil {
+				return err
+			}
 			// A copy: the row may sit in a batch-sized slab that it would
 			// otherwise keep alive for as long as it is held.
-			j.sides[port][k] = append(j.sides[port][k], joinRow{row: r.Clone(), time: t})
+			j.sides[port][k] = append(held, joinRow{row: r.Clone(), time: t})
 			heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
 			j.dirty[j.stateKey(port, k)] = true
 		} else if !matched {
 			j.late.Add(lateness.Drop, "join_expired", 1)
 		}
 	}
-	return j.out.Emit(out)
+	if err := j.out.Emit(out); err != nil {
+		return err
+	}
+	return j.evict()
 }
 
 func (j *Join) stateKey(side int, k string) string { return string(rune('0'+side)) + k }
@@ -157,7 +187,9 @@ func (j *Join) Watermark(port int, wm int64) error {
 	if j.n.Kind != planner.Unbounded {
 		h := &j.expiries[other]
 		for h.Len() > 0 && (*h)[0].at < wm {
-			j.purgeKey(other, heap.Pop(h).(expiryItem).key, wm)
+			if err := j.purgeKey(other, heap.Pop(h).(expiryItem).key, wm); err != nil {
+				return err
+			}
 		}
 	}
 	if m := min(j.wm[0], j.wm[1]); m > old {
@@ -167,10 +199,10 @@ func (j *Join) Watermark(port int, wm int64) error {
 }
 
 // purgeKey drops the rows of one key of side that expire before wm.
-func (j *Join) purgeKey(side int, k string, wm int64) {
-	rows, ok := j.sides[side][k]
-	if !ok {
-		return
+func (j *Join) purgeKey(side int, k string, wm int64) error {
+	rows, err := j.rowsOf(side, k)
+	if err != nil || len(rows) == 0 {
+		return err
 	}
 	kept := rows[:0]
 	for _, r := range rows {
@@ -179,17 +211,18 @@ func (j *Join) purgeKey(side int, k string, wm int64) {
 		}
 	}
 	if len(kept) == len(rows) {
-		return
+		return nil
 	}
 	clear(rows[len(kept):]) // drop the purged rows' references
 	sk := j.stateKey(side, k)
 	if len(kept) == 0 {
 		markGone(j.dirty, sk, j.persisted[sk])
 		delete(j.sides[side], k)
-		return
+		return nil
 	}
 	j.dirty[sk] = true
 	j.sides[side][k] = kept
+	return nil
 }
 
 // expiryItem says the rows of key may expire at watermark at.
@@ -221,6 +254,17 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 		side := int(sk[0] - '0')
 		key := []byte(j.id + sk)
 		rows := j.sides[side][sk[1:]]
+		if j.evicted[side][sk[1:]] && j.spilled[sk] {
+			val, ok, err := j.store.Get(j.spillKey(sk))
+			if err != nil || !ok {
+				return fmt.Errorf("checkpoint %s: spilled join rows missing: %v", j.id, err)
+			}
+			if err := w.Set(key, val); err != nil {
+				return err
+			}
+			j.persisted[sk] = true
+			continue
+		}
 		if len(rows) == 0 {
 			if j.persisted[sk] {
 				if err := w.Delete(key); err != nil {
@@ -230,23 +274,18 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 			}
 			continue
 		}
-		enc := make([]types.Row, 0, len(rows)+1)
-		enc = append(enc, types.Row{types.IntValue(j.wm[0]), types.IntValue(j.wm[1])})
-		for _, r := range rows {
-			enc = append(enc, append(types.Row{types.IntValue(r.time)}, r.row...))
-		}
-		if err := w.Set(key, state.EncodeValue(enc...)); err != nil {
+		if err := w.Set(key, j.encode(rows)); err != nil {
 			return err
 		}
 		j.persisted[sk] = true
 	}
 	j.dirty = map[string]bool{}
-	return nil
+	return j.clearSpill(w)
 }
 
 // Restore implements Stateful.
 func (j *Join) Restore(s *state.Store) error {
-	return s.Scan([]byte(j.id), func(key, val []byte) error {
+	err := s.Scan([]byte(j.id), func(key, val []byte) error {
 		sk := string(key[len(j.id):])
 		if sk == "" {
 			return nil
@@ -273,4 +312,8 @@ func (j *Join) Restore(s *state.Store) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return j.evict()
 }

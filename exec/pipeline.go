@@ -195,7 +195,8 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 			if keep != nil {
 				k = func(_ int, key types.Row) bool { return keep(key) }
 			}
-			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k})
+			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k,
+				Store: b.env.Store, Budget: b.env.StateBudget})
 		})
 		if cerr != nil {
 			return cerr
