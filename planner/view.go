@@ -388,8 +388,12 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 	Transform(vp.Optimized, func(x Node) (Node, bool) {
 		switch n := x.(type) {
 		case *WindowAggregate:
+			emit := n.Contract.Emit
+			if emit == "every" {
+				emit = "every " + types.FormatInterval(n.Contract.Every) + " (early firings on the wall clock: processing time, not reproducible on replay; final at window close)"
+			}
 			out = append(out, fmt.Sprintf("window %s: allowed lateness %s, late data %s, emit %s",
-				n.Window.Kind, types.FormatInterval(n.Contract.Lateness), n.Contract.Policy, n.Contract.Emit))
+				n.Window.Kind, types.FormatInterval(n.Contract.Lateness), n.Contract.Policy, emit))
 			if n.Contract.SideTable != "" {
 				out = append(out, "side table: "+n.Contract.SideTable)
 			}
