@@ -89,33 +89,7 @@ func PushFilterBelowProject(n Node) (Node, bool) {
 
 // substitute replaces ColRef i with exprs[i].
 func substitute(s Scalar, exprs []Scalar) Scalar {
-	switch e := s.(type) {
-	case *ColRef:
-		return exprs[e.Index]
-	case *Call:
-		c := *e
-		c.Args = make([]Scalar, len(e.Args))
-		for i, a := range e.Args {
-			c.Args[i] = substitute(a, exprs)
-		}
-		return &c
-	case *Case:
-		c := *e
-		if e.Operand != nil {
-			c.Operand = substitute(e.Operand, exprs)
-		}
-		c.Whens = make([]When, len(e.Whens))
-		for i, w := range e.Whens {
-			c.Whens[i] = When{substitute(w.Cond, exprs), substitute(w.Result, exprs)}
-		}
-		if e.Else != nil {
-			c.Else = substitute(e.Else, exprs)
-		}
-		return &c
-	case *Cast:
-		return &Cast{Arg: substitute(e.Arg, exprs), To: e.To}
-	}
-	return s
+	return MapColRefs(s, func(r *ColRef) Scalar { return exprs[r.Index] })
 }
 
 // MergeFilters combines two stacked filters into one conjunction, so the

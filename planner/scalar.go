@@ -163,37 +163,45 @@ func ColumnsUsed(s Scalar, set map[int]bool) {
 	}
 }
 
-// RemapColumns returns s with every ColRef index i replaced by m[i].
-func RemapColumns(s Scalar, m map[int]int) Scalar {
+// MapColRefs returns s with every ColRef replaced by fn(ref); the other
+// nodes are copied only on the way to a replaced reference's parents.
+func MapColRefs(s Scalar, fn func(*ColRef) Scalar) Scalar {
 	switch e := s.(type) {
 	case *ColRef:
-		c := *e
-		c.Index = m[e.Index]
-		return &c
+		return fn(e)
 	case *Const:
 		return e
 	case *Call:
 		c := *e
 		c.Args = make([]Scalar, len(e.Args))
 		for i, a := range e.Args {
-			c.Args[i] = RemapColumns(a, m)
+			c.Args[i] = MapColRefs(a, fn)
 		}
 		return &c
 	case *Case:
 		c := *e
 		if e.Operand != nil {
-			c.Operand = RemapColumns(e.Operand, m)
+			c.Operand = MapColRefs(e.Operand, fn)
 		}
 		c.Whens = make([]When, len(e.Whens))
 		for i, w := range e.Whens {
-			c.Whens[i] = When{RemapColumns(w.Cond, m), RemapColumns(w.Result, m)}
+			c.Whens[i] = When{MapColRefs(w.Cond, fn), MapColRefs(w.Result, fn)}
 		}
 		if e.Else != nil {
-			c.Else = RemapColumns(e.Else, m)
+			c.Else = MapColRefs(e.Else, fn)
 		}
 		return &c
 	case *Cast:
-		return &Cast{Arg: RemapColumns(e.Arg, m), To: e.To}
+		return &Cast{Arg: MapColRefs(e.Arg, fn), To: e.To}
 	}
 	return s
+}
+
+// RemapColumns returns s with every ColRef index i replaced by m[i].
+func RemapColumns(s Scalar, m map[int]int) Scalar {
+	return MapColRefs(s, func(r *ColRef) Scalar {
+		c := *r
+		c.Index = m[r.Index]
+		return &c
+	})
 }

@@ -73,7 +73,7 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 // the staging keys. Applying twice gives the same result.
 func (s *Store) apply(prefix []byte) error {
 	wb := s.db.NewWriteBatch()
-	err := s.scanKeys(prefix, func(k, v []byte) error {
+	err := s.Scan(prefix, func(k, v []byte) error {
 		key := k[len(prefix)+1:]
 		switch {
 		case len(v) > 0 && v[0] == opSet:
@@ -97,27 +97,6 @@ func (s *Store) apply(prefix []byte) error {
 		return fmt.Errorf("apply checkpoint: %w", err)
 	}
 	return nil
-}
-
-// scanKeys calls fn with copies of every key and value under prefix.
-func (s *Store) scanKeys(prefix []byte, fn func(k, v []byte) error) error {
-	return s.db.View(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = prefix
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			item := it.Item()
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			if err := fn(item.KeyCopy(nil), v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
 
 // recoverPending finishes a committed checkpoint whose staged changes
