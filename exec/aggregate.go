@@ -29,9 +29,8 @@ type Aggregate struct {
 
 	store    *state.Store
 	budget   int
-	resident int             // groups whose values are in memory
-	spilled  map[string]bool // changed groups whose values are in the spill area
-	garbage  map[string]bool // spill keys of removed groups, deleted at the next checkpoint
+	resident int // groups whose values are in memory
+	spill    spillArea
 	pending  []*aggEntry
 	keyBuf   []byte
 }
@@ -67,7 +66,7 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 		id: c.ID, groups: c.Node.GroupCols, calls: c.Node.Aggs, ttl: c.Node.TTL, timeCol: c.TimeCol,
 		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
 		entries: map[string]*aggEntry{}, dirty: map[string]bool{},
-		spilled: map[string]bool{}, garbage: map[string]bool{},
+		spill: newSpillArea(c.Store, c.ID),
 	}
 	if c.Store != nil && c.Budget > 0 {
 		a.store, a.budget = c.Store, c.Budget
@@ -152,7 +151,7 @@ func (a *Aggregate) expire(limit int64) error {
 				return err
 			}
 			a.resident--
-			a.unspill(k)
+			a.spill.forget(k)
 			if e.emitted != nil {
 				out.Rows = append(out.Rows, e.emitted)
 				out.Diffs = append(out.Diffs, -1)
@@ -210,7 +209,7 @@ func (a *Aggregate) Checkpoint(w *state.Writer) error {
 		e.persisted = true
 	}
 	a.dirty = map[string]bool{}
-	return a.clearSpill(w)
+	return a.spill.clear(w)
 }
 
 // encode is the state value of a group in memory: its last update time,

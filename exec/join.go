@@ -2,7 +2,6 @@ package exec
 
 import (
 	"container/heap"
-	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
@@ -44,8 +43,7 @@ type Join struct {
 	store   *state.Store
 	budget  int
 	evicted [2]map[string]bool
-	spilled map[string]bool
-	garbage map[string]bool
+	spill   spillArea
 	width   [2]int
 }
 
@@ -74,7 +72,7 @@ func NewJoin(c JoinConfig) *Join {
 		wm: [2]int64{types.MinTime, types.MinTime}, dirty: map[string]bool{}, persisted: map[string]bool{}}
 	j.sides[0], j.sides[1] = map[string][]joinRow{}, map[string][]joinRow{}
 	j.evicted[0], j.evicted[1] = map[string]bool{}, map[string]bool{}
-	j.spilled, j.garbage = map[string]bool{}, map[string]bool{}
+	j.spill = newSpillArea(c.Store, c.ID)
 	if c.Store != nil && c.Budget > 0 {
 		j.store, j.budget = c.Store, c.Budget
 	}
@@ -216,6 +214,7 @@ func (j *Join) purgeKey(side int, k string, wm int64) error {
 	clear(rows[len(kept):]) // drop the purged rows' references
 	sk := j.stateKey(side, k)
 	if len(kept) == 0 {
+		j.spill.forget(sk)
 		markGone(j.dirty, sk, j.persisted[sk])
 		delete(j.sides[side], k)
 		return nil
@@ -254,10 +253,10 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 		side := int(sk[0] - '0')
 		key := []byte(j.id + sk)
 		rows := j.sides[side][sk[1:]]
-		if j.evicted[side][sk[1:]] && j.spilled[sk] {
-			val, ok, err := j.store.Get(j.spillKey(sk))
-			if err != nil || !ok {
-				return fmt.Errorf("checkpoint %s: spilled join rows missing: %v", j.id, err)
+		if j.evicted[side][sk[1:]] && j.spill.has(sk) {
+			val, err := j.spill.get(sk)
+			if err != nil {
+				return err
 			}
 			if err := w.Set(key, val); err != nil {
 				return err
@@ -280,7 +279,7 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 		j.persisted[sk] = true
 	}
 	j.dirty = map[string]bool{}
-	return j.clearSpill(w)
+	return j.spill.clear(w)
 }
 
 // Restore implements Stateful.

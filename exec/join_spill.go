@@ -12,8 +12,6 @@ import (
 // unchanged since, else in the spill area; the expiry heap and the
 // persisted set stay in memory.
 
-func (j *Join) spillKey(sk string) []byte { return []byte(SpillPrefix + j.id + sk) }
-
 // encode is the state value of one key's rows: the watermarks, then one
 // (time, row...) per row.
 func (j *Join) encode(rows []joinRow) []byte {
@@ -31,17 +29,9 @@ func (j *Join) rowsOf(side int, k string) ([]joinRow, error) {
 	if rows, ok := j.sides[side][k]; ok || !j.evicted[side][k] {
 		return rows, nil
 	}
-	sk := j.stateKey(side, k)
-	key := []byte(j.id + sk)
-	if j.spilled[sk] {
-		key = j.spillKey(sk)
-	}
-	val, ok, err := j.store.Get(key)
+	val, err := loadValue(j.store, &j.spill, j.id, j.stateKey(side, k))
 	if err != nil {
 		return nil, fmt.Errorf("load join rows: %w", err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("load join rows of %s: key missing: %w", j.id, state.ErrVersion)
 	}
 	enc, err := state.DecodeValue(val)
 	if err != nil {
@@ -84,37 +74,5 @@ func (j *Join) evict() error {
 			j.evicted[side][k] = true
 		}
 	}
-	if len(spill) == 0 {
-		return nil
-	}
-	err := j.store.Batch(func(w *state.Writer) error {
-		for i, sk := range spill {
-			if err := w.Set(j.spillKey(sk), vals[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("spill join rows: %w", err)
-	}
-	for _, sk := range spill {
-		j.spilled[sk] = true
-		delete(j.garbage, sk)
-	}
-	return nil
-}
-
-// clearSpill deletes the spill area once a checkpoint holds its rows; the
-// keys it holds are now clean and load from the checkpoint.
-func (j *Join) clearSpill(w *state.Writer) error {
-	for _, set := range []map[string]bool{j.spilled, j.garbage} {
-		for sk := range set {
-			if err := w.Delete(j.spillKey(sk)); err != nil {
-				return err
-			}
-		}
-	}
-	j.spilled, j.garbage = map[string]bool{}, map[string]bool{}
-	return nil
+	return j.spill.write(spill, vals)
 }

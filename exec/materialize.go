@@ -24,11 +24,10 @@ type Materialize struct {
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
 	// memory; onDisk is set once rows may live only in Badger.
-	store   *state.Store
-	budget  int
-	onDisk  bool
-	spilled map[string]bool // changed rows whose value is in the spill area
-	garbage map[string]bool // spill-area keys to delete at the next checkpoint
+	store  *state.Store
+	budget int
+	onDisk bool
+	spill  spillArea
 }
 
 type matRow struct {
@@ -78,7 +77,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			e.count--
 			if e.count <= 0 {
 				delete(m.rows, k)
-				m.unspill(k)
+				m.spill.forget(k)
 				markGone(m.dirty, k, e.persisted)
 			} else {
 				m.dirty[k] = true
@@ -187,9 +186,9 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 	for k := range m.dirty {
 		key := []byte(m.id + k)
 		e, ok := m.rows[k]
-		if !ok && m.spilled[k] {
+		if !ok && m.spill.has(k) {
 			var err error
-			if e, err = m.load(m.spillKey(k), true); err != nil {
+			if e, err = m.loadSpilled(k); err != nil {
 				return err
 			}
 			ok = true
@@ -208,7 +207,10 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		e.persisted = true
 	}
 	m.dirty = map[string]bool{}
-	return m.clearSpill(w)
+	if m.store == nil {
+		return nil
+	}
+	return m.spill.clear(w)
 }
 
 // Restore implements Stateful.

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -16,12 +15,10 @@ import (
 func (m *Materialize) WithSpill(store *state.Store, budget int) *Materialize {
 	if store != nil && budget > 0 && !m.passThrough {
 		m.store, m.budget = store, budget
-		m.spilled, m.garbage = map[string]bool{}, map[string]bool{}
+		m.spill = newSpillArea(store, m.id)
 	}
 	return m
 }
-
-func (m *Materialize) spillKey(k string) []byte { return []byte(SpillPrefix + m.id + k) }
 
 // lookup returns the entry for row key k, loading it from Badger when it
 // was evicted; nil when the view does not hold the row.
@@ -32,12 +29,12 @@ func (m *Materialize) lookup(k string) (*matRow, error) {
 	var e *matRow
 	var err error
 	switch {
-	case m.spilled[k]:
-		e, err = m.load(m.spillKey(k), true)
+	case m.spill.has(k):
+		e, err = m.loadSpilled(k)
 	case m.hasDirty(k):
 		return nil, nil // deleted since the last checkpoint
 	default:
-		e, err = m.load([]byte(m.id+k), false)
+		e, err = m.loadCheckpointed(k)
 	}
 	if err != nil || e == nil {
 		return nil, err
@@ -53,39 +50,29 @@ func (m *Materialize) hasDirty(k string) bool {
 	return ok
 }
 
-// load reads one stored row: a checkpoint value is (count) row, a spill
-// value (count, persisted) row.
-func (m *Materialize) load(key []byte, spill bool) (*matRow, error) {
-	val, ok, err := m.store.Get(key)
-	if err != nil {
-		return nil, fmt.Errorf("load view row: %w", err)
+// loadCheckpointed reads row k from the last checkpoint; nil when absent.
+func (m *Materialize) loadCheckpointed(k string) (*matRow, error) {
+	val, ok, err := m.store.Get([]byte(m.id + k))
+	if err != nil || !ok {
+		return nil, err
 	}
-	if !ok {
-		if spill {
-			return nil, fmt.Errorf("view %s: spilled row missing", m.id)
-		}
-		return nil, nil
-	}
-	rows, err := state.DecodeValue(val)
+	return decodeMatRow(m.id, val)
+}
+
+// loadSpilled reads row k from the spill area, whose values carry
+// (count, persisted) before the row.
+func (m *Materialize) loadSpilled(k string) (*matRow, error) {
+	val, err := m.spill.get(k)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != 2 || len(rows[0]) < 1 {
-		return nil, errCorrupt(m.id)
+	e, err := decodeMatRow(m.id, val)
+	if err != nil {
+		return nil, err
 	}
-	e := &matRow{count: rows[0][0].I, row: rows[1], persisted: !spill}
-	if spill && len(rows[0]) > 1 {
-		e.persisted = rows[0][1].Bool()
-	}
+	rows, _ := state.DecodeValue(val)
+	e.persisted = len(rows[0]) > 1 && rows[0][1].Bool()
 	return e, nil
-}
-
-// unspill forgets the spilled copy of a row that was just deleted.
-func (m *Materialize) unspill(k string) {
-	if m.spilled[k] {
-		delete(m.spilled, k)
-		m.garbage[k] = true
-	}
 }
 
 // evict moves rows out of memory until at most 3/4 of the budget stay.
@@ -101,45 +88,23 @@ func (m *Materialize) evict() error {
 		}
 		spill = append(spill, k)
 	}
-	err := m.store.Batch(func(w *state.Writer) error {
-		for _, k := range spill {
-			e := m.rows[k]
-			if !m.hasDirty(k) {
-				continue // unchanged: the checkpoint has it
-			}
-			hdr := types.Row{types.IntValue(e.count), types.BoolValue(e.persisted)}
-			if err := w.Set(m.spillKey(k), state.EncodeValue(hdr, e.row)); err != nil {
-				return err
-			}
+	var keys []string
+	var vals [][]byte
+	for _, k := range spill {
+		if !m.hasDirty(k) {
+			continue // unchanged: the checkpoint has it
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("spill view rows: %w", err)
+		e := m.rows[k]
+		hdr := types.Row{types.IntValue(e.count), types.BoolValue(e.persisted)}
+		keys, vals = append(keys, k), append(vals, state.EncodeValue(hdr, e.row))
+	}
+	if err := m.spill.write(keys, vals); err != nil {
+		return err
 	}
 	for _, k := range spill {
-		if m.hasDirty(k) {
-			m.spilled[k] = true
-			delete(m.garbage, k)
-		}
 		delete(m.rows, k)
 	}
 	m.onDisk = true
-	return nil
-}
-
-// clearSpill deletes the spill area once a checkpoint holds its rows.
-func (m *Materialize) clearSpill(w *state.Writer) error {
-	for _, set := range []map[string]bool{m.spilled, m.garbage} {
-		for k := range set {
-			if err := w.Delete(m.spillKey(k)); err != nil {
-				return err
-			}
-		}
-	}
-	if m.spilled != nil {
-		m.spilled, m.garbage = map[string]bool{}, map[string]bool{}
-	}
 	return nil
 }
 
@@ -163,11 +128,11 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k := range m.spilled {
+	for k := range m.spill.spilled {
 		if _, ok := m.rows[k]; ok {
 			continue
 		}
-		e, err := m.load(m.spillKey(k), true)
+		e, err := m.loadSpilled(k)
 		if err != nil {
 			return nil, err
 		}

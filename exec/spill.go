@@ -6,13 +6,6 @@ import (
 	"github.com/streamsql/streamsql/exec/state"
 )
 
-// SpillPrefix starts every spill-area key. The spill area holds values of
-// windows changed since the last checkpoint that did not fit the memory
-// budget; it is never part of a checkpoint, so recovery deletes it.
-const SpillPrefix = "spill/"
-
-func (w *WindowAggregate) spillKey(k string) []byte { return []byte(SpillPrefix + w.id + k) }
-
 // use brings an evicted window's accumulators and emitted row back into
 // memory: from the spill area when it changed since the last checkpoint,
 // else from the checkpoint.
@@ -20,16 +13,9 @@ func (w *WindowAggregate) use(e *winEntry) error {
 	if !e.evicted {
 		return nil
 	}
-	key := []byte(w.id + e.key)
-	if w.spilled[e.key] {
-		key = w.spillKey(e.key)
-	}
-	val, ok, err := w.store.Get(key)
+	val, err := loadValue(w.store, &w.spill, w.id, e.key)
 	if err != nil {
 		return fmt.Errorf("load window state: %w", err)
-	}
-	if !ok {
-		return fmt.Errorf("load window state: key missing from %s: %w", w.id, state.ErrVersion)
 	}
 	rows, err := state.DecodeValue(val)
 	if err != nil {
@@ -67,24 +53,12 @@ func (w *WindowAggregate) evict() error {
 		w.resident--
 	}
 	defer release(victims)
-	if len(spill) == 0 {
-		return nil
+	keys := make([]string, len(spill))
+	vals := make([][]byte, len(spill))
+	for i, e := range spill {
+		keys[i], vals[i] = e.key, w.encode(e)
 	}
-	err := w.store.Batch(func(wr *state.Writer) error {
-		for _, e := range spill {
-			if err := wr.Set(w.spillKey(e.key), w.encode(e)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("spill window state: %w", err)
-	}
-	for _, e := range spill {
-		w.spilled[e.key] = true
-	}
-	return nil
+	return w.spill.write(keys, vals)
 }
 
 // release marks windows evicted and frees their values.
@@ -100,26 +74,23 @@ func (w *WindowAggregate) value(e *winEntry) ([]byte, error) {
 	if !e.evicted {
 		return w.encode(e), nil
 	}
-	val, ok, err := w.store.Get(w.spillKey(e.key))
+	return w.spill.get(e.key)
+}
+
+// loadValue reads key k's value: from the spill area when its current
+// value is there, else from the last checkpoint (prefix id).
+func loadValue(store *state.Store, spill *spillArea, id, k string) ([]byte, error) {
+	if spill.has(k) {
+		return spill.get(k)
+	}
+	val, ok, err := store.Get([]byte(id + k))
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("checkpoint %s: spilled window missing", w.id)
+		return nil, fmt.Errorf("%s: key missing from the checkpoint: %w", id, state.ErrVersion)
 	}
 	return val, nil
-}
-
-// clearSpill deletes the spill area once its values are in the
-// checkpoint being written.
-func (w *WindowAggregate) clearSpill(wr *state.Writer) error {
-	for k := range w.spilled {
-		if err := wr.Delete(w.spillKey(k)); err != nil {
-			return err
-		}
-	}
-	w.spilled = map[string]bool{}
-	return nil
 }
 
 // ResidentWindows returns how many windows hold their values in memory

@@ -48,9 +48,9 @@ type WindowAggregate struct {
 	partialInput bool // the global phase of a split aggregate: input rows are partials
 
 	store    *state.Store
-	budget   int             // windows with values in memory; 0 = no limit
-	resident int             // windows whose values are in memory
-	spilled  map[string]bool // changed windows whose values are in the spill area
+	budget   int // windows with values in memory; 0 = no limit
+	resident int // windows whose values are in memory
+	spill    spillArea
 }
 
 // winEntry is one window of one group.
@@ -97,7 +97,7 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
 		endSet: map[int64][]*winEntry{}, dirty: map[string]bool{}, lastTick: c.StartsAt,
-		store: c.Store, budget: c.Budget, spilled: map[string]bool{}, partialInput: c.Partial,
+		store: c.Store, budget: c.Budget, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
 	}
 	if w.store == nil {
 		w.budget = 0
@@ -416,7 +416,7 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 		e.persisted = true
 	}
 	w.dirty = map[string]bool{}
-	return w.clearSpill(wr)
+	return w.spill.clear(wr)
 }
 
 // encode is the state value of a resident window: a header (start, end,
