@@ -46,6 +46,7 @@ type WindowAggregate struct {
 	keyBuf   []byte
 
 	partialInput bool // the global phase of a split aggregate: input rows are partials
+	judge        windowJudge
 
 	store    *state.Store
 	budget   int // windows with values in memory; 0 = no limit
@@ -105,6 +106,7 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 	if w.policy == 0 {
 		w.policy = lateness.Drop
 	}
+	w.judge = windowJudge{win: w.win, contract: w.contract, policy: w.policy, side: w.side, late: w.late}
 	return w
 }
 
@@ -155,31 +157,17 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 			continue
 		}
 		var group types.Row
-		sided := false
-		w.assign(t.I, func(start int64) {
-			end := start + w.win.Size
-			v := lateness.Judge(end, w.contract.Lateness, wm)
-			switch lateness.Decide(v, w.policy) {
-			case lateness.Apply:
-				if group == nil {
-					group = w.groupOf(r)
-				}
-				e, err := w.entry(group, start, end, v != lateness.OnTime)
-				if err != nil {
-					procErr = err
-					return
-				}
-				e.acc.add(w.calls, r)
-				w.touch(e)
-			case lateness.Side:
-				w.late.Add(w.policy, reasonOf(v), 1)
-				if !sided && w.side != nil {
-					w.side(r, reasonOf(v), wm)
-				}
-				sided = true
-			default:
-				w.late.Add(w.policy, reasonOf(v), 1)
+		w.judge.row(r, t.I, wm, func(start, end int64, late bool) {
+			if group == nil {
+				group = w.groupOf(r)
 			}
+			e, err := w.entry(group, start, end, late)
+			if err != nil {
+				procErr = err
+				return
+			}
+			e.acc.add(w.calls, r)
+			w.touch(e)
 		})
 	}
 	if procErr != nil {
@@ -189,13 +177,6 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 		return err
 	}
 	return w.evict()
-}
-
-// assign calls fn for the start of every window the time t falls in. A
-// "keyed" window takes t as the window start itself (the column is a
-// window_start computed upstream).
-func (w *WindowAggregate) assign(t int64, fn func(start int64)) {
-	assignWindows(w.win, t, fn)
 }
 
 // entry finds or creates the window of group starting at start. A window

@@ -24,11 +24,10 @@ type LocalWindowAggregate struct {
 	groups []int
 	calls  []planner.AggCall
 	win    planner.WindowSpec
-	cfg    planner.Contract
 	policy lateness.Policy
 	out    Output
-	side   func(row types.Row, reason string, wm int64)
 	late   *lateness.Counters
+	judge  windowJudge
 
 	wm       int64
 	partials map[string]*partial
@@ -50,8 +49,9 @@ func NewLocalWindowAggregate(n *planner.WindowAggregate, out Output, side func(t
 	if p == 0 {
 		p = lateness.Drop
 	}
-	return &LocalWindowAggregate{groups: n.GroupCols, calls: n.Aggs, win: n.Window, cfg: n.Contract, policy: p,
-		out: out, side: side, late: late, wm: types.MinTime, partials: map[string]*partial{}}
+	return &LocalWindowAggregate{groups: n.GroupCols, calls: n.Aggs, win: n.Window, policy: p,
+		out: out, late: late, wm: types.MinTime, partials: map[string]*partial{},
+		judge: windowJudge{win: n.Window, contract: n.Contract, policy: p, side: side, late: late}}
 }
 
 // Process implements Operator.
@@ -73,21 +73,40 @@ func (l *LocalWindowAggregate) Process(_ int, b *Batch) error {
 
 // row folds one row into the partials of its windows.
 func (l *LocalWindowAggregate) row(r types.Row, t, wm int64) {
+	l.judge.row(r, t, wm, func(start, end int64, late bool) {
+		l.partial(r, start, end, late).acc.add(l.calls, r)
+	})
+}
+
+// windowJudge applies the lateness contract to a row: for every window
+// the row falls in it decides, from the watermark the row arrived under,
+// whether to fold it in (apply, with late true when the window has
+// fired), drop it or send it to the side table (once per row), counting
+// every late row. WindowAggregate and its local phase share it.
+type windowJudge struct {
+	win      planner.WindowSpec
+	contract planner.Contract
+	policy   lateness.Policy
+	side     func(row types.Row, reason string, wm int64)
+	late     *lateness.Counters
+}
+
+func (j *windowJudge) row(r types.Row, t, wm int64, apply func(start, end int64, late bool)) {
 	sided := false
-	assignWindows(l.win, t, func(start int64) {
-		end := start + l.win.Size
-		v := lateness.Judge(end, l.cfg.Lateness, wm)
-		switch lateness.Decide(v, l.policy) {
+	assignWindows(j.win, t, func(start int64) {
+		end := start + j.win.Size
+		v := lateness.Judge(end, j.contract.Lateness, wm)
+		switch lateness.Decide(v, j.policy) {
 		case lateness.Apply:
-			l.partial(r, start, end, v != lateness.OnTime).acc.add(l.calls, r)
+			apply(start, end, v != lateness.OnTime)
 		case lateness.Side:
-			l.late.Add(l.policy, reasonOf(v), 1)
-			if !sided && l.side != nil {
-				l.side(r, reasonOf(v), wm)
+			j.late.Add(j.policy, reasonOf(v), 1)
+			if !sided && j.side != nil {
+				j.side(r, reasonOf(v), wm)
 			}
 			sided = true
 		default:
-			l.late.Add(l.policy, reasonOf(v), 1)
+			j.late.Add(j.policy, reasonOf(v), 1)
 		}
 	})
 }
