@@ -1,25 +1,29 @@
 # The one entry point for building and checking streamsql.
 .PHONY: test lint bench nexmark fuzz build
 
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 build:
 	go build ./...
 
-# test is the README's test command and what .ci/run calls.
-test:
-	go vet ./...
+# test is the README's test command and what .ci/run calls: formatting,
+# vet, staticcheck, then every test (slt suite at parallelism 1 and 4, the
+# spilling run, the kill -9 recovery test, operator harness, goldens).
+test: lint
 	go test -count=1 ./...
 
 lint:
-	gofmt -l . | tee /dev/stderr | (! read)
+	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)
 	go vet ./...
+	go run $(STATICCHECK) ./...
 
-# bench runs every Go benchmark, the Nexmark ones (engine/engine_bench_test.go)
-# included; nexmark runs the benchmark protocol of docs/benchmarks.md.
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
 
+# nexmark runs the benchmark protocol's queries (docs/benchmarks.md).
 nexmark:
-	go run ./cmd/streamsql bench --events 1000000 --repeats 3
+	go run ./cmd/streamsql bench --events 10000000 --repeats 3
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser/
+	go test -run '^$$' -fuzz FuzzDecodeValue -fuzztime 30s ./exec/state/

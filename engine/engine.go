@@ -107,7 +107,6 @@ func Open(opts Options) (*Engine, error) {
 var (
 	keyCatalog = []byte("meta/catalog")
 	keyCkpt    = []byte("meta/checkpoint")
-	keyLogSeq  = []byte("meta/logseq")
 	prefixLog  = []byte("mlog/")
 )
 

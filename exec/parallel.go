@@ -19,9 +19,8 @@ import (
 // an instance emits a window's rows before the watermark that closes it,
 // so the results do not depend on the number of instances.
 type Parallel struct {
-	inst  []Operator
-	keys  [][]int // key columns per input port; nil: rows split evenly
-	parts [][]Batch
+	inst []Operator
+	keys [][]int // key columns per input port; nil: rows split evenly
 }
 
 // NewParallel wraps instances built by mk(i, out) where out is the merged

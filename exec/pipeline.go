@@ -22,7 +22,6 @@ type Pipeline struct {
 	View0    *Materialize
 	Side     *Materialize // the side table's store, or nil
 	SideName string
-	ops      []Operator
 }
 
 // ScanInput is where rows of one source enter the pipeline: the source

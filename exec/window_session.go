@@ -13,10 +13,10 @@ import (
 // is the last row plus the gap. Lateness is judged on the merged session.
 func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	group := w.groupOf(r)
-	gk := string(state.AppendRow(nil, group))
+	gk := state.AppendRow(nil, group)
 	start, end := ts, ts+w.win.Gap
 	var merge []*winEntry
-	for _, s := range w.byGroup[gk] {
+	for _, s := range w.byGroup[string(gk)] {
 		if s.start <= end && ts <= s.end {
 			merge = append(merge, s)
 			if s.start < start {

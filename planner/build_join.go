@@ -47,7 +47,7 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 			case side == sideLeft:
 				lf = append(lf, part)
 			case side == sideRight:
-				rf = append(rf, part.(Scalar))
+				rf = append(rf, part)
 			case jn.addKey(part, nl):
 			case jn.addTimeBound(part, nl):
 			default:
