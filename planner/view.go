@@ -58,6 +58,9 @@ func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, 
 			vp.Rules = append(vp.Rules, "SplitAggregate")
 		}
 	}
+	if err := checkAppendOnlyInputs(opt); err != nil {
+		return nil, err
+	}
 	if err := vp.checkBounded(opt, set); err != nil {
 		return nil, err
 	}
@@ -336,6 +339,7 @@ func Physical(n Node, par int) string {
 		if keys != "" || isKeyed(n) {
 			fmt.Fprintf(&b, " parallelism=%d", par)
 		}
+		fmt.Fprintf(&b, " [%s]", PropsOf(n))
 		b.WriteByte('\n')
 		if isKeyed(n) && par > 1 {
 			fmt.Fprintf(&b, "%s  Exchange hash(%s) -> %d instances\n", pad, keys, par)

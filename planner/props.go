@@ -1,0 +1,113 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// PropsOf derives the streaming properties of n's output: whether it only
+// ever inserts rows (append-only) or also retracts them, which output
+// column carries the watermark, and how the node's own keyed state is
+// bounded.
+func PropsOf(n Node) Props {
+	switch x := n.(type) {
+	case *Scan:
+		return Props{AppendOnly: true, TimeCol: x.TimeCol}
+	case *Filter:
+		p := PropsOf(x.Input)
+		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
+	case *Project:
+		p := PropsOf(x.Input)
+		out := Props{AppendOnly: p.AppendOnly, TimeCol: -1}
+		for i, e := range x.Exprs {
+			if r, ok := e.(*ColRef); ok && r.Index == p.TimeCol && p.TimeCol >= 0 {
+				out.TimeCol = i
+				break
+			}
+		}
+		return out
+	case *WindowAssign:
+		p := PropsOf(x.Input)
+		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
+	case *WindowAggregate:
+		// A window emits once, at close, unless it re-emits: EMIT ON
+		// UPDATE and EVERY replace early rows, LATE DATA UPDATE replaces
+		// fired ones, and sessions replace the sessions they merge.
+		c := x.Contract
+		appendOnly := c.Emit == "on_window_close" && x.Window.Kind != "session" &&
+			c.Policy != lateness.Update && c.Policy != lateness.UpdateSideOutput
+		tc := len(x.GroupCols) + 1 // window_end; a session's end moves
+		if x.Window.Kind == "session" {
+			tc = -1
+		}
+		return Props{AppendOnly: appendOnly, TimeCol: tc,
+			StateBound: "window_end + " + types.FormatInterval(c.Lateness)}
+	case *Aggregate:
+		bound := "unbounded"
+		if x.TTL > 0 {
+			bound = "STATE TTL " + types.FormatInterval(x.TTL)
+		}
+		return Props{AppendOnly: false, TimeCol: -1, StateBound: bound}
+	case *Join:
+		l, r := PropsOf(x.Left), PropsOf(x.Right)
+		bound := "unbounded"
+		switch x.Kind {
+		case IntervalJoin:
+			bound = fmt.Sprintf("interval [%s, %s]", signed(x.Lower), signed(x.Upper))
+		case WindowJoin:
+			bound = "window size " + types.FormatInterval(x.WindowSize)
+		}
+		return Props{AppendOnly: l.AppendOnly && r.AppendOnly, TimeCol: x.LeftTime, StateBound: bound}
+	case *Materialize, *Sort, *Limit:
+		p := PropsOf(n.Children()[0])
+		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
+	}
+	return Props{TimeCol: -1}
+}
+
+// String renders the properties for EXPLAIN.
+func (p Props) String() string {
+	s := "retracting"
+	if p.AppendOnly {
+		s = "append-only"
+	}
+	if p.TimeCol >= 0 {
+		s += fmt.Sprintf(", watermark #%d", p.TimeCol)
+	}
+	if p.StateBound != "" {
+		s += ", state " + p.StateBound
+	}
+	return s
+}
+
+// checkAppendOnlyInputs refuses operators that need append-only input but
+// would get retractions: aggregates and joins fold inserts only (their
+// state keeps no multiset to retract from).
+func checkAppendOnlyInputs(n Node) error {
+	var err error
+	Transform(n, func(x Node) (Node, bool) {
+		if err != nil {
+			return x, false
+		}
+		var what string
+		switch y := x.(type) {
+		case *Aggregate, *WindowAggregate:
+			if !PropsOf(y.Children()[0]).AppendOnly {
+				what = "an aggregate over a retracting input"
+			}
+		case *Join:
+			if !PropsOf(y.Left).AppendOnly || !PropsOf(y.Right).AppendOnly {
+				what = "a join over a retracting input"
+			}
+		}
+		if what != "" {
+			err = sqlerr.New(sqlerr.FeatureNotSupport, "%s is not supported yet: %s", what, x.String()).
+				WithHint("make the input emit final rows only (EMIT ON WINDOW CLOSE, no LATE DATA UPDATE)")
+		}
+		return x, false
+	})
+	return err
+}
