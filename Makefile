@@ -7,10 +7,12 @@ build:
 	go build ./...
 
 # test is the README's test command and what .ci/run calls: formatting,
-# vet, staticcheck, then every test (slt suite at parallelism 1 and 4, the
-# spilling run, the kill -9 recovery test, operator harness, goldens).
+# vet, staticcheck, then every test under the race detector (slt suite at
+# parallelism 1 and 4, the spilling run, the kill -9 recovery test, the
+# operator harness, goldens). Parallel operator instances run on
+# goroutines, so -race is part of the suite.
 test: lint
-	go test -count=1 ./...
+	go test -race -count=1 ./...
 
 lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -302,7 +303,8 @@ func deliver(evs []event, split string, rng *rand.Rand) []step {
 type rig struct {
 	op         Operator
 	view, side *Materialize
-	wms        [2]int64 // the last watermark sent on each port
+	sideMu     sync.Mutex // parallel instances write side rows concurrently
+	wms        [2]int64   // the last watermark sent on each port
 }
 
 // newRig builds fresh operators: n instances behind NewParallel when
@@ -329,6 +331,8 @@ func newRig(c harnessCase, n int, prefix string) *rig {
 
 // sideRow is the side-table writer (pipeline.go's sideFunc).
 func (r *rig) sideRow(row types.Row, reason string, wm int64) {
+	r.sideMu.Lock()
+	defer r.sideMu.Unlock()
 	out := append(row.Clone(), types.StringValue(reason), types.TimestampValue(wm))
 	_ = r.side.Process(0, &Batch{Rows: []types.Row{out}})
 }
