@@ -427,9 +427,14 @@ func (e *Engine) flush(ctx context.Context) error {
 			}
 		}
 	}
+	limit := e.flushLimitBatches()
 	for _, v := range e.views {
-		for {
-			progressed, err := e.step(ctx, v, 4096)
+		for batches := 0; ; batches++ {
+			if batches == limit {
+				return sqlerr.New(sqlerr.FeatureNotSupport, "FLUSH: view %s's sources are still producing after %d rows; an unbounded source (datagen without events) never drains", v.plan.Name, limit*flushBatchRows).
+					WithHint("bound the source (events = N), raise SET flush_limit_rows, or use streamsql run")
+			}
+			progressed, err := e.step(ctx, v, flushBatchRows)
 			if err != nil {
 				return err
 			}
@@ -439,6 +444,20 @@ func (e *Engine) flush(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// flushBatchRows is the batch size FLUSH reads external sources with.
+const flushBatchRows = 4096
+
+// flushLimitBatches bounds how long FLUSH drains external sources (SET
+// flush_limit_rows, default 40 M rows), so an unbounded source fails the
+// FLUSH instead of hanging it.
+func (e *Engine) flushLimitBatches() int {
+	n, err := strconv.Atoi(e.settings["flush_limit_rows"])
+	if err != nil || n <= 0 {
+		n = 40_000_000
+	}
+	return max(1, n/flushBatchRows)
 }
 
 // replayLog feeds every memory-log entry a view has not consumed yet, in
