@@ -28,23 +28,31 @@ type Join struct {
 	keep     func(side int, key types.Row) bool
 
 	wm    [2]int64
-	sides [2]map[string][]joinRow
+	sides [2]map[string]*joinKey
 	// expiries orders each side's keys by when their rows expire, so a
 	// watermark visits only the keys it purges.
 	expiries [2]expiryHeap
-	dirty    map[string]bool
-	// persisted holds the state keys a checkpoint has written, so a key
-	// that lived and died between checkpoints costs no delete.
-	persisted map[string]bool
+	// changed lists the keys (per side) marked dirty since the last
+	// checkpoint; gone the keys a checkpoint wrote that were removed since
+	// (they need a delete). Flags on joinKey avoid map churn per row.
+	changed [2][]string
+	gone    [2][]string
 
 	// Spilling (join_spill.go): keys over the budget keep their rows in
-	// Badger; evicted marks them (per side), spilled those whose rows are
-	// in the spill area (by state key).
+	// Badger (joinKey.evicted).
 	store   *state.Store
 	budget  int
-	evicted [2]map[string]bool
+	evicted [2]int // evicted keys per side
 	spill   spillArea
 	width   [2]int
+}
+
+// joinKey is the state of one join key on one side.
+type joinKey struct {
+	rows      []joinRow
+	dirty     bool // changed since the last checkpoint (listed in changed)
+	persisted bool // a checkpoint holds this key
+	evicted   bool // rows are in Badger, not in memory
 }
 
 type joinRow struct {
@@ -69,9 +77,8 @@ type JoinConfig struct {
 // NewJoin returns the operator for n.
 func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
-		wm: [2]int64{types.MinTime, types.MinTime}, dirty: map[string]bool{}, persisted: map[string]bool{}}
-	j.sides[0], j.sides[1] = map[string][]joinRow{}, map[string][]joinRow{}
-	j.evicted[0], j.evicted[1] = map[string]bool{}, map[string]bool{}
+		wm: [2]int64{types.MinTime, types.MinTime}}
+	j.sides[0], j.sides[1] = map[string]*joinKey{}, map[string]*joinKey{}
 	j.spill = newSpillArea(c.Store, c.ID)
 	if c.Store != nil && c.Budget > 0 {
 		j.store, j.budget = c.Store, c.Budget
@@ -129,9 +136,13 @@ func (j *Join) Process(port int, b *Batch) error {
 			t = r[tc].I
 		}
 		matched := false
-		partners, err := j.rowsOf(other, string(kb))
+		partner, err := j.key(other, string(kb), false)
 		if err != nil {
 			return err
+		}
+		var partners []joinRow
+		if partner != nil {
+			partners = partner.rows
 		}
 		for _, o := range partners {
 			lt, rt := t, o.time
@@ -152,15 +163,15 @@ func (j *Join) Process(port int, b *Batch) error {
 		}
 		if j.expiry(port, t) >= j.wm[other] || j.n.Kind == planner.Unbounded {
 			k := string(kb)
-			held, err := j.rowsOf(port, k)
+			jk, err := j.key(port, k, true)
 			if err != nil {
 				return err
 			}
 			// A copy: the row may sit in a batch-sized slab that it would
 			// otherwise keep alive for as long as it is held.
-			j.sides[port][k] = append(held, joinRow{row: r.Clone(), time: t})
+			jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
 			heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
-			j.dirty[j.stateKey(port, k)] = true
+			j.markDirty(port, k, jk)
 		} else if !matched {
 			j.late.Add(lateness.Drop, "join_expired", 1)
 		}
@@ -198,30 +209,55 @@ func (j *Join) Watermark(port int, wm int64) error {
 
 // purgeKey drops the rows of one key of side that expire before wm.
 func (j *Join) purgeKey(side int, k string, wm int64) error {
-	rows, err := j.rowsOf(side, k)
-	if err != nil || len(rows) == 0 {
+	jk, err := j.key(side, k, false)
+	if err != nil || jk == nil {
 		return err
 	}
-	kept := rows[:0]
-	for _, r := range rows {
+	kept := jk.rows[:0]
+	for _, r := range jk.rows {
 		if j.expiry(side, r.time) >= wm {
 			kept = append(kept, r)
 		}
 	}
-	if len(kept) == len(rows) {
+	if len(kept) == len(jk.rows) {
 		return nil
 	}
-	clear(rows[len(kept):]) // drop the purged rows' references
-	sk := j.stateKey(side, k)
+	clear(jk.rows[len(kept):]) // drop the purged rows' references
+	jk.rows = kept
 	if len(kept) == 0 {
-		j.spill.forget(sk)
-		markGone(j.dirty, sk, j.persisted[sk])
-		delete(j.sides[side], k)
+		j.remove(side, k, jk)
 		return nil
 	}
-	j.dirty[sk] = true
-	j.sides[side][k] = kept
+	j.markDirty(side, k, jk)
 	return nil
+}
+
+// markDirty lists k as changed since the last checkpoint.
+func (j *Join) markDirty(side int, k string, jk *joinKey) {
+	if jk.dirty {
+		return
+	}
+	jk.dirty = true
+	c := append(j.changed[side], k)
+	if len(c) > 1024 && len(c) > 2*len(j.sides[side]) {
+		// Most listed keys are gone: list only the dirty ones still held.
+		c = c[:0]
+		for k2, jk2 := range j.sides[side] {
+			if jk2.dirty {
+				c = append(c, k2)
+			}
+		}
+	}
+	j.changed[side] = c
+}
+
+// remove forgets key k of side; a checkpoint that wrote it owes a delete.
+func (j *Join) remove(side int, k string, jk *joinKey) {
+	delete(j.sides[side], k)
+	if jk.persisted {
+		j.gone[side] = append(j.gone[side], k)
+	}
+	j.spill.forget(j.stateKey(side, k))
 }
 
 // expiryItem says the rows of key may expire at watermark at.
@@ -247,38 +283,31 @@ func (h *expiryHeap) Pop() any {
 // Tick implements Operator.
 func (j *Join) Tick(int64) error { return nil }
 
-// Checkpoint implements Stateful.
+// Checkpoint implements Stateful: deletes for removed keys a checkpoint
+// wrote, then the rows of every key changed since.
 func (j *Join) Checkpoint(w *state.Writer) error {
-	for sk := range j.dirty {
-		side := int(sk[0] - '0')
-		key := []byte(j.id + sk)
-		rows := j.sides[side][sk[1:]]
-		if j.evicted[side][sk[1:]] && j.spill.has(sk) {
-			val, err := j.spill.get(sk)
+	for side := 0; side < 2; side++ {
+		for _, k := range j.gone[side] {
+			if err := w.Delete([]byte(j.id + j.stateKey(side, k))); err != nil {
+				return err
+			}
+		}
+		for _, k := range j.changed[side] {
+			jk := j.sides[side][k]
+			if jk == nil || !jk.dirty {
+				continue // removed since, or listed twice
+			}
+			val, err := j.value(side, k, jk)
 			if err != nil {
 				return err
 			}
-			if err := w.Set(key, val); err != nil {
+			if err := w.Set([]byte(j.id+j.stateKey(side, k)), val); err != nil {
 				return err
 			}
-			j.persisted[sk] = true
-			continue
+			jk.dirty, jk.persisted = false, true
 		}
-		if len(rows) == 0 {
-			if j.persisted[sk] {
-				if err := w.Delete(key); err != nil {
-					return err
-				}
-				delete(j.persisted, sk)
-			}
-			continue
-		}
-		if err := w.Set(key, j.encode(rows)); err != nil {
-			return err
-		}
-		j.persisted[sk] = true
+		j.changed[side], j.gone[side] = nil, nil
 	}
-	j.dirty = map[string]bool{}
 	return j.spill.clear(w)
 }
 
@@ -290,7 +319,6 @@ func (j *Join) Restore(s *state.Store) error {
 			return nil
 		}
 		side := int(sk[0] - '0')
-		j.persisted[sk] = true
 		rows, err := state.DecodeValue(val)
 		if err != nil {
 			return err
@@ -306,7 +334,12 @@ func (j *Join) Restore(s *state.Store) error {
 					return nil
 				}
 			}
-			j.sides[side][sk[1:]] = append(j.sides[side][sk[1:]], jr)
+			jk := j.sides[side][sk[1:]]
+			if jk == nil {
+				jk = &joinKey{persisted: true}
+				j.sides[side][sk[1:]] = jk
+			}
+			jk.rows = append(jk.rows, jr)
 			heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, jr.time), key: sk[1:]})
 		}
 		return nil

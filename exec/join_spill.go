@@ -8,9 +8,9 @@ import (
 )
 
 // Spilling for Join: at most budget keys per side keep their rows in
-// memory. An evicted key's rows live in the last checkpoint when
-// unchanged since, else in the spill area; the expiry heap and the
-// persisted set stay in memory.
+// memory. An evicted key keeps its joinKey (flags, no rows) and its
+// expiry-heap entries in memory; its rows live in the last checkpoint when
+// unchanged since, else in the spill area.
 
 // encode is the state value of one key's rows: the watermarks, then one
 // (time, row...) per row.
@@ -23,11 +23,20 @@ func (j *Join) encode(rows []joinRow) []byte {
 	return state.EncodeValue(enc...)
 }
 
-// rowsOf returns the rows side holds for key k, loading them from Badger
-// when the key was evicted.
-func (j *Join) rowsOf(side int, k string) ([]joinRow, error) {
-	if rows, ok := j.sides[side][k]; ok || !j.evicted[side][k] {
-		return rows, nil
+// key returns side's state for key k with its rows in memory (loading them
+// when evicted); nil when absent, unless create is set.
+func (j *Join) key(side int, k string, create bool) (*joinKey, error) {
+	jk := j.sides[side][k]
+	if jk == nil {
+		if !create {
+			return nil, nil
+		}
+		jk = &joinKey{}
+		j.sides[side][k] = jk
+		return jk, nil
+	}
+	if !jk.evicted {
+		return jk, nil
 	}
 	val, err := loadValue(j.store, &j.spill, j.id, j.stateKey(side, k))
 	if err != nil {
@@ -37,13 +46,21 @@ func (j *Join) rowsOf(side int, k string) ([]joinRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]joinRow, 0, len(enc))
+	jk.rows = make([]joinRow, 0, len(enc))
 	for _, r := range enc[1:] {
-		rows = append(rows, joinRow{time: r[0].I, row: r[1:]})
+		jk.rows = append(jk.rows, joinRow{time: r[0].I, row: r[1:]})
 	}
-	delete(j.evicted[side], k)
-	j.sides[side][k] = rows
-	return rows, nil
+	jk.evicted = false
+	j.evicted[side]--
+	return jk, nil
+}
+
+// value is the state value to checkpoint for key k.
+func (j *Join) value(side int, k string, jk *joinKey) ([]byte, error) {
+	if jk.evicted {
+		return j.spill.get(j.stateKey(side, k))
+	}
+	return j.encode(jk.rows), nil
 }
 
 // evict moves keys' rows out of memory until each side holds at most 3/4
@@ -52,27 +69,36 @@ func (j *Join) evict() error {
 	if j.budget <= 0 {
 		return nil
 	}
-	var spill []string
+	var keys []string
 	var vals [][]byte
+	var victims []*joinKey
 	for side := 0; side < 2; side++ {
-		if len(j.sides[side]) <= j.budget {
+		resident := len(j.sides[side]) - j.evicted[side]
+		if resident <= j.budget {
 			continue
 		}
 		target := j.budget * 3 / 4
-		for k, rows := range j.sides[side] {
-			if len(j.sides[side]) <= target {
+		for k, jk := range j.sides[side] {
+			if resident <= target {
 				break
 			}
-			sk := j.stateKey(side, k)
-			if j.dirty[sk] {
-				spill = append(spill, sk)
-				vals = append(vals, j.encode(rows))
-			} else if !j.persisted[sk] {
-				continue // neither changed nor checkpointed: cannot happen, keep it
+			if jk.evicted {
+				continue
 			}
-			delete(j.sides[side], k)
-			j.evicted[side][k] = true
+			if jk.dirty {
+				keys = append(keys, j.stateKey(side, k))
+				vals = append(vals, j.encode(jk.rows))
+			}
+			victims = append(victims, jk)
+			j.evicted[side]++
+			resident--
 		}
 	}
-	return j.spill.write(spill, vals)
+	if err := j.spill.write(keys, vals); err != nil {
+		return err
+	}
+	for _, jk := range victims {
+		jk.evicted, jk.rows = true, nil
+	}
+	return nil
 }

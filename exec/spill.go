@@ -46,7 +46,7 @@ func (w *WindowAggregate) evict() error {
 		if e.evicted || e.pending || e.gone {
 			continue
 		}
-		if w.dirty[e.key] {
+		if e.dirty {
 			spill = append(spill, e)
 		}
 		victims = append(victims, e)

@@ -35,13 +35,17 @@ type WindowAggregate struct {
 	late     *lateness.Counters
 	keep     func(group types.Row) bool // restore filter for this instance
 
-	wm       int64
-	windows  map[string]*winEntry
-	byGroup  map[string][]*winEntry // sessions of a group, by start
-	ends     []int64                // distinct window ends held, sorted
-	endSet   map[int64][]*winEntry
-	dirty    map[string]bool // state keys changed since the last checkpoint
-	pending  []*winEntry     // entries to (re-)emit at the end of this batch
+	wm      int64
+	windows map[string]*winEntry
+	byGroup map[string][]*winEntry // sessions of a group, by start
+	ends    []int64                // distinct window ends held, sorted
+	endSet  map[int64][]*winEntry
+	// changed lists the windows marked dirty since the last checkpoint;
+	// gone the keys a checkpoint wrote whose windows were removed since.
+	// Flags on winEntry avoid map churn per row.
+	changed  []*winEntry
+	gone     []string
+	pending  []*winEntry // entries to (re-)emit at the end of this batch
 	lastTick int64
 	keyBuf   []byte
 
@@ -67,6 +71,7 @@ type winEntry struct {
 	gone       bool
 	evicted    bool // acc and emitted are in Badger, not in memory
 	persisted  bool // a checkpoint holds this key
+	dirty      bool // changed since the last checkpoint (listed in changed)
 	// stale are rows downstream still holds for sessions merged into this
 	// one; its next emission retracts them.
 	stale []types.Row
@@ -97,7 +102,7 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		id: c.ID, groups: n.GroupCols, calls: n.Aggs, win: n.Window, contract: n.Contract,
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
-		endSet: map[int64][]*winEntry{}, dirty: map[string]bool{}, lastTick: c.StartsAt,
+		endSet: map[int64][]*winEntry{}, lastTick: c.StartsAt,
 		store: c.Store, budget: c.Budget, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
 	}
 	if w.store == nil {
@@ -186,8 +191,7 @@ func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) (*
 	if e, ok := w.windows[k]; ok {
 		return e, w.use(e)
 	}
-	// dirty[k] true for an absent key means a checkpoint still holds it.
-	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late, persisted: w.dirty[k]}
+	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late}
 	w.windows[k] = e
 	w.resident++
 	w.addEnd(e)
@@ -207,7 +211,7 @@ func (w *WindowAggregate) addEnd(e *winEntry) {
 // touch marks e changed: dirty for the checkpoint and, when it must be
 // (re-)emitted now, pending.
 func (w *WindowAggregate) touch(e *winEntry) {
-	w.dirty[e.key] = true
+	w.markDirty(e)
 	e.changed = true
 	if (e.fired || w.contract.Emit == "on_update") && !e.pending {
 		e.pending = true
@@ -233,7 +237,7 @@ func (w *WindowAggregate) emit(e *winEntry, out *Batch) {
 	}
 	if e.stale != nil {
 		e.stale = nil
-		w.dirty[e.key] = true
+		w.markDirty(e)
 	}
 	row := w.outputRow(e)
 	if e.emitted != nil {
@@ -247,7 +251,7 @@ func (w *WindowAggregate) emit(e *winEntry, out *Batch) {
 	out.Diffs = append(out.Diffs, 1)
 	e.emitted = row
 	e.changed = false
-	w.dirty[e.key] = true
+	w.markDirty(e)
 }
 
 func rowsEqual(a, b types.Row) bool {
@@ -299,7 +303,7 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 				return err
 			}
 			e.fired = true
-			w.dirty[e.key] = true
+			w.markDirty(e)
 			if w.contract.Emit != "on_update" || e.emitted == nil {
 				w.emit(e, out)
 			}
@@ -344,9 +348,11 @@ func (w *WindowAggregate) drop(e *winEntry) {
 	}
 	e.gone = true
 	delete(w.windows, e.key)
-	// A deleted key needs a delete in the next checkpoint only if an
-	// earlier one wrote it (dirty's value says so for absent keys).
-	markGone(w.dirty, e.key, e.persisted)
+	// A removed key needs a delete in the next checkpoint only if an
+	// earlier one wrote it.
+	if e.persisted {
+		w.gone = append(w.gone, e.key)
+	}
 	if w.win.Kind == "session" {
 		w.removeSession(e)
 	}
@@ -375,29 +381,47 @@ func (w *WindowAggregate) Tick(now int64) error {
 
 // Checkpoint implements Stateful.
 func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
-	prefix := []byte(w.id)
-	for k := range w.dirty {
-		key := append(append([]byte{}, prefix...), k...)
-		e, ok := w.windows[k]
-		if !ok {
-			if w.dirty[k] {
-				if err := wr.Delete(key); err != nil {
-					return err
-				}
-			}
-			continue
+	for _, k := range w.gone {
+		if err := wr.Delete([]byte(w.id + k)); err != nil {
+			return err
+		}
+	}
+	for _, e := range w.changed {
+		if e.gone || !e.dirty {
+			continue // removed since, or listed twice
 		}
 		val, err := w.value(e)
 		if err != nil {
 			return err
 		}
-		if err := wr.Set(key, val); err != nil {
+		if err := wr.Set([]byte(w.id+e.key), val); err != nil {
 			return err
 		}
-		e.persisted = true
+		e.dirty, e.persisted = false, true
 	}
-	w.dirty = map[string]bool{}
+	w.changed, w.gone = nil, nil
 	return w.spill.clear(wr)
+}
+
+// markDirty lists e as changed since the last checkpoint.
+func (w *WindowAggregate) markDirty(e *winEntry) {
+	if e.dirty {
+		return
+	}
+	e.dirty = true
+	c := append(w.changed, e)
+	if len(c) > 1024 && len(c) > 2*len(w.windows) {
+		// Most listed windows are gone: keep the ones still held.
+		kept := c[:0]
+		for _, x := range c {
+			if !x.gone && x.dirty {
+				kept = append(kept, x)
+			}
+		}
+		clear(c[len(kept):])
+		c = kept
+	}
+	w.changed = c
 }
 
 // encode is the state value of a resident window: a header (start, end,

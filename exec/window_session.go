@@ -63,8 +63,6 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 			}
 			w.drop(s)
 		}
-		// dirty[key] true here means a checkpoint holds this key.
-		target.persisted = w.dirty[target.key]
 		w.windows[target.key] = target
 		w.resident++
 		w.addEnd(target)
