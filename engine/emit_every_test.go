@@ -12,20 +12,8 @@ import (
 // window close.
 func TestEmitEveryFiresEarlyOnTheWallClock(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	e, err := Open(Options{StateDir: t.TempDir(), Clock: func() time.Time { return now }, Settings: map[string]string{"parallelism": "1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, run := openClocked(t, &now)
 	ctx := context.Background()
-	run := func(sql string) *Result {
-		t.Helper()
-		r, err := e.Exec(ctx, sql)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		return r
-	}
 	view := func() string {
 		t.Helper()
 		rows := run(`SELECT window_start, n FROM m`).Rows

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"testing"
 	"time"
 )
@@ -12,20 +11,7 @@ import (
 // window closes on p0's watermark alone.
 func TestIdlePartitionStopsHoldingTheWatermark(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	e, err := Open(Options{StateDir: t.TempDir(), Clock: func() time.Time { return now }, Settings: map[string]string{"parallelism": "1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	ctx := context.Background()
-	exec := func(sql string) *Result {
-		t.Helper()
-		r, err := e.Exec(ctx, sql)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		return r
-	}
+	_, exec := openClocked(t, &now)
 	exec(`CREATE SOURCE s (k BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts) WITH (partitions = 2, idle_timeout = '5 seconds')`)
 	exec(`CREATE MATERIALIZED VIEW m AS SELECT window_start, count(*) AS n FROM TUMBLE(s, ts, INTERVAL '10' SECOND)
 		GROUP BY window_start LATE DATA DROP EMIT ON WINDOW CLOSE`)
