@@ -25,7 +25,10 @@ type Aggregate struct {
 	wm      int64
 	now     int64
 	entries map[string]*aggEntry
-	dirty   map[string]bool
+	// changed lists the groups changed since the last checkpoint; gone
+	// the keys a checkpoint wrote whose groups expired since.
+	changed dirtyList[*aggEntry]
+	gone    []string
 
 	store    *state.Store
 	budget   int
@@ -43,6 +46,8 @@ type aggEntry struct {
 	last      int64 // event (or processing) time of the last update
 	pending   bool
 	persisted bool // a checkpoint holds this key
+	dirty     bool // changed since the last checkpoint (listed in changed)
+	removed   bool // expired
 	evicted   bool // acc and emitted are in Badger, not in memory
 }
 
@@ -65,8 +70,8 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 	a := &Aggregate{
 		id: c.ID, groups: c.Node.GroupCols, calls: c.Node.Aggs, ttl: c.Node.TTL, timeCol: c.TimeCol,
 		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
-		entries: map[string]*aggEntry{}, dirty: map[string]bool{},
-		spill: newSpillArea(c.Store, c.ID),
+		entries: map[string]*aggEntry{},
+		spill:   newSpillArea(c.Store, c.ID),
 	}
 	if c.Store != nil && c.Budget > 0 {
 		a.store, a.budget = c.Store, c.Budget
@@ -94,8 +99,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			for j, c := range a.groups {
 				g[j] = r[c]
 			}
-			// dirty true for an absent key means a checkpoint still holds it.
-			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime, persisted: a.dirty[string(a.keyBuf)]}
+			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime}
 			a.entries[e.key] = e
 			a.resident++
 		}
@@ -107,7 +111,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		} else {
 			e.last = a.now
 		}
-		a.dirty[e.key] = true
+		a.markDirty(e)
 		if !e.pending {
 			e.pending = true
 			a.pending = append(a.pending, e)
@@ -157,7 +161,10 @@ func (a *Aggregate) expire(limit int64) error {
 				out.Diffs = append(out.Diffs, -1)
 			}
 			delete(a.entries, k)
-			markGone(a.dirty, k, e.persisted)
+			e.removed = true
+			if e.persisted { // a checkpoint wrote it: the next one deletes it
+				a.gone = append(a.gone, k)
+			}
 		}
 	}
 	return a.out.Emit(out)
@@ -188,28 +195,34 @@ func (a *Aggregate) Tick(now int64) error {
 
 // Checkpoint implements Stateful.
 func (a *Aggregate) Checkpoint(w *state.Writer) error {
-	for k := range a.dirty {
-		key := []byte(a.id + k)
-		e, ok := a.entries[k]
-		if !ok {
-			if a.dirty[k] {
-				if err := w.Delete(key); err != nil {
-					return err
-				}
-			}
-			continue
+	for _, k := range a.gone {
+		if err := w.Delete([]byte(a.id + k)); err != nil {
+			return err
+		}
+	}
+	a.gone = nil
+	for _, e := range a.changed.take() {
+		if e.removed || !e.dirty {
+			continue // expired since, or listed twice
 		}
 		val, err := a.value(e)
 		if err != nil {
 			return err
 		}
-		if err := w.Set(key, val); err != nil {
+		if err := w.Set([]byte(a.id+e.key), val); err != nil {
 			return err
 		}
-		e.persisted = true
+		e.dirty, e.persisted = false, true
 	}
-	a.dirty = map[string]bool{}
 	return a.spill.clear(w)
+}
+
+// markDirty lists e as changed since the last checkpoint.
+func (a *Aggregate) markDirty(e *aggEntry) {
+	if !e.dirty {
+		e.dirty = true
+		a.changed.add(e, len(a.entries), func(x *aggEntry) bool { return !x.removed && x.dirty })
+	}
 }
 
 // encode is the state value of a group in memory: its last update time,

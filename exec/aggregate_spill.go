@@ -57,7 +57,7 @@ func (a *Aggregate) evict() error {
 		if e.evicted || e.pending {
 			continue
 		}
-		if a.dirty[e.key] {
+		if e.dirty {
 			keys, vals = append(keys, e.key), append(vals, a.encode(e))
 		}
 		victims = append(victims, e)

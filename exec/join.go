@@ -35,7 +35,7 @@ type Join struct {
 	// changed lists the keys (per side) marked dirty since the last
 	// checkpoint; gone the keys a checkpoint wrote that were removed since
 	// (they need a delete). Flags on joinKey avoid map churn per row.
-	changed [2][]string
+	changed [2]dirtyList[string]
 	gone    [2][]string
 
 	// Spilling (join_spill.go): keys over the budget keep their rows in
@@ -234,21 +234,13 @@ func (j *Join) purgeKey(side int, k string, wm int64) error {
 
 // markDirty lists k as changed since the last checkpoint.
 func (j *Join) markDirty(side int, k string, jk *joinKey) {
-	if jk.dirty {
-		return
+	if !jk.dirty {
+		jk.dirty = true
+		j.changed[side].add(k, len(j.sides[side]), func(k2 string) bool {
+			x := j.sides[side][k2]
+			return x != nil && x.dirty
+		})
 	}
-	jk.dirty = true
-	c := append(j.changed[side], k)
-	if len(c) > 1024 && len(c) > 2*len(j.sides[side]) {
-		// Most listed keys are gone: list only the dirty ones still held.
-		c = c[:0]
-		for k2, jk2 := range j.sides[side] {
-			if jk2.dirty {
-				c = append(c, k2)
-			}
-		}
-	}
-	j.changed[side] = c
 }
 
 // remove forgets key k of side; a checkpoint that wrote it owes a delete.
@@ -292,7 +284,7 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 				return err
 			}
 		}
-		for _, k := range j.changed[side] {
+		for _, k := range j.changed[side].take() {
 			jk := j.sides[side][k]
 			if jk == nil || !jk.dirty {
 				continue // removed since, or listed twice
@@ -306,7 +298,7 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 			}
 			jk.dirty, jk.persisted = false, true
 		}
-		j.changed[side], j.gone[side] = nil, nil
+		j.gone[side] = nil
 	}
 	return j.spill.clear(w)
 }

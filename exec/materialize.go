@@ -18,9 +18,12 @@ type Materialize struct {
 	id          string
 	key         []int
 	rows        map[string]*matRow
-	dirty       map[string]bool
-	sink        func(changes []Change)
-	wm          int64
+	// changed lists the row keys changed since the last checkpoint; gone
+	// holds the rows a checkpoint wrote that were removed since.
+	changed dirtyList[string]
+	gone    map[string]bool
+	sink    func(changes []Change)
+	wm      int64
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
 	// memory; onDisk is set once rows may live only in Badger.
@@ -34,6 +37,7 @@ type matRow struct {
 	row       types.Row
 	count     int64
 	persisted bool // a checkpoint holds this row
+	dirty     bool // changed since the last checkpoint (listed in changed)
 }
 
 // Change is one changelog entry of a view: Delete is true for a removal.
@@ -45,7 +49,7 @@ type Change struct {
 // NewMaterialize returns the view store; sink (may be nil) receives the
 // changelog of every batch.
 func NewMaterialize(id string, key []int, sink func([]Change)) *Materialize {
-	return &Materialize{id: id, key: key, rows: map[string]*matRow{}, dirty: map[string]bool{}, sink: sink, wm: types.MinTime}
+	return &Materialize{id: id, key: key, rows: map[string]*matRow{}, gone: map[string]bool{}, sink: sink, wm: types.MinTime}
 }
 
 // NewPassThrough returns a view root that keeps nothing: it only turns
@@ -78,23 +82,23 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			if e.count <= 0 {
 				delete(m.rows, k)
 				m.spill.forget(k)
-				markGone(m.dirty, k, e.persisted)
+				if e.persisted { // a checkpoint wrote it: the next one deletes it
+					m.gone[k] = true
+				}
 			} else {
-				m.dirty[k] = true
+				m.markDirty(k, e)
 			}
 			changes = append(changes, Change{Delete: true, Row: r})
 			continue
-		} else {
-			if e == nil {
-				// A copy, not the batch's slab (it would stay alive with the
-				// row); dirty[k] true here means a checkpoint holds the key.
-				e = &matRow{row: r.Clone(), persisted: m.dirty[k]}
-				m.rows[k] = e
-			}
-			e.count++
-			changes = append(changes, Change{Row: r})
 		}
-		m.dirty[k] = true
+		if e == nil {
+			// A copy, not the batch's slab: it would stay alive with the row.
+			e = &matRow{row: r.Clone()}
+			m.rows[k] = e
+		}
+		e.count++
+		m.markDirty(k, e)
+		changes = append(changes, Change{Row: r})
 	}
 	if m.sink != nil && len(changes) > 0 {
 		m.sink(consolidate(changes, m.key))
@@ -183,34 +187,45 @@ func (m *Materialize) Rows() ([]types.Row, error) {
 
 // Checkpoint implements Stateful.
 func (m *Materialize) Checkpoint(w *state.Writer) error {
-	for k := range m.dirty {
-		key := []byte(m.id + k)
+	for k := range m.gone {
+		if err := w.Delete([]byte(m.id + k)); err != nil {
+			return err
+		}
+	}
+	m.gone = map[string]bool{}
+	for _, k := range m.changed.take() {
 		e, ok := m.rows[k]
-		if !ok && m.spill.has(k) {
+		switch {
+		case ok && !e.dirty:
+			continue // listed twice
+		case !ok && m.spill.has(k):
 			var err error
 			if e, err = m.loadSpilled(k); err != nil {
 				return err
 			}
-			ok = true
+		case !ok:
+			continue // removed since
 		}
-		if !ok {
-			if m.dirty[k] {
-				if err := w.Delete(key); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		if err := w.Set(key, state.EncodeValue(types.Row{types.IntValue(e.count)}, e.row)); err != nil {
+		if err := w.Set([]byte(m.id+k), state.EncodeValue(types.Row{types.IntValue(e.count)}, e.row)); err != nil {
 			return err
 		}
-		e.persisted = true
+		e.dirty, e.persisted = false, true
 	}
-	m.dirty = map[string]bool{}
 	if m.store == nil {
 		return nil
 	}
 	return m.spill.clear(w)
+}
+
+// markDirty lists row k as changed since the last checkpoint.
+func (m *Materialize) markDirty(k string, e *matRow) {
+	if !e.dirty {
+		e.dirty = true
+		m.changed.add(k, len(m.rows), func(k2 string) bool {
+			x := m.rows[k2]
+			return (x != nil && x.dirty) || m.spill.has(k2)
+		})
+	}
 }
 
 // Restore implements Stateful.
@@ -219,14 +234,11 @@ func (m *Materialize) Restore(s *state.Store) error {
 		return nil
 	}
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
+		e, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
-		if len(rows) != 2 {
-			return errCorrupt(m.id)
-		}
-		m.rows[string(key[len(m.id):])] = &matRow{count: rows[0][0].I, row: rows[1], persisted: true}
+		m.rows[string(key[len(m.id):])] = e
 		return nil
 	})
 	if err != nil {

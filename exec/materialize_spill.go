@@ -31,8 +31,8 @@ func (m *Materialize) lookup(k string) (*matRow, error) {
 	switch {
 	case m.spill.has(k):
 		e, err = m.loadSpilled(k)
-	case m.hasDirty(k):
-		return nil, nil // deleted since the last checkpoint
+	case m.gone[k]:
+		return nil, nil // removed since the last checkpoint
 	default:
 		e, err = m.loadCheckpointed(k)
 	}
@@ -43,35 +43,30 @@ func (m *Materialize) lookup(k string) (*matRow, error) {
 	return e, nil
 }
 
-// hasDirty reports whether k was changed since the last checkpoint (an
-// absent key in dirty with false means: removed, never persisted).
-func (m *Materialize) hasDirty(k string) bool {
-	_, ok := m.dirty[k]
-	return ok
-}
-
 // loadCheckpointed reads row k from the last checkpoint; nil when absent.
 func (m *Materialize) loadCheckpointed(k string) (*matRow, error) {
 	val, ok, err := m.store.Get([]byte(m.id + k))
 	if err != nil || !ok {
 		return nil, err
 	}
-	return decodeMatRow(m.id, val)
+	e, _, err := decodeMatRow(m.id, val)
+	return e, err
 }
 
 // loadSpilled reads row k from the spill area, whose values carry
-// (count, persisted) before the row.
+// (count, persisted) before the row. A spilled row changed since the last
+// checkpoint, so it comes back dirty (it is listed in changed already).
 func (m *Materialize) loadSpilled(k string) (*matRow, error) {
 	val, err := m.spill.get(k)
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeMatRow(m.id, val)
+	e, hdr, err := decodeMatRow(m.id, val)
 	if err != nil {
 		return nil, err
 	}
-	rows, _ := state.DecodeValue(val)
-	e.persisted = len(rows[0]) > 1 && rows[0][1].Bool()
+	e.persisted = len(hdr) > 1 && hdr[1].Bool()
+	e.dirty = true
 	return e, nil
 }
 
@@ -91,10 +86,10 @@ func (m *Materialize) evict() error {
 	var keys []string
 	var vals [][]byte
 	for _, k := range spill {
-		if !m.hasDirty(k) {
+		e := m.rows[k]
+		if !e.dirty {
 			continue // unchanged: the checkpoint has it
 		}
-		e := m.rows[k]
 		hdr := types.Row{types.IntValue(e.count), types.BoolValue(e.persisted)}
 		keys, vals = append(keys, k), append(vals, state.EncodeValue(hdr, e.row))
 	}
@@ -115,10 +110,10 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 	all := map[string]*matRow{}
 	err := m.store.Scan([]byte(m.id), func(key, val []byte) error {
 		k := strings.TrimPrefix(string(key), m.id)
-		if m.hasDirty(k) {
-			return nil // changed since: memory or the spill area has it (or it is gone)
+		if m.gone[k] {
+			return nil // removed since; rows changed since are overlaid below
 		}
-		e, err := decodeMatRow(m.id, val)
+		e, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
@@ -144,13 +139,15 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 	return all, nil
 }
 
-func decodeMatRow(id string, val []byte) (*matRow, error) {
+// decodeMatRow decodes a stored view row: a header row (count, then for
+// spilled values whether a checkpoint holds it) and the row.
+func decodeMatRow(id string, val []byte) (*matRow, types.Row, error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(rows) != 2 || len(rows[0]) < 1 {
-		return nil, errCorrupt(id)
+		return nil, nil, errCorrupt(id)
 	}
-	return &matRow{count: rows[0][0].I, row: rows[1], persisted: true}, nil
+	return &matRow{count: rows[0][0].I, row: rows[1], persisted: true}, rows[0], nil
 }

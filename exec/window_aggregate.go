@@ -43,7 +43,7 @@ type WindowAggregate struct {
 	// changed lists the windows marked dirty since the last checkpoint;
 	// gone the keys a checkpoint wrote whose windows were removed since.
 	// Flags on winEntry avoid map churn per row.
-	changed  []*winEntry
+	changed  dirtyList[*winEntry]
 	gone     []string
 	pending  []*winEntry // entries to (re-)emit at the end of this batch
 	lastTick int64
@@ -386,7 +386,7 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 			return err
 		}
 	}
-	for _, e := range w.changed {
+	for _, e := range w.changed.take() {
 		if e.gone || !e.dirty {
 			continue // removed since, or listed twice
 		}
@@ -399,29 +399,16 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 		}
 		e.dirty, e.persisted = false, true
 	}
-	w.changed, w.gone = nil, nil
+	w.gone = nil
 	return w.spill.clear(wr)
 }
 
 // markDirty lists e as changed since the last checkpoint.
 func (w *WindowAggregate) markDirty(e *winEntry) {
-	if e.dirty {
-		return
+	if !e.dirty {
+		e.dirty = true
+		w.changed.add(e, len(w.windows), func(x *winEntry) bool { return !x.gone && x.dirty })
 	}
-	e.dirty = true
-	c := append(w.changed, e)
-	if len(c) > 1024 && len(c) > 2*len(w.windows) {
-		// Most listed windows are gone: keep the ones still held.
-		kept := c[:0]
-		for _, x := range c {
-			if !x.gone && x.dirty {
-				kept = append(kept, x)
-			}
-		}
-		clear(c[len(kept):])
-		c = kept
-	}
-	w.changed = c
 }
 
 // encode is the state value of a resident window: a header (start, end,
