@@ -147,7 +147,7 @@ func (e *Engine) recover() error {
 		if !ok {
 			return fmt.Errorf("recover view %s: stored DDL is not CREATE MATERIALIZED VIEW", o.Name)
 		}
-		vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, vp0(cv)), planner.Settings{Strict: false, Parallelism: e.parallelism()})
+		vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, sideTableOf(cv)), planner.Settings{Strict: false, Parallelism: e.parallelism()})
 		if err != nil {
 			return fmt.Errorf("recover view %s: %w", o.Name, err)
 		}
@@ -197,7 +197,8 @@ func (e *Engine) recoverSink(o *catalog.Object) error {
 	return e.connectSink(rt, o)
 }
 
-func vp0(cv *parser.CreateViewStmt) string {
+// sideTableOf names the view's LATE DATA side table, or "".
+func sideTableOf(cv *parser.CreateViewStmt) string {
 	if cv.Streaming.LateData != nil {
 		return cv.Streaming.LateData.SideTable
 	}

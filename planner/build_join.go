@@ -221,24 +221,30 @@ func (j *Join) classify() {
 
 // windowOrigin reports whether column col of n is a window_start computed
 // by a TUMBLE or HOP window, and the window size.
-func windowOrigin(n Node, col int) (int64, bool) {
+func windowOrigin(n Node, col int) (int64, bool) { return windowStartOf(n, col, false, false) }
+
+// windowStartOf traces column col of n back to the window_start of a
+// TUMBLE or HOP window and returns the window size. With mustAggregate
+// the column must also have passed through an aggregate that grouped by
+// it (crossed records that one was passed).
+func windowStartOf(n Node, col int, mustAggregate, crossed bool) (int64, bool) {
 	switch x := n.(type) {
 	case *Filter:
-		return windowOrigin(x.Input, col)
+		return windowStartOf(x.Input, col, mustAggregate, crossed)
 	case *Project:
 		if r, ok := x.Exprs[col].(*ColRef); ok {
-			return windowOrigin(x.Input, r.Index)
+			return windowStartOf(x.Input, r.Index, mustAggregate, crossed)
 		}
 	case *Aggregate:
 		if col < len(x.GroupCols) {
-			return windowOrigin(x.Input, x.GroupCols[col])
+			return windowStartOf(x.Input, x.GroupCols[col], mustAggregate, true)
 		}
 	case *WindowAggregate:
 		if col == len(x.GroupCols) && x.Window.Kind != "session" {
 			return x.Window.Size, true
 		}
 	case *WindowAssign:
-		if col == len(x.Input.Schema()) && x.Window.Kind != "session" {
+		if (crossed || !mustAggregate) && col == len(x.Input.Schema()) && x.Window.Kind != "session" {
 			return x.Window.Size, true
 		}
 	}

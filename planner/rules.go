@@ -213,7 +213,7 @@ func AssignWindowFromKey(n Node) (Node, bool) {
 		return n, false
 	}
 	for i, g := range a.GroupCols {
-		size, ok := aggregatedWindowStart(a.Input, g, false)
+		size, ok := windowStartOf(a.Input, g, true, false)
 		if !ok {
 			continue
 		}
@@ -226,34 +226,6 @@ func AssignWindowFromKey(n Node) (Node, bool) {
 		return &c, true
 	}
 	return n, false
-}
-
-// aggregatedWindowStart reports whether column col of n is the
-// window_start of a TUMBLE or HOP window that an aggregate below already
-// grouped by (crossed records that an aggregate was passed), and the
-// window size.
-func aggregatedWindowStart(n Node, col int, crossed bool) (int64, bool) {
-	switch x := n.(type) {
-	case *Filter:
-		return aggregatedWindowStart(x.Input, col, crossed)
-	case *Project:
-		if r, ok := x.Exprs[col].(*ColRef); ok {
-			return aggregatedWindowStart(x.Input, r.Index, crossed)
-		}
-	case *Aggregate:
-		if col < len(x.GroupCols) {
-			return aggregatedWindowStart(x.Input, x.GroupCols[col], true)
-		}
-	case *WindowAggregate:
-		if col == len(x.GroupCols) && x.Window.Kind != "session" {
-			return x.Window.Size, true
-		}
-	case *WindowAssign:
-		if crossed && col == len(x.Input.Schema()) && x.Window.Kind != "session" {
-			return x.Window.Size, true
-		}
-	}
-	return 0, false
 }
 
 // aggregateBelowProject rewrites Aggregate(Project(WindowAssign(x))) —

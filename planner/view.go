@@ -139,10 +139,10 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				// Its input is final upstream windows: nothing is late.
 				cw.Contract.Policy, cw.Contract.SideTable = lateness.Drop, ""
 			} else if vp.SideTable != "" && vp.SideSchema == nil {
-				vp.SideSchema = append(append(types.Schema{}, sourceSchema(w.Input)...),
+				vp.SideSchema = append(append(types.Schema{}, w.Input.Schema()...),
 					types.Column{Name: "late_reason", Type: types.String}, types.Column{Name: "late_watermark", Type: types.Timestamp})
 			}
-			if !timeIsWatermarked(w.Input, w.Window.TimeCol) && werr == nil {
+			if !TimeColumnOf(w.Input, w.Window.TimeCol) && werr == nil {
 				werr = sqlerr.New(sqlerr.InvalidObjectDef, "window over %q has no watermark: it would never fire", w.Input.Schema()[w.Window.TimeCol].Name).
 					WithHint("declare WATERMARK FOR that column on the source")
 			}
@@ -170,13 +170,6 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 	out := walk(n, true)
 	return out, werr
 }
-
-// sourceSchema is the schema of rows entering a window operator.
-func sourceSchema(n Node) types.Schema { return n.Schema() }
-
-// timeIsWatermarked reports whether column col of n is a source's
-// watermark column passed through unchanged.
-func timeIsWatermarked(n Node, col int) bool { return TimeColumnOf(n, col) }
 
 // TimeColumnOf reports whether column col of n carries a watermark.
 func TimeColumnOf(n Node, col int) bool {
