@@ -130,13 +130,12 @@ func (e *Engine) recover() error {
 	} else if ok && len(b) == 8 {
 		e.ckpt = binary.BigEndian.Uint64(b)
 	}
-	if err := e.store.Scan(prefixLog, func(k, _ []byte) error {
-		if s := binary.BigEndian.Uint64(k[len(prefixLog):]); s > e.logSeq {
-			e.logSeq = s
-		}
-		return nil
-	}); err != nil {
+	last, err := e.store.LastKey(prefixLog)
+	if err != nil {
 		return err
+	}
+	if last != nil {
+		e.logSeq = binary.BigEndian.Uint64(last[len(prefixLog):])
 	}
 	for _, o := range e.cat.List(catalog.View) {
 		stmts, err := parser.Parse(o.SQL)

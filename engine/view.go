@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -476,12 +475,11 @@ func (e *Engine) replayLog(ctx context.Context) error {
 		}
 	}
 	if need && min < e.logSeq {
+		// Log keys are big-endian sequence numbers: the scan starts at the
+		// first entry not yet consumed and runs in insertion order.
 		var entries []logEntry
-		err := e.store.Scan(prefixLog, func(k, val []byte) error {
+		err := e.store.ScanFrom(prefixLog, logKey(min+1), func(k, val []byte) error {
 			seq := binary.BigEndian.Uint64(k[len(prefixLog):])
-			if seq <= min {
-				return nil
-			}
 			rows, err := state.DecodeValue(val)
 			if err != nil {
 				return err
@@ -492,7 +490,6 @@ func (e *Engine) replayLog(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("read memory log: %w", err)
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].seq < entries[j].seq })
 		for _, en := range entries {
 			if err := ctx.Err(); err != nil {
 				return err

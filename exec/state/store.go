@@ -77,12 +77,18 @@ func (s *Store) Get(key []byte) (val []byte, ok bool, err error) {
 
 // Scan calls fn for every key with prefix, in key order.
 func (s *Store) Scan(prefix []byte, fn func(key, val []byte) error) error {
+	return s.ScanFrom(prefix, prefix, fn)
+}
+
+// ScanFrom calls fn for every key with prefix at or after from, in key
+// order.
+func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) error {
 	return s.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix = prefix
 		it := txn.NewIterator(opts)
 		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+		for it.Seek(from); it.ValidForPrefix(prefix); it.Next() {
 			item := it.Item()
 			v, err := item.ValueCopy(nil)
 			if err != nil {
@@ -94,6 +100,24 @@ func (s *Store) Scan(prefix []byte, fn func(key, val []byte) error) error {
 		}
 		return nil
 	})
+}
+
+// LastKey returns the greatest key with prefix, or nil when there is none.
+func (s *Store) LastKey(prefix []byte) ([]byte, error) {
+	var last []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix, opts.Reverse, opts.PrefetchValues = prefix, true, false
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		// In reverse, Seek finds the greatest key <= its argument.
+		it.Seek(append(append([]byte(nil), prefix...), 0xff))
+		if it.ValidForPrefix(prefix) {
+			last = it.Item().KeyCopy(nil)
+		}
+		return nil
+	})
+	return last, err
 }
 
 // Update runs fn in one read-write transaction and commits it durably.
