@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -258,10 +259,8 @@ func (v *viewRT) restore(st *state.Store) error {
 	}
 	// Operators learn the restored watermark before new rows arrive.
 	for _, r := range v.readers {
-		for _, sc := range r.scans {
-			if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
-				return err
-			}
+		if err := r.emitWatermark(r.gen.Current()); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -282,15 +281,34 @@ func (r *reader) feed(part int, rows []types.Row, now int64) error {
 			r.gen.Observe(part, row[tc].I, now)
 		}
 	}
+	// Scans reading the same columns share one projection (rows are
+	// immutable once emitted).
+	var done [][]int
+	var projected [][]types.Row
 	for _, sc := range r.scans {
-		b := &exec.Batch{Rows: rows, WM: wms}
+		out := rows
 		if !identity(sc.Cols, len(r.obj.Schema)) {
-			b = &exec.Batch{Rows: project(rows, sc.Cols), WM: wms}
+			i := slices.IndexFunc(done, func(c []int) bool { return slices.Equal(c, sc.Cols) })
+			if i < 0 {
+				done, projected = append(done, sc.Cols), append(projected, project(rows, sc.Cols))
+				i = len(done) - 1
+			}
+			out = projected[i]
 		}
-		if err := sc.Out.Emit(b); err != nil {
+		if err := sc.Out.Emit(&exec.Batch{Rows: out, WM: wms}); err != nil {
 			return err
 		}
 		if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitWatermark sends wm to every scan of the source.
+func (r *reader) emitWatermark(wm int64) error {
+	for _, sc := range r.scans {
+		if err := sc.Out.EmitWatermark(wm); err != nil {
 			return err
 		}
 	}
@@ -367,12 +385,7 @@ func (r *reader) tick(now int64) error {
 	if r.gen.Current() == before {
 		return nil
 	}
-	for _, sc := range r.scans {
-		if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.emitWatermark(r.gen.Current())
 }
 
 func identity(cols []int, n int) bool {
@@ -530,10 +543,8 @@ func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 			r.ended = true
 			// A bounded input that ended closes every window: event time
 			// is complete.
-			for _, sc := range r.scans {
-				if err := sc.Out.EmitWatermark(1<<63 - 1); err != nil {
-					return false, err
-				}
+			if err := r.emitWatermark(1<<63 - 1); err != nil {
+				return false, err
 			}
 			continue
 		}
