@@ -13,6 +13,16 @@
 // when checkpoint id is being taken and Commit(id) once the engine has
 // durably stored it. A sink that cannot be transactional treats PreCommit
 // as a flush and Commit as a no-op (at-least-once; idempotent by key).
+//
+// Exactly-once sinks are two-phase: Write buffers, PreCommit(id) returns
+// the checkpoint's changes as staged bytes (see EncodeChanges), which the
+// engine stores atomically with checkpoint id; Commit(id) then writes them
+// together with a progress marker (sink name → id) in one destination
+// transaction. If the process dies between the two, the engine reopens the
+// sink and calls Recover(id, staged): the sink commits the staged changes
+// unless the destination's progress marker says id is already there.
+// Commit and Recover retry while the destination is unreachable; blocking
+// there is the pipeline's backpressure (nothing is read meanwhile).
 package connectors
 
 import (
@@ -40,9 +50,18 @@ type Batch struct {
 	// Ingested is the ingestion time of the batch in microseconds (used for
 	// INGESTION_TIME() columns when the source has no per-record time).
 	Ingested int64
+	// Times, when not nil, is a per-row ingestion time (the Kafka record
+	// timestamp), parallel to Rows; it overrides Ingested.
+	Times []int64
+	// Ops, when not nil, is parallel to Rows: Upsert or Delete. Only
+	// sources feeding a TABLE (upsert topics, change events) set it; a
+	// Delete row carries the key columns, the others may be NULL.
+	Ops []Op
 }
 
-// DecodeError is a poison record: raw bytes that did not decode.
+// DecodeError is a poison record: raw bytes that did not decode (bad
+// syntax, a wrong type, a missing time column). The engine applies the
+// source's on_error policy to it.
 type DecodeError struct {
 	Partition int
 	Offset    int64
@@ -92,13 +111,30 @@ type Sink interface {
 	// Write delivers changes in order.
 	Write(ctx context.Context, changes []Change) error
 	// PreCommit makes everything written so far ready to commit under
-	// checkpoint id (flush, or prepare a transaction).
-	PreCommit(ctx context.Context, id uint64) error
+	// checkpoint id: an at-least-once sink flushes and returns nil; an
+	// exactly-once sink returns the staged changes the engine must keep
+	// with checkpoint id (handed back to Recover after a crash).
+	PreCommit(ctx context.Context, id uint64) (staged []byte, err error)
 	// Commit makes checkpoint id's changes visible; called only after the
 	// engine stored checkpoint id.
 	Commit(ctx context.Context, id uint64) error
 	// Close releases the sink.
 	Close() error
+}
+
+// Recoverer is implemented by exactly-once sinks. After a restart the
+// engine calls Recover with the last stored checkpoint's id and the bytes
+// its PreCommit returned, before any Write; the sink commits them unless
+// the destination already has checkpoint id.
+type Recoverer interface {
+	Recover(ctx context.Context, id uint64, staged []byte) error
+}
+
+// Delivery names a sink's delivery guarantee for EXPLAIN's contract.
+type Delivery interface {
+	// Delivery returns e.g. "exactly-once (transactional, per checkpoint)"
+	// or "at-least-once (idempotent upsert by key)".
+	Delivery() string
 }
 
 // SourceSpec is what a source factory gets: the source's name, schema and
@@ -126,6 +162,10 @@ type OptionSpec struct {
 	Default string
 	Doc     string
 	Example string
+	// Enum, when set, lists the accepted values (case-insensitive).
+	Enum []string
+	// Required options have no default and must be given.
+	Required bool
 }
 
 // SourceFactory builds a source.

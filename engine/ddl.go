@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/sqlerr"
@@ -219,6 +220,9 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 			}
 		} else if v := e.views[strings.ToLower(o.From)]; v != nil {
 			v.removeSink(o.Name)
+		}
+		if err := e.store.Update(func(w *state.Writer) error { return w.Delete(stagedKey(o.Name)) }); err != nil {
+			return nil, err
 		}
 	case catalog.Table:
 		if o.SideOf != "" {

@@ -324,10 +324,15 @@ func (e *Engine) Checkpoint() error {
 func (e *Engine) checkpoint() error {
 	id := e.ckpt + 1
 	ctx := context.Background()
+	staged := map[string][]byte{}
 	for _, v := range e.views {
 		for _, s := range v.sinks {
-			if err := s.sink.PreCommit(ctx, id); err != nil {
+			b, err := s.sink.PreCommit(ctx, id)
+			if err != nil {
 				return fmt.Errorf("checkpoint %d: sink %s: %w", id, s.name, err)
+			}
+			if b != nil {
+				staged[s.name] = b
 			}
 		}
 	}
@@ -339,6 +344,11 @@ func (e *Engine) checkpoint() error {
 		for _, v := range e.views {
 			if err := v.checkpoint(w); err != nil {
 				return err
+			}
+			for _, s := range v.sinks {
+				if err := writeStaged(w, s.name, id, staged[s.name]); err != nil {
+					return err
+				}
 			}
 		}
 		var idb [8]byte

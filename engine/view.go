@@ -150,7 +150,12 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	if err != nil {
 		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: err}
 	}
-	v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s})
+	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s}
+	if err := e.recoverStaged(rt); err != nil {
+		_ = s.Close()
+		return err
+	}
+	v.sinks = append(v.sinks, rt)
 	return nil
 }
 
@@ -613,4 +618,34 @@ func (e *Engine) Stats() (updates int64, watermark int64) {
 		}
 	}
 	return updates, watermark
+}
+
+// Staged sink changes live under sinkstage/<sink>: the id of the
+// checkpoint they belong to, then the bytes the sink's PreCommit returned.
+// Each checkpoint replaces them; only the last one can be uncommitted.
+func stagedKey(sink string) []byte { return []byte("sinkstage/" + strings.ToLower(sink)) }
+
+func writeStaged(w *state.Writer, sink string, id uint64, b []byte) error {
+	if b == nil {
+		return w.Delete(stagedKey(sink))
+	}
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(b)), id)
+	return w.Set(stagedKey(sink), append(v, b...))
+}
+
+// recoverStaged hands an exactly-once sink the changes of the last
+// checkpoint, which the crash may have kept from being committed.
+func (e *Engine) recoverStaged(s *sinkRT) error {
+	r, ok := s.sink.(connectors.Recoverer)
+	if !ok {
+		return nil
+	}
+	b, found, err := e.store.Get(stagedKey(s.name))
+	if err != nil || !found || len(b) < 8 {
+		return err
+	}
+	if err := r.Recover(context.Background(), binary.BigEndian.Uint64(b), b[8:]); err != nil {
+		return fmt.Errorf("sink %s: recover checkpoint %d: %w", s.name, binary.BigEndian.Uint64(b), err)
+	}
+	return nil
 }

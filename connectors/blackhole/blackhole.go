@@ -27,6 +27,6 @@ func (sink) Write(_ context.Context, ch []connectors.Change) error {
 	Rows.Add(int64(len(ch)))
 	return nil
 }
-func (sink) PreCommit(context.Context, uint64) error { return nil }
-func (sink) Commit(context.Context, uint64) error    { return nil }
-func (sink) Close() error                            { return nil }
+func (sink) PreCommit(context.Context, uint64) ([]byte, error) { return nil, nil }
+func (sink) Commit(context.Context, uint64) error              { return nil }
+func (sink) Close() error                                      { return nil }

@@ -64,11 +64,15 @@ func (s *sink) Write(_ context.Context, changes []connectors.Change) error {
 	return s.w.Flush()
 }
 
-func (s *sink) PreCommit(context.Context, uint64) error {
+func (s *sink) PreCommit(context.Context, uint64) ([]byte, error) {
+	return nil, s.flush()
+}
+
+func (s *sink) flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Flush()
 }
 
 func (s *sink) Commit(context.Context, uint64) error { return nil }
-func (s *sink) Close() error                         { return s.PreCommit(context.Background(), 0) }
+func (s *sink) Close() error                         { return s.flush() }

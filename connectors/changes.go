@@ -1,0 +1,136 @@
+package connectors
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// EncodeChanges serialises changes for a sink's staged bytes (see
+// Recoverer). The layout starts with a version byte.
+func EncodeChanges(changes []Change) []byte {
+	b := make([]byte, 0, 64+len(changes)*32)
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(len(changes)))
+	for _, c := range changes {
+		b = append(b, byte(c.Op))
+		b = binary.AppendUvarint(b, uint64(len(c.Row)))
+		for _, v := range c.Row {
+			b = append(b, byte(v.K))
+			switch v.K {
+			case types.Null:
+			case types.Float:
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
+			case types.String:
+				b = binary.AppendUvarint(b, uint64(len(v.S)))
+				b = append(b, v.S...)
+			default:
+				b = binary.AppendVarint(b, v.I)
+			}
+		}
+	}
+	return b
+}
+
+var errBadChanges = errors.New("staged changes: corrupt encoding")
+
+// DecodeChanges reverses EncodeChanges.
+func DecodeChanges(b []byte) ([]Change, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if b[0] != 1 {
+		return nil, errBadChanges
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, errBadChanges
+	}
+	b = b[k:]
+	out := make([]Change, 0, n)
+	for i := uint64(0); i < n; i++ {
+		if len(b) < 1 {
+			return nil, errBadChanges
+		}
+		op := Op(b[0])
+		cols, k := binary.Uvarint(b[1:])
+		if k <= 0 || cols > uint64(len(b)) {
+			return nil, errBadChanges
+		}
+		b = b[1+k:]
+		row := make(types.Row, cols)
+		for j := range row {
+			if len(b) < 1 {
+				return nil, errBadChanges
+			}
+			kind := types.Kind(b[0])
+			b = b[1:]
+			switch kind {
+			case types.Null:
+			case types.Float:
+				if len(b) < 8 {
+					return nil, errBadChanges
+				}
+				row[j] = types.FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b)))
+				b = b[8:]
+			case types.String:
+				l, k := binary.Uvarint(b)
+				if k <= 0 || l > uint64(len(b)-k) {
+					return nil, errBadChanges
+				}
+				row[j] = types.StringValue(string(b[k : k+int(l)]))
+				b = b[k+int(l):]
+			default:
+				v, k := binary.Varint(b)
+				if k <= 0 {
+					return nil, errBadChanges
+				}
+				row[j] = types.Value{K: kind, I: v}
+				b = b[k:]
+			}
+		}
+		out = append(out, Change{Op: op, Row: row})
+	}
+	return out, nil
+}
+
+// Collapse keeps the last change per key (key column positions), in the
+// order keys were first seen: what an upsert destination needs before one
+// bulk statement, which may not touch a key twice. With no key every
+// change is kept.
+func Collapse(changes []Change, key []int) []Change {
+	if len(key) == 0 {
+		return changes
+	}
+	idx := make(map[string]int, len(changes))
+	out := changes[:0:0]
+	var kb []byte
+	for _, c := range changes {
+		kb = kb[:0]
+		for _, k := range key {
+			kb = appendKey(kb, c.Row[k])
+		}
+		if i, ok := idx[string(kb)]; ok {
+			out[i] = c
+			continue
+		}
+		idx[string(kb)] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
+
+func appendKey(b []byte, v types.Value) []byte {
+	b = append(b, byte(v.K))
+	switch v.K {
+	case types.Float:
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
+	case types.String:
+		b = binary.AppendUvarint(b, uint64(len(v.S)))
+		return append(b, v.S...)
+	}
+	return binary.AppendVarint(b, v.I)
+}
