@@ -20,21 +20,30 @@
 //
 // Mapping (what psql shows):
 //
-//	source            relkind 'r' (table; psql \dt lists it)
+//	source            relkind 'r' "table" (psql \dt lists sources and
+//	                  tables together)
 //	table             relkind 'r'
 //	materialized view relkind 'm' (psql \dm and \d list it; \dv lists
-//	                  relkind 'v' only, so \dv shows nothing); the
-//	                  view's key is a primary-key index "<name>_pkey"
-//	sink              relkind 'v' (a view over the view it writes), so
-//	                  psql \dv lists sinks
+//	                  relkind 'v' only and shows nothing, as with
+//	                  RisingWave and Materialize, which map them alike)
+//	sink              relkind 'f' "foreign table" (psql \dE lists sinks;
+//	                  \d sink shows "Server: <connector>" and its WITH
+//	                  options as FDW options, secrets masked)
+//	key               a unique index "<name>_pkey" and a PRIMARY KEY
+//	                  constraint, so \d shows it under "Indexes:"
+//
+// Names are folded to lower case, as Postgres folds unquoted identifiers
+// (the engine's names are case-insensitive), so psql's case-sensitive
+// '^(name)$' patterns find them.
 //
 //	Bool → bool (16), Int → int8 (20), Float → float8 (701),
 //	String → text (25), Timestamp → timestamp (1114),
 //	Interval → interval (1186)
 //
 // OIDs are stable: an object's OID is derived from its name (FNV hash into
-// the user OID range, collisions resolved in name order), so the OID psql
-// looks up in one query finds the same object in the next. Everything
+// the user OID range, a multiple of 4: +1 is its row type, +2 its key
+// index, +3 the key constraint; collisions move on in name order), so the
+// OID psql looks up in one query finds the same object in the next. Everything
 // lives in the database the session names and in schema "public".
 //
 // The package is pure: no goroutines, no state between calls; it is safe
