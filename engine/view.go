@@ -447,6 +447,9 @@ func (e *Engine) flush(ctx context.Context) error {
 	limit := e.flushLimitBatches()
 	for _, v := range e.views {
 		for batches := 0; ; batches++ {
+			if err := ctx.Err(); err != nil {
+				return &sqlerr.Error{Code: sqlerr.QueryCanceled, Msg: "canceling statement", Err: err}
+			}
 			if batches == limit {
 				return sqlerr.New(sqlerr.FeatureNotSupport, "FLUSH: view %s's sources are still producing after %d rows; an unbounded source (datagen without events) never drains", v.plan.Name, limit*flushBatchRows).
 					WithHint("bound the source (events = N), raise SET flush_limit_rows, or use streamsql run")

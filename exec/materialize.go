@@ -31,6 +31,8 @@ type Materialize struct {
 	budget int
 	onDisk bool
 	spill  spillArea
+
+	index keyIndex // view key → row keys, built by the first Get
 }
 
 type matRow struct {
@@ -81,6 +83,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			e.count--
 			if e.count <= 0 {
 				delete(m.rows, k)
+				m.indexRemove(k, e.row)
 				m.spill.forget(k)
 				if e.persisted { // a checkpoint wrote it: the next one deletes it
 					m.gone[k] = true
@@ -95,6 +98,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			// A copy, not the batch's slab: it would stay alive with the row.
 			e = &matRow{row: r.Clone()}
 			m.rows[k] = e
+			m.indexAdd(k, e.row)
 		}
 		e.count++
 		m.markDirty(k, e)
@@ -233,6 +237,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 	if m.passThrough {
 		return nil
 	}
+	m.index = nil
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {
 		e, _, err := decodeMatRow(m.id, val)
 		if err != nil {

@@ -100,6 +100,7 @@ func (m *Materialize) evict() error {
 		delete(m.rows, k)
 	}
 	m.onDisk = true
+	m.index = nil // Get scans from now on
 	return nil
 }
 

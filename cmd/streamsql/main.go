@@ -53,7 +53,7 @@ restarts and crashes.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&stateDir, "state-dir", "./.streamsql", "directory for state and checkpoints")
-	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd())
+	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd(), serveCmd(&stateDir))
 	return root
 }
 
@@ -107,35 +107,20 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 		printRows(res)
 	}
 	status := term.IsTerminal(int(os.Stderr.Fd()))
-	last := time.Now()
 	start := time.Now()
 	var events int64
-	for ctx.Err() == nil {
-		progressed, done, err := e.Step(ctx, 4096)
-		if err != nil {
-			_ = e.Close()
-			return err
-		}
+	err = e.Run(ctx, engine.RunOptions{CheckpointInterval: interval, UntilDone: true, OnStep: func(progressed bool) {
 		if progressed {
 			events++
-		}
-		if time.Since(last) >= interval {
-			if err := e.Checkpoint(); err != nil {
-				_ = e.Close()
-				return err
-			}
-			last = time.Now()
 		}
 		if status {
 			upd, wm := e.Stats()
 			fmt.Fprintf(os.Stderr, "\r%6.1fs  batches %d  watermark %s  view changes %d ", time.Since(start).Seconds(), events, fmtWM(wm), upd)
 		}
-		if done {
-			break
-		}
-		if !progressed {
-			time.Sleep(10 * time.Millisecond)
-		}
+	}})
+	if err != nil {
+		_ = e.Close()
+		return err
 	}
 	if status {
 		fmt.Fprintln(os.Stderr)

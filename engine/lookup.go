@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/types"
+)
+
+// PointQuery is a prepared point read of a view: `SELECT cols FROM view
+// WHERE k1 = $1 AND k2 = $2 ...` where the conditions pin every view-key
+// column to a parameter and nothing else. It reads the matching rows from
+// the view's store by key instead of planning the query and copying the
+// whole view, which is what makes prepared point queries over the wire
+// cheap. It is pure data: RunPointQuery checks it still fits the view.
+type PointQuery struct {
+	view   string
+	rt     *viewRT // the view runtime it was prepared against
+	cols   []int   // view columns returned, in order
+	schema types.Schema
+	params []int // per view-key column: the parameter number ($n)
+	kinds  []types.Column
+}
+
+// ErrStalePointQuery is returned by RunPointQuery when the view was
+// dropped or re-created since PreparePointQuery: run the text instead.
+var ErrStalePointQuery = errors.New("point query: the view changed since it was prepared")
+
+// Schema returns the columns the point query returns.
+func (p *PointQuery) Schema() types.Schema { return p.schema }
+
+// PreparePointQuery recognises a point read of a view in sql (one SELECT,
+// with $n parameters); it returns nil when sql is anything else, which the
+// caller then runs as usual.
+func (e *Engine) PreparePointQuery(sql string) *PointQuery {
+	stmts, err := parser.Parse(sql)
+	if err != nil || len(stmts) != 1 {
+		return nil
+	}
+	q, ok := stmts[0].(*parser.QueryStmt)
+	if !ok || len(q.Windows) > 0 {
+		return nil
+	}
+	sel, ok := q.Select.(*ast.SelectStmt)
+	if !ok || sel.From == nil || sel.Where == nil || sel.GroupBy != nil || sel.Having != nil || sel.OrderBy != nil ||
+		sel.Limit != nil || sel.Distinct || sel.WindowSpecs != nil || sel.With != nil || sel.Fields == nil {
+		return nil
+	}
+	j := sel.From.TableRefs
+	if j == nil || j.Right != nil {
+		return nil
+	}
+	ts, ok := j.Left.(*ast.TableSource)
+	if !ok {
+		return nil
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok || tn.AsOf != nil || tn.Schema.L != "" {
+		return nil
+	}
+	alias := ts.AsName.L
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o, ok := e.cat.Get(tn.Name.O)
+	if !ok || o.Kind != catalog.View {
+		return nil
+	}
+	rt := e.views[strings.ToLower(o.Name)]
+	if rt == nil || rt.pipe.View0 == nil || len(rt.pipe.View0.Key()) == 0 {
+		return nil
+	}
+	qualOK := func(t ast.CIStr) bool {
+		return t.L == "" || (alias != "" && t.L == alias) || (alias == "" && t.L == strings.ToLower(o.Name))
+	}
+	p := &PointQuery{view: o.Name, rt: rt}
+	for _, f := range sel.Fields.Fields {
+		switch {
+		case f.WildCard != nil:
+			if f.WildCard.Schema.L != "" || (f.WildCard.Table.L != "" && !qualOK(f.WildCard.Table)) {
+				return nil
+			}
+			for i, c := range o.Schema {
+				p.cols = append(p.cols, i)
+				p.schema = append(p.schema, c)
+			}
+		default:
+			c, ok := f.Expr.(*ast.ColumnNameExpr)
+			if !ok || c.Name.Schema.L != "" || !qualOK(c.Name.Table) {
+				return nil
+			}
+			i := o.Schema.Index(c.Name.Name.O)
+			if i < 0 {
+				return nil
+			}
+			col := o.Schema[i]
+			if f.AsName.O != "" {
+				col.Name = f.AsName.O
+			}
+			p.cols = append(p.cols, i)
+			p.schema = append(p.schema, col)
+		}
+	}
+	key := rt.pipe.View0.Key()
+	p.params = make([]int, len(key))
+	var conds []ast.ExprNode
+	var split func(ex ast.ExprNode)
+	split = func(ex ast.ExprNode) {
+		if b, ok := ex.(*ast.BinaryOperationExpr); ok && b.Op == opcode.LogicAnd {
+			split(b.L)
+			split(b.R)
+			return
+		}
+		if pe, ok := ex.(*ast.ParenthesesExpr); ok {
+			split(pe.Expr)
+			return
+		}
+		conds = append(conds, ex)
+	}
+	split(sel.Where)
+	if len(conds) != len(key) {
+		return nil
+	}
+	for _, c := range conds {
+		b, ok := c.(*ast.BinaryOperationExpr)
+		if !ok || b.Op != opcode.EQ {
+			return nil
+		}
+		l, r := b.L, b.R
+		if paramNumber(l) > 0 {
+			l, r = r, l
+		}
+		n := paramNumber(r)
+		col, ok := l.(*ast.ColumnNameExpr)
+		if n == 0 || !ok || col.Name.Schema.L != "" || !qualOK(col.Name.Table) {
+			return nil
+		}
+		i := o.Schema.Index(col.Name.Name.O)
+		k := indexOf(key, i)
+		if i < 0 || k < 0 || p.params[k] != 0 {
+			return nil
+		}
+		p.params[k] = n
+	}
+	for _, k := range key {
+		p.kinds = append(p.kinds, o.Schema[k])
+	}
+	return p
+}
+
+func indexOf(xs []int, x int) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// RunPointQuery runs a prepared point query with the parameter values
+// args ($1 is args[0]); values are converted to the key columns' types
+// as INSERT converts them. It returns ErrStalePointQuery when the view was
+// dropped or re-created since.
+func (e *Engine) RunPointQuery(p *PointQuery, args []types.Value) (*Result, error) {
+	key := make(types.Row, len(p.params))
+	for i, n := range p.params {
+		if n > len(args) {
+			return nil, ErrStalePointQuery
+		}
+		v, err := coerce(args[n-1], p.kinds[i])
+		if err != nil {
+			return nil, err
+		}
+		key[i] = v
+	}
+	res := &Result{Schema: p.schema}
+	for _, v := range key {
+		if v.IsNull() { // = NULL matches nothing
+			return res, nil
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed || e.views[strings.ToLower(p.view)] != p.rt {
+		return nil, ErrStalePointQuery
+	}
+	rows, err := p.rt.pipe.View0.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	res.Rows = make([]types.Row, len(rows))
+	for i, r := range rows {
+		out := make(types.Row, len(p.cols))
+		for j, c := range p.cols {
+			out[j] = r[c]
+		}
+		res.Rows[i] = out
+	}
+	return res, nil
+}

@@ -1,0 +1,52 @@
+package pgwire
+
+import (
+	"github.com/streamsql/streamsql/pgwire/pgcatalog"
+	"github.com/streamsql/streamsql/types"
+)
+
+// catalogAnswer hands a query to pgcatalog (psql's \d queries, pg_catalog
+// and information_schema reads, version(), current_schema(), ...). ok is
+// false when pgcatalog does not know the query: the engine runs it.
+func (s *session) catalogAnswer(sql string, params []*string) (*result, bool, error) {
+	infos := s.srv.cfg.Engine.Objects()
+	objs := make([]pgcatalog.Object, 0, len(infos))
+	for _, o := range infos {
+		po := pgcatalog.Object{Name: o.Name, Kind: o.Kind.String(), Key: o.Key, Definition: o.SQL}
+		for _, c := range o.Columns {
+			po.Columns = append(po.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type})
+		}
+		objs = append(objs, po)
+	}
+	settings := make(map[string]string, len(s.params))
+	for k, v := range s.params {
+		settings[k] = v
+	}
+	r, ok, err := pgcatalog.Answer(sql, params, objs, pgcatalog.Session{
+		Database:   s.database,
+		User:       s.user,
+		Settings:   settings,
+		BackendPID: int32(s.pid),
+	})
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	res := &result{tag: r.Tag, cols: make([]column, len(r.Columns)), rows: make([]types.Row, len(r.Rows))}
+	for i, c := range r.Columns {
+		oid := c.TypeOID
+		if !binaryOK(oid) {
+			oid = oidText // sent as text whatever format the client asks
+		}
+		res.cols[i] = column{name: c.Name, oid: oid}
+	}
+	for i, row := range r.Rows {
+		out := make(types.Row, len(res.cols))
+		for j := range out {
+			if j < len(row) {
+				out[j] = textValue(res.cols[j].oid, row[j])
+			}
+		}
+		res.rows[i] = out
+	}
+	return res, true, nil
+}

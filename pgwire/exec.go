@@ -1,0 +1,407 @@
+package pgwire
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// stmtKind says who answers a statement.
+type stmtKind uint8
+
+const (
+	kindEngine      stmtKind = iota // the engine (DDL, INSERT, SELECT, FLUSH, EXPLAIN, SHOW SOURCES, ...)
+	kindCatalog                     // maybe pgcatalog (pg_catalog, information_schema, functions); else the engine
+	kindSession                     // SET/SHOW/RESET of session parameters, transaction statements
+	kindSubscribe                   // SUBSCRIBE TO view
+	kindDeclare                     // DECLARE c CURSOR FOR SUBSCRIBE ...
+	kindFetch                       // FETCH n FROM c
+	kindCloseCursor                 // CLOSE c
+	kindEmpty                       // only blanks and comments
+)
+
+// prepared is a statement: from Parse, or one statement of a simple
+// query.
+type prepared struct {
+	sql       string
+	kind      stmtKind
+	paramOIDs []uint32
+	point     *engine.PointQuery
+}
+
+// classify decides who answers sql, from its first words.
+func classify(sql string) stmtKind {
+	w := words(sql, 3)
+	if len(w) == 0 {
+		return kindEmpty
+	}
+	switch w[0] {
+	case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release", "discard", "reset",
+		"listen", "unlisten", "deallocate":
+		return kindSession
+	case "set":
+		if len(w) > 1 && engineSettings[strings.Trim(w[1], `"`)] {
+			return kindEngine
+		}
+		return kindSession
+	case "show":
+		if len(w) > 1 {
+			switch strings.Trim(w[1], `"`) {
+			case "sources", "tables", "materialized", "sinks", "views":
+				return kindEngine
+			}
+			if engineSettings[strings.Trim(w[1], `"`)] {
+				return kindEngine
+			}
+		}
+		return kindSession
+	case "subscribe":
+		return kindSubscribe
+	case "declare":
+		return kindDeclare
+	case "fetch":
+		return kindFetch
+	case "close":
+		return kindCloseCursor
+	case "select", "with", "table", "values":
+		low := strings.ToLower(sql)
+		if strings.Contains(low, "pg_") || strings.Contains(low, "information_schema") || strings.Contains(low, "(") ||
+			!strings.Contains(low, "from") {
+			return kindCatalog
+		}
+	}
+	return kindEngine
+}
+
+// prepare builds the statement for sql; oids are the parameter types the
+// client gave (0: unspecified).
+func (s *session) prepare(sql string, oids []uint32) *prepared {
+	st := &prepared{sql: sql, kind: classify(sql)}
+	n := max(len(oids), maxParam(sql))
+	if n == 0 {
+		if st.kind == kindEngine {
+			// nothing to infer
+		}
+		return st
+	}
+	st.paramOIDs = make([]uint32, n)
+	copy(st.paramOIDs, oids)
+	var kinds map[int]types.Kind
+	for i, o := range st.paramOIDs {
+		if o != 0 {
+			continue
+		}
+		if kinds == nil && (st.kind == kindEngine || st.kind == kindCatalog) {
+			kinds = s.srv.cfg.Engine.ParamKinds(sql)
+		}
+		if k, ok := kinds[i+1]; ok && k != types.Null {
+			st.paramOIDs[i] = oidOf(k)
+		} else {
+			st.paramOIDs[i] = oidText
+		}
+	}
+	if st.kind == kindEngine {
+		st.point = s.srv.cfg.Engine.PreparePointQuery(sql)
+	}
+	return st
+}
+
+// statementContext returns the context a statement runs under: cancelled
+// by a CancelRequest, by statement_timeout, or by server shutdown.
+func (s *session) statementContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(s.srv.ctx)
+	if d := parseTimeout(s.params["statement_timeout"]); d > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeout(ctx, d)
+		c1 := cancel
+		cancel = func() { c2(); c1() }
+	}
+	s.mu.Lock()
+	s.running = cancel
+	if s.killed {
+		cancel()
+	}
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.running = nil
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+// parseTimeout reads statement_timeout: milliseconds, or a number with a
+// unit (ms, s, min, h).
+func parseTimeout(v string) time.Duration {
+	v = strings.TrimSpace(strings.ToLower(v))
+	if v == "" || v == "0" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Duration(n) * time.Millisecond
+	}
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	n, err := strconv.ParseFloat(strings.TrimSpace(v[:i]), 64)
+	if err != nil {
+		return 0
+	}
+	unit := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "sec": time.Second, "min": time.Minute, "h": time.Hour}[strings.TrimSpace(v[i:])]
+	return time.Duration(n * float64(unit))
+}
+
+// runStmt runs a statement with bound parameter values (params) and their
+// text forms (for the catalog).
+func (s *session) runStmt(st *prepared, params []types.Value, text []*string) (*result, error) {
+	ctx, done := s.statementContext()
+	defer done()
+	res, err := s.runStmtCtx(ctx, st, params, text)
+	if err != nil && ctx.Err() != nil && sqlerr.Code(err) == sqlerr.InternalError {
+		return nil, ctx.Err()
+	}
+	if err != nil && ctx.Err() != nil && sqlerr.Code(err) == sqlerr.QueryCanceled && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, ctx.Err()
+	}
+	return res, err
+}
+
+func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.Value, text []*string) (*result, error) {
+	e := s.srv.cfg.Engine
+	switch st.kind {
+	case kindEmpty:
+		return &result{tag: ""}, nil
+	case kindSession:
+		return s.sessionStmt(ctx, st.sql)
+	case kindSubscribe:
+		return s.subscribe(ctx, st.sql)
+	case kindDeclare:
+		return s.declare(st.sql)
+	case kindFetch:
+		return s.fetch(ctx, st.sql)
+	case kindCloseCursor:
+		return s.closeCursor(st.sql)
+	case kindCatalog:
+		if res, ok, err := s.catalogAnswer(st.sql, text); ok || err != nil {
+			return res, err
+		}
+	}
+	if st.point != nil {
+		r, err := e.RunPointQuery(st.point, params)
+		if !errors.Is(err, engine.ErrStalePointQuery) {
+			if err != nil {
+				return nil, err
+			}
+			return engineResult(r), nil
+		}
+		st.point = nil
+	}
+	sql, err := bindText(st.sql, params)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.Exec(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	return engineResult(r), nil
+}
+
+// bindText substitutes parameter values into sql as literals.
+func bindText(sql string, params []types.Value) (string, error) {
+	if len(params) == 0 {
+		return sql, nil
+	}
+	lits := make([]string, len(params))
+	for i, p := range params {
+		l, err := literal(p)
+		if err != nil {
+			return "", pgError(codeInvalidParamValue, err.Error())
+		}
+		lits[i] = l
+	}
+	out, err := substitute(sql, lits)
+	if err != nil {
+		return "", pgError(codeUndefinedParam, err.Error())
+	}
+	return out, nil
+}
+
+func engineResult(r *engine.Result) *result {
+	if r == nil {
+		return &result{tag: "OK"}
+	}
+	res := &result{rows: r.Rows, tag: r.Tag, notices: r.Notice}
+	if r.Schema != nil {
+		res.cols = columnsOf(r.Schema)
+	}
+	return res
+}
+
+// describeStmt returns the columns st returns with params bound (nil
+// params: unknown yet, NULL stands in), without running it where that
+// matters; nil means no rows.
+func (s *session) describeStmt(st *prepared, params []types.Value, text []*string) ([]column, error) {
+	switch st.kind {
+	case kindEmpty, kindDeclare, kindCloseCursor:
+		return nil, nil
+	case kindSession:
+		if w := words(st.sql, 1); len(w) == 1 && w[0] == "show" {
+			res, err := s.sessionStmt(context.Background(), st.sql)
+			if err != nil {
+				return nil, err
+			}
+			return res.cols, nil
+		}
+		return nil, nil
+	case kindSubscribe:
+		return s.subscribeColumns(st.sql)
+	case kindFetch:
+		return s.fetchColumns(st.sql)
+	case kindCatalog:
+		if res, ok, err := s.catalogAnswer(st.sql, text); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return res.cols, nil
+		}
+	}
+	if st.point != nil {
+		return columnsOf(st.point.Schema()), nil
+	}
+	if params == nil {
+		params = make([]types.Value, len(st.paramOIDs)) // NULLs
+	}
+	sql, err := bindText(st.sql, params)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := s.srv.cfg.Engine.Describe(context.Background(), sql)
+	if err != nil || sch == nil {
+		return nil, err
+	}
+	return columnsOf(sch), nil
+}
+
+// sessionStmt answers SET/SHOW/RESET of session parameters and the
+// transaction statements (accepted as no-ops: every statement commits on
+// its own).
+func (s *session) sessionStmt(ctx context.Context, sql string) (*result, error) {
+	w := words(sql, 3)
+	switch w[0] {
+	case "begin", "start":
+		return &result{tag: "BEGIN"}, nil
+	case "commit", "end":
+		return &result{tag: "COMMIT"}, nil
+	case "rollback", "abort":
+		return &result{tag: "ROLLBACK"}, nil
+	case "savepoint":
+		return &result{tag: "SAVEPOINT"}, nil
+	case "release":
+		return &result{tag: "RELEASE"}, nil
+	case "listen":
+		return &result{tag: "LISTEN"}, nil
+	case "unlisten":
+		return &result{tag: "UNLISTEN"}, nil
+	case "deallocate":
+		if len(w) > 1 && w[1] == "all" {
+			s.stmts = map[string]*prepared{}
+		} else if len(w) > 1 {
+			name := w[1]
+			if name == "prepare" && len(w) > 2 {
+				name = w[2]
+			}
+			delete(s.stmts, strings.Trim(name, `"`))
+		}
+		return &result{tag: "DEALLOCATE"}, nil
+	case "discard":
+		if len(w) > 1 && w[1] == "all" {
+			s.stmts = map[string]*prepared{}
+			s.portals = map[string]*portal{}
+			s.resetAll()
+			return &result{tag: "DISCARD ALL"}, nil
+		}
+		return &result{tag: "DISCARD"}, nil
+	case "show":
+		return s.show(ctx, sql)
+	}
+	st, err := parseSet(sql)
+	if err != nil {
+		return nil, err
+	}
+	tag := "SET"
+	if w[0] == "reset" {
+		tag = "RESET"
+	}
+	switch {
+	case st.all:
+		s.resetAll()
+	case st.name == "":
+	case engineSettings[st.name]:
+		return nil, pgError(sqlerr.FeatureNotSupport, "RESET of engine setting "+st.name+" is not supported; SET it")
+	default:
+		p, known := sessionParams[st.name]
+		if known && p.fixed {
+			return nil, pgError("55P02", "parameter \""+p.name+"\" cannot be changed")
+		}
+		v := st.value
+		if st.reset {
+			v = p.def
+		}
+		if st.name == "statement_timeout" && v != "" && parseTimeout(v) == 0 && v != "0" {
+			return nil, pgError(codeInvalidParamValue, "invalid value for parameter \"statement_timeout\": \""+v+"\"")
+		}
+		s.params[st.name] = v
+		if known && p.report {
+			s.sendStatus(st.name)
+		}
+	}
+	return &result{tag: tag}, nil
+}
+
+func (s *session) sendStatus(name string) {
+	s.pendingStatus = append(s.pendingStatus, name)
+}
+
+func (s *session) resetAll() {
+	for k, p := range sessionParams {
+		if !p.fixed && s.params[k] != p.def && k != "application_name" && k != "client_encoding" {
+			s.params[k] = p.def
+			if p.report {
+				s.sendStatus(k)
+			}
+		}
+	}
+}
+
+func (s *session) show(ctx context.Context, sql string) (*result, error) {
+	rest := strings.TrimSpace(sql[len("show"):])
+	rest = strings.TrimSpace(strings.TrimSuffix(rest, ";"))
+	name := strings.ToLower(unquoteIdent(rest))
+	switch name {
+	case "all":
+		vals := map[string]string{}
+		for k := range engineSettings {
+			if k == "metrics" {
+				continue
+			}
+			if r, err := s.srv.cfg.Engine.Exec(ctx, "SHOW "+k); err == nil && len(r.Rows) == 1 {
+				vals[k] = r.Rows[0][0].String()
+			}
+		}
+		return s.showAll(vals), nil
+	case "time zone":
+		name = "timezone"
+	case "transaction isolation level":
+		name = "transaction_isolation"
+	}
+	v, ok := s.params[name]
+	if !ok {
+		return nil, pgError("42704", "unrecognized configuration parameter \""+name+"\"")
+	}
+	return settingsResult(name, v), nil
+}

@@ -1,0 +1,178 @@
+package pgwire
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+var execModes = []struct {
+	name string
+	mode pgx.QueryExecMode
+}{
+	{"simple", pgx.QueryExecModeSimpleProtocol},
+	{"exec", pgx.QueryExecModeExec},
+	{"cache_statement", pgx.QueryExecModeCacheStatement},
+	{"cache_describe", pgx.QueryExecModeCacheDescribe},
+	{"describe_exec", pgx.QueryExecModeDescribeExec},
+}
+
+// TestPgxModes runs the same session in every pgx query mode: DDL, INSERT
+// with parameters, FLUSH, typed reads back (binary in the extended modes,
+// text in simple mode and when asked), errors with their SQLSTATE, and the
+// connection surviving them.
+func TestPgxModes(t *testing.T) {
+	addr, _ := startServer(t)
+	ctx := context.Background()
+	for i, m := range execModes {
+		t.Run(m.name, func(t *testing.T) {
+			c := connect(t, addr, m.mode)
+			src, view := fmt.Sprintf("s%d", i), fmt.Sprintf("v%d", i)
+			mustExec(t, c,
+				"CREATE SOURCE "+src+" (k BIGINT, b BOOLEAN, f DOUBLE, s VARCHAR, ts TIMESTAMP, iv INTERVAL) WITH (connector = 'memory')",
+				"CREATE MATERIALIZED VIEW "+view+" AS SELECT k, b, f, s, ts, iv FROM "+src)
+			ts := time.Date(2024, 1, 2, 3, 4, 5, 123456000, time.UTC)
+			if _, err := c.Exec(ctx, "INSERT INTO "+src+" VALUES ($1, $2, $3, $4, $5, $6)", int64(1), true, 1.5, "it's", ts, 90*time.Second); err != nil {
+				t.Fatalf("insert: %v", err)
+			}
+			if _, err := c.Exec(ctx, "INSERT INTO "+src+" VALUES (2, false, -0.25, 'two', CAST('2024-01-01 00:00:00' AS TIMESTAMP), '1 day')"); err != nil {
+				t.Fatalf("insert literal: %v", err)
+			}
+			mustExec(t, c, "FLUSH")
+
+			var (
+				k  int64
+				b  bool
+				f  float64
+				s  string
+				gt time.Time
+				iv time.Duration
+			)
+			row := c.QueryRow(ctx, "SELECT k, b, f, s, ts, iv FROM "+view+" WHERE k = $1", 1)
+			if err := row.Scan(&k, &b, &f, &s, &gt, &iv); err != nil {
+				t.Fatalf("select: %v", err)
+			}
+			if k != 1 || !b || f != 1.5 || s != "it's" || !gt.Equal(ts) || iv != 90*time.Second {
+				t.Fatalf("got %v %v %v %q %v %v", k, b, f, s, gt, iv)
+			}
+			// A string parameter compared with a BIGINT column, and the
+			// text result format asked for explicitly.
+			row = c.QueryRow(ctx, "SELECT s, iv, f FROM "+view+" WHERE k = $1", pgx.QueryResultFormats{pgx.TextFormatCode}, "2")
+			if err := row.Scan(&s, &iv, &f); err != nil {
+				t.Fatalf("select text: %v", err)
+			}
+			if s != "two" || iv != 24*time.Hour || f != -0.25 {
+				t.Fatalf("text format: %q %v %v", s, iv, f)
+			}
+			rows, err := c.Query(ctx, "SELECT k FROM "+view+" WHERE k >= $1", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil || len(ks) != 2 {
+				t.Fatalf("collect: %v %v", ks, err)
+			}
+
+			for _, e := range []struct {
+				sql, code string
+				pos       bool
+			}{
+				{"SELEC 1", "42601", true},
+				{"SELECT * FROM nope", "42P01", false},
+				{"SELECT nope FROM " + view, "42703", false},
+				{"INSERT INTO " + src + " PARTITION (p7) VALUES (1, true, 1, 'x', NULL, NULL)", "22023", false},
+				{"SELECT * FROM " + src, "0A000", false},
+			} {
+				_, err := c.Exec(ctx, e.sql)
+				code, pe := pgCode(err)
+				if code != e.code {
+					t.Errorf("%s: error %v, want SQLSTATE %s", e.sql, err, e.code)
+					continue
+				}
+				if e.pos && pe.Position == 0 {
+					t.Errorf("%s: no position in %+v", e.sql, pe)
+				}
+			}
+			// The connection survived every error.
+			var n int64
+			if err := c.QueryRow(ctx, "SELECT count(*) FROM "+view).Scan(&n); err != nil || n != 2 {
+				t.Fatalf("after errors: %v %v", n, err)
+			}
+		})
+	}
+}
+
+// TestSyntaxErrorPosition checks Position is a character offset into the
+// whole query text, later statements of a multi-statement query included.
+func TestSyntaxErrorPosition(t *testing.T) {
+	addr, _ := startServer(t)
+	c := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	q := "SHOW TimeZone; SELECT 'é' FROM x WHERE y = 1 GARBAGE"
+	_, err := c.Exec(context.Background(), q)
+	code, pe := pgCode(err)
+	if code != "42601" {
+		t.Fatalf("err %v", err)
+	}
+	want := int32(strings.Index(q, "GARBAGE")) // bytes; 'é' is two bytes, one character
+	if pe.Position != want {
+		t.Fatalf("position %d, want %d (%s)", pe.Position, want, pe.Message)
+	}
+}
+
+// TestCancel cancels a long FLUSH (an unbounded datagen source) through
+// the context: pgx sends a CancelRequest and the statement ends with 57014;
+// the server and a fresh connection carry on.
+func TestCancel(t *testing.T) {
+	addr, _ := startServer(t)
+	c := connect(t, addr, pgx.QueryExecModeExec)
+	mustExec(t, c,
+		"CREATE SOURCE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, date_time TIMESTAMP, extra VARCHAR) WITH (connector = 'datagen', table = 'bid')",
+		"CREATE MATERIALIZED VIEW cnt AS SELECT auction, count(*) AS n FROM bid GROUP BY auction",
+		"SET flush_limit_rows = 2000000000")
+	// A CancelRequest on a new connection while FLUSH runs.
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = c.PgConn().CancelRequest(ctx)
+	}()
+	_, err := c.Exec(context.Background(), "FLUSH")
+	if code, _ := pgCode(err); code != "57014" {
+		t.Fatalf("FLUSH: %v, want SQLSTATE 57014", err)
+	}
+	mustExec(t, c, "SET flush_limit_rows = 2000000000") // the session lives on
+
+	// A context deadline: pgx sends the CancelRequest itself.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err = c.Exec(ctx, "FLUSH"); err == nil || ctx.Err() == nil {
+		t.Fatalf("FLUSH with a deadline: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("cancel took %v", d)
+	}
+	c2 := connect(t, addr, pgx.QueryExecModeExec)
+	mustExec(t, c2, "SET flush_limit_rows = 1000")
+}
+
+// TestStatementTimeout: SET statement_timeout stops a long statement.
+func TestStatementTimeout(t *testing.T) {
+	addr, _ := startServer(t)
+	c := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, c,
+		"CREATE SOURCE bid (auction BIGINT, price BIGINT) WITH (connector = 'datagen', table = 'bid')",
+		"CREATE MATERIALIZED VIEW cnt AS SELECT auction, count(*) AS n FROM bid GROUP BY auction",
+		"SET flush_limit_rows = 2000000000",
+		"SET statement_timeout = '200ms'")
+	_, err := c.Exec(context.Background(), "FLUSH")
+	code, pe := pgCode(err)
+	if code != "57014" || !strings.Contains(pe.Message, "timeout") {
+		t.Fatalf("FLUSH: %v, want a 57014 statement timeout", err)
+	}
+	mustExec(t, c, "RESET statement_timeout", "SHOW statement_timeout")
+}

@@ -1,0 +1,427 @@
+package pgwire
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Type OIDs (pg_type.oid) of the types the server reads and writes.
+const (
+	oidBool        uint32 = 16
+	oidBytea       uint32 = 17
+	oidChar        uint32 = 18
+	oidName        uint32 = 19
+	oidInt8        uint32 = 20
+	oidInt2        uint32 = 21
+	oidInt4        uint32 = 23
+	oidText        uint32 = 25
+	oidOid         uint32 = 26
+	oidFloat4      uint32 = 700
+	oidFloat8      uint32 = 701
+	oidUnknown     uint32 = 705
+	oidVarchar     uint32 = 1043
+	oidTimestamp   uint32 = 1114
+	oidTimestampTZ uint32 = 1184
+	oidInterval    uint32 = 1186
+	oidNumeric     uint32 = 1700
+)
+
+// oidOf maps an engine kind to the Postgres type a column of it is sent as.
+func oidOf(k types.Kind) uint32 {
+	switch k {
+	case types.Bool:
+		return oidBool
+	case types.Int:
+		return oidInt8
+	case types.Float:
+		return oidFloat8
+	case types.Timestamp:
+		return oidTimestamp
+	case types.Interval:
+		return oidInterval
+	}
+	return oidText
+}
+
+// kindOf maps a parameter type OID to the engine kind its value becomes
+// (Null: take the text as it is).
+func kindOf(oid uint32) types.Kind {
+	switch oid {
+	case oidBool:
+		return types.Bool
+	case oidInt2, oidInt4, oidInt8, oidOid:
+		return types.Int
+	case oidFloat4, oidFloat8, oidNumeric:
+		return types.Float
+	case oidTimestamp, oidTimestampTZ:
+		return types.Timestamp
+	case oidInterval:
+		return types.Interval
+	case oidText, oidVarchar, oidName, oidChar, oidBytea:
+		return types.String
+	}
+	return types.Null
+}
+
+// typeSize is pg_type.typlen: the RowDescription's DataTypeSize.
+func typeSize(oid uint32) int16 {
+	switch oid {
+	case oidBool, oidChar:
+		return 1
+	case oidInt2:
+		return 2
+	case oidInt4, oidOid, oidFloat4:
+		return 4
+	case oidInt8, oidFloat8, oidTimestamp, oidTimestampTZ:
+		return 8
+	case oidInterval:
+		return 16
+	case oidName:
+		return 64
+	}
+	return -1
+}
+
+// binaryOK reports whether the server can send a column of oid in binary.
+// Columns of other types are described as text.
+func binaryOK(oid uint32) bool {
+	switch oid {
+	case oidBool, oidChar, oidName, oidInt8, oidInt2, oidInt4, oidText, oidOid, oidFloat4, oidFloat8,
+		oidVarchar, oidTimestamp, oidTimestampTZ, oidInterval:
+		return true
+	}
+	return false
+}
+
+// pgEpoch is 2000-01-01 in microseconds since 1970: binary timestamps
+// count from there.
+const pgEpoch int64 = 946684800 * 1_000_000
+
+// appendText appends v in Postgres text format for a column of type oid.
+func appendText(dst []byte, oid uint32, v types.Value) []byte {
+	switch v.K {
+	case types.Bool:
+		if v.I != 0 {
+			return append(dst, 't')
+		}
+		return append(dst, 'f')
+	case types.Int:
+		return strconv.AppendInt(dst, v.I, 10)
+	case types.Float:
+		return append(dst, types.FormatFloat(v.F)...)
+	case types.String:
+		return append(dst, v.S...)
+	case types.Timestamp:
+		dst = append(dst, types.FormatTimestamp(v.I)...)
+		if oid == oidTimestampTZ {
+			dst = append(dst, "+00"...)
+		}
+		return dst
+	case types.Interval:
+		return append(dst, formatInterval(v.I)...)
+	}
+	return append(dst, v.String()...)
+}
+
+// formatInterval prints an interval the way Postgres's default
+// IntervalStyle does ("1 day 02:00:00", "-1 days -02:00:00").
+func formatInterval(us int64) string {
+	if us >= 0 {
+		return types.FormatInterval(us)
+	}
+	days := -us / types.Day
+	rest := -us % types.Day
+	var b strings.Builder
+	if days > 0 {
+		fmt.Fprintf(&b, "-%d days", days)
+		if rest == 0 {
+			return b.String()
+		}
+		b.WriteByte(' ')
+	}
+	b.WriteString("-" + types.FormatInterval(rest))
+	return b.String()
+}
+
+// appendBinary appends v in Postgres binary format for a column of type
+// oid (one of binaryOK's).
+func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
+	switch oid {
+	case oidBool:
+		if v.Bool() || (v.K == types.String && (v.S == "t" || v.S == "true")) {
+			return append(dst, 1)
+		}
+		return append(dst, 0)
+	case oidInt8:
+		return binary.BigEndian.AppendUint64(dst, uint64(asInt(v)))
+	case oidInt4, oidOid:
+		return binary.BigEndian.AppendUint32(dst, uint32(asInt(v)))
+	case oidInt2:
+		return binary.BigEndian.AppendUint16(dst, uint16(asInt(v)))
+	case oidFloat8:
+		return binary.BigEndian.AppendUint64(dst, math.Float64bits(asFloat(v)))
+	case oidFloat4:
+		return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(asFloat(v))))
+	case oidTimestamp, oidTimestampTZ:
+		return binary.BigEndian.AppendUint64(dst, uint64(v.I-pgEpoch))
+	case oidInterval:
+		days := v.I / types.Day
+		dst = binary.BigEndian.AppendUint64(dst, uint64(v.I-days*types.Day))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(int32(days)))
+		return binary.BigEndian.AppendUint32(dst, 0)
+	}
+	return appendText(dst, oid, v)
+}
+
+func asInt(v types.Value) int64 {
+	switch v.K {
+	case types.Float:
+		return int64(v.F)
+	case types.String:
+		n, _ := strconv.ParseInt(v.S, 10, 64)
+		return n
+	}
+	return v.I
+}
+
+func asFloat(v types.Value) float64 {
+	switch v.K {
+	case types.Float:
+		return v.F
+	case types.String:
+		f, _ := strconv.ParseFloat(v.S, 64)
+		return f
+	}
+	return float64(v.I)
+}
+
+// textValue converts a catalog answer's text cell to a value of the
+// column's type, so both result paths encode the same way.
+func textValue(oid uint32, s *string) types.Value {
+	if s == nil {
+		return types.NullValue
+	}
+	switch oid {
+	case oidBool:
+		return types.BoolValue(*s == "t" || *s == "true")
+	case oidInt2, oidInt4, oidInt8, oidOid:
+		if n, err := strconv.ParseInt(*s, 10, 64); err == nil {
+			return types.IntValue(n)
+		}
+	case oidFloat4, oidFloat8:
+		if f, err := strconv.ParseFloat(*s, 64); err == nil {
+			return types.FloatValue(f)
+		}
+	}
+	return types.StringValue(*s)
+}
+
+// decodeParam turns a Bind parameter of type oid in format (0 text, 1
+// binary) into a value. Text parameters of unknown type stay strings: the
+// engine converts a string compared with or inserted into a typed column.
+func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
+	if b == nil {
+		return types.NullValue, nil
+	}
+	if format == 0 {
+		return decodeTextParam(oid, string(b))
+	}
+	bad := func() (types.Value, error) {
+		return types.NullValue, fmt.Errorf("invalid binary value of %d bytes for type %d", len(b), oid)
+	}
+	switch oid {
+	case oidBool:
+		if len(b) != 1 {
+			return bad()
+		}
+		return types.BoolValue(b[0] != 0), nil
+	case oidInt2:
+		if len(b) != 2 {
+			return bad()
+		}
+		return types.IntValue(int64(int16(binary.BigEndian.Uint16(b)))), nil
+	case oidInt4:
+		if len(b) != 4 {
+			return bad()
+		}
+		return types.IntValue(int64(int32(binary.BigEndian.Uint32(b)))), nil
+	case oidOid:
+		if len(b) != 4 {
+			return bad()
+		}
+		return types.IntValue(int64(binary.BigEndian.Uint32(b))), nil
+	case oidInt8:
+		if len(b) != 8 {
+			return bad()
+		}
+		return types.IntValue(int64(binary.BigEndian.Uint64(b))), nil
+	case oidFloat4:
+		if len(b) != 4 {
+			return bad()
+		}
+		return types.FloatValue(float64(math.Float32frombits(binary.BigEndian.Uint32(b)))), nil
+	case oidFloat8:
+		if len(b) != 8 {
+			return bad()
+		}
+		return types.FloatValue(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
+	case oidNumeric:
+		f, err := decodeNumeric(b)
+		if err != nil {
+			return types.NullValue, err
+		}
+		return types.FloatValue(f), nil
+	case oidTimestamp, oidTimestampTZ:
+		if len(b) != 8 {
+			return bad()
+		}
+		return types.TimestampValue(int64(binary.BigEndian.Uint64(b)) + pgEpoch), nil
+	case oidInterval:
+		if len(b) != 16 {
+			return bad()
+		}
+		us := int64(binary.BigEndian.Uint64(b))
+		days := int64(int32(binary.BigEndian.Uint32(b[8:])))
+		months := int64(int32(binary.BigEndian.Uint32(b[12:])))
+		return types.IntervalValue(us + (days+30*months)*types.Day), nil
+	case oidBytea:
+		return types.StringValue(`\x` + hex.EncodeToString(b)), nil
+	}
+	// text, varchar, name, unknown and anything else: the bytes are the text.
+	return types.StringValue(string(b)), nil
+}
+
+func decodeTextParam(oid uint32, s string) (types.Value, error) {
+	switch kindOf(oid) {
+	case types.Bool:
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "t", "true", "1", "yes", "on", "y":
+			return types.BoolValue(true), nil
+		case "f", "false", "0", "no", "off", "n":
+			return types.BoolValue(false), nil
+		}
+		return types.NullValue, fmt.Errorf("invalid input syntax for type boolean: %q", s)
+	case types.Int:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return types.NullValue, fmt.Errorf("invalid input syntax for type bigint: %q", s)
+		}
+		return types.IntValue(n), nil
+	case types.Float:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return types.NullValue, fmt.Errorf("invalid input syntax for type double precision: %q", s)
+		}
+		return types.FloatValue(f), nil
+	case types.Timestamp:
+		us, err := parseTimestamp(s)
+		if err != nil {
+			return types.NullValue, err
+		}
+		return types.TimestampValue(us), nil
+	case types.Interval:
+		us, err := types.ParseInterval(s)
+		if err != nil {
+			return types.NullValue, err
+		}
+		return types.IntervalValue(us), nil
+	}
+	return types.StringValue(s), nil
+}
+
+// parseTimestamp reads the timestamp forms clients send in text: the
+// engine's, and Postgres's with a zone offset ("+00", "+05:30").
+func parseTimestamp(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if us, err := types.ParseTimestamp(s); err == nil {
+		return us, nil
+	}
+	for _, l := range []string{"2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07"} {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UnixMicro(), nil
+		}
+	}
+	return 0, fmt.Errorf("invalid input syntax for type timestamp: %q", s)
+}
+
+// decodeNumeric reads a binary numeric (base-10000 digits) as a float.
+func decodeNumeric(b []byte) (float64, error) {
+	if len(b) < 8 {
+		return 0, fmt.Errorf("invalid binary numeric of %d bytes", len(b))
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
+	sign := binary.BigEndian.Uint16(b[4:])
+	if len(b) != 8+2*n {
+		return 0, fmt.Errorf("invalid binary numeric: %d digits in %d bytes", n, len(b))
+	}
+	if sign == 0xC000 {
+		return math.NaN(), nil
+	}
+	r := new(big.Float)
+	base := big.NewFloat(10000)
+	for i := 0; i < n; i++ {
+		d := binary.BigEndian.Uint16(b[8+2*i:])
+		r.Mul(r, base)
+		r.Add(r, big.NewFloat(float64(d)))
+	}
+	exp := weight - (n - 1)
+	f, _ := r.Float64()
+	f *= math.Pow(10000, float64(exp))
+	if sign == 0x4000 {
+		f = -f
+	}
+	return f, nil
+}
+
+// literal renders a parameter value as SQL text for the engine's parser:
+// numbers bare (negative ones in parentheses, so "x-$1" cannot become a
+// comment), strings quoted with quotes doubled, timestamps and intervals
+// as casts of their text.
+func literal(v types.Value) (string, error) {
+	switch v.K {
+	case types.Null:
+		return "NULL", nil
+	case types.Bool:
+		if v.I != 0 {
+			return "TRUE", nil
+		}
+		return "FALSE", nil
+	case types.Int:
+		if v.I < 0 {
+			return "(" + strconv.FormatInt(v.I, 10) + ")", nil
+		}
+		return strconv.FormatInt(v.I, 10), nil
+	case types.Float:
+		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
+			return "", fmt.Errorf("parameter value %s is not supported", types.FormatFloat(v.F))
+		}
+		s := strconv.FormatFloat(v.F, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0" // a float stays a float
+		}
+		if v.F < 0 {
+			return "(" + s + ")", nil
+		}
+		return s, nil
+	case types.String:
+		return quote(v.S), nil
+	case types.Timestamp:
+		return "CAST(" + quote(types.FormatTimestamp(v.I)) + " AS TIMESTAMP)", nil
+	case types.Interval:
+		// A string: the engine converts it where an interval is expected
+		// (it has no standalone interval literal).
+		return quote(strconv.FormatInt(v.I, 10) + " microseconds"), nil
+	}
+	return "", fmt.Errorf("parameter of kind %v is not supported", v.K)
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
