@@ -112,7 +112,6 @@ type collected struct {
 	offs   []int64
 	nrows  int
 	ended  bool
-	passes int
 }
 
 // drain reads from src until want rows and wantErrs poison records were
