@@ -80,6 +80,9 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 		conn = "memory"
 		o.Options["connector"] = conn
 	}
+	if err := e.validateSourceOptions(o); err != nil {
+		return nil, err
+	}
 	if conn == "memory" {
 		if p, ok := o.Options["partitions"]; ok {
 			n, err := strconv.Atoi(p)
@@ -95,11 +98,21 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 	if err := e.cat.Add(o); err != nil {
 		return nil, sqlerr.New(sqlerr.DuplicateObject, "%s", err.Error())
 	}
+	if pol, _ := onErrorPolicy(o); pol == onErrorDeadLetter {
+		if err := e.ensureDeadLetterTable(o); err != nil {
+			e.cat.Remove(o.Name)
+			return nil, err
+		}
+	}
 	if err := e.saveCatalog(); err != nil {
 		e.cat.Remove(o.Name)
 		return nil, err
 	}
-	return &Result{Tag: "CREATE SOURCE"}, nil
+	tag := "CREATE SOURCE"
+	if o.Kind == catalog.Table {
+		tag = "CREATE TABLE"
+	}
+	return &Result{Tag: tag}, nil
 }
 
 func (e *Engine) connectorNames() string {
@@ -227,6 +240,17 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 	case catalog.Table:
 		if o.SideOf != "" {
 			return nil, sqlerr.New(sqlerr.InvalidParameter, "table %q is the side table of view %q; drop the view", o.Name, o.SideOf)
+		}
+		if o.DeadLetter {
+			for _, s := range e.cat.List(0) {
+				if pol, _ := onErrorPolicy(s); (s.Kind == catalog.Source || s.Kind == catalog.Table) && pol == onErrorDeadLetter && strings.EqualFold(deadLetterName(s), o.Name) {
+					return nil, sqlerr.New(sqlerr.InvalidParameter, "cannot drop table %q: it is the dead_letter table of source %q", o.Name, s.Name)
+				}
+			}
+			if err := e.store.DeletePrefix([]byte(e.deadLetterTable(o.Name).prefix())); err != nil {
+				return nil, err
+			}
+			delete(e.dlq, strings.ToLower(o.Name))
 		}
 	}
 	e.cat.Remove(o.Name)
@@ -367,6 +391,7 @@ func (e *Engine) metrics() *Result {
 		res.Rows = append(res.Rows, types.Row{types.StringValue(kv[0].(string)), types.IntValue(kv[1].(int64))})
 	}
 	res.Rows = append(res.Rows, types.Row{types.StringValue("expression_errors_total"), types.IntValue(e.evalErrs.Count.Load())})
+	res.Rows = append(res.Rows, types.Row{types.StringValue("decode_errors_total"), types.IntValue(e.decodeErrs.Load())})
 	var changes int64
 	for _, v := range e.views {
 		changes += v.updated

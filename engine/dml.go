@@ -136,6 +136,12 @@ func (e *Engine) snapshot(s *planner.Scan) ([]types.Row, error) {
 			return v.pipe.View0.Rows()
 		}
 	}
+	if o.DeadLetter {
+		if d := e.dlq[strings.ToLower(o.Name)]; d != nil {
+			return d.Rows(), nil
+		}
+		return nil, nil
+	}
 	if o.SideOf != "" {
 		if v := e.views[strings.ToLower(o.SideOf)]; v != nil && v.pipe.Side != nil {
 			return v.pipe.Side.Rows()

@@ -27,6 +27,9 @@ type viewRT struct {
 	readers []*reader
 	sinks   []*sinkRT
 	updated int64
+	// err is the first error a sink returned from Write; the pipeline
+	// stops with it (sinks retry transient failures themselves).
+	err error
 }
 
 type sinkRT struct {
@@ -45,6 +48,8 @@ type reader struct {
 	offs   []int64           // other sources: next offset per partition
 	ended  bool
 	parts  int
+	// onError is the source's policy for undecodable records.
+	onError string
 }
 
 func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
@@ -86,6 +91,10 @@ func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT,
 
 func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
 	r := &reader{obj: o, parts: 1}
+	var err error
+	if r.onError, err = onErrorPolicy(o); err != nil {
+		return nil, err
+	}
 	if o.Options["connector"] == "memory" {
 		if p, err := strconv.Atoi(o.Options["partitions"]); err == nil && p > 0 {
 			r.parts = p
@@ -146,6 +155,11 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	if !ok {
 		return sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])
 	}
+	if len(f.Options) > 0 {
+		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, o.Options); err != nil {
+			return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", o.Name, err)}
+		}
+	}
 	s, err := f.New(connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options})
 	if err != nil {
 		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: err}
@@ -184,7 +198,9 @@ func (v *viewRT) deliver(ch []exec.Change) {
 		out[i] = connectors.Change{Op: op, Row: c.Row}
 	}
 	for _, s := range v.sinks {
-		_ = s.sink.Write(context.Background(), out)
+		if err := s.sink.Write(context.Background(), out); err != nil && v.err == nil {
+			v.err = fmt.Errorf("sink %s: %w", s.name, err)
+		}
 	}
 }
 
@@ -329,8 +345,9 @@ func pick(s types.Schema, cols []int) types.Schema {
 }
 
 // expand places connector rows (input columns only) into full source
-// rows, filling INGESTION_TIME() columns with the batch's ingestion time.
-func (r *reader) expand(rows []types.Row, ingested int64) []types.Row {
+// rows, filling INGESTION_TIME() columns with the row's ingestion time
+// (times[i], else the batch's).
+func (r *reader) expand(rows []types.Row, ingested int64, times []int64) []types.Row {
 	in := r.obj.InputColumns()
 	if len(in) == len(r.obj.Schema) {
 		return rows
@@ -343,9 +360,13 @@ func (r *reader) expand(rows []types.Row, ingested int64) []types.Row {
 		for j, c := range in {
 			row[c] = src[j]
 		}
+		at := ingested
+		if i < len(times) {
+			at = times[i]
+		}
 		for c, g := range r.obj.Generated {
 			if g == catalog.GenIngestion {
-				row[c] = types.TimestampValue(ingested)
+				row[c] = types.TimestampValue(at)
 			}
 		}
 		out[i] = row
@@ -520,6 +541,9 @@ func (e *Engine) replayLog(ctx context.Context) error {
 					if err := r.feed(en.part, en.rows, e.now()); err != nil {
 						return err
 					}
+					if v.err != nil {
+						return v.err
+					}
 					r.memOff = en.seq
 				}
 			}
@@ -559,17 +583,23 @@ func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 		if len(b.Rows) == 0 && b.Next == r.offs[b.Partition] {
 			continue
 		}
+		if b.Partition < 0 || b.Partition >= len(r.offs) {
+			return false, fmt.Errorf("read %s: batch for partition %d of %d", r.obj.Name, b.Partition, len(r.offs))
+		}
 		progressed = true
 		ingested := b.Ingested
 		if ingested == 0 {
 			ingested = e.now()
 		}
-		if err := r.feed(b.Partition, r.expand(b.Rows, ingested), e.now()); err != nil {
+		if err := e.poison(r, b.Errors, ingested); err != nil {
+			return false, err
+		}
+		if err := r.feed(b.Partition, r.expand(b.Rows, ingested, b.Times), e.now()); err != nil {
 			return false, err
 		}
 		r.offs[b.Partition] = b.Next
 	}
-	return progressed, nil
+	return progressed, v.err
 }
 
 // Step reads and processes one batch per external source of every view;
@@ -598,6 +628,9 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 			if err := op.Tick(e.now()); err != nil {
 				return false, false, err
 			}
+		}
+		if v.err != nil {
+			return false, false, v.err
 		}
 	}
 	return progressed, done, nil

@@ -107,11 +107,11 @@ func (tg SourceTarget) open(t *testing.T, opts map[string]string, offsets []int6
 
 // collected is what a test read from a source.
 type collected struct {
-	rows   map[int][]types.Row // per partition, in order
-	errs   []connectors.DecodeError
-	offs   []int64
-	nrows  int
-	ended  bool
+	rows  map[int][]types.Row // per partition, in order
+	errs  []connectors.DecodeError
+	offs  []int64
+	nrows int
+	ended bool
 }
 
 // drain reads from src until want rows and wantErrs poison records were
