@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
@@ -354,7 +355,11 @@ func (e *Engine) Explain() (text string, gaps []string) {
 		}
 		var sinks []string
 		for _, s := range v.sinks {
-			sinks = append(sinks, fmt.Sprintf("sink %s: %s, at-least-once, key [%s]", s.name, s.conn, keyNames(v.plan)))
+			delivery := "at-least-once"
+			if d, ok := s.sink.(connectors.Delivery); ok {
+				delivery = d.Delivery()
+			}
+			sinks = append(sinks, fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, keyNames(v.plan)))
 		}
 		if len(sinks) == 0 {
 			gaps = append(gaps, fmt.Sprintf("view %s: no sink delivers its results (it is only queryable)", o.Name))
