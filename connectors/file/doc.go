@@ -44,7 +44,10 @@
 // same files; without a state directory it is rebuilt by sorting, which
 // is exact when new files sort after old ones. Files that vanish from the
 // sequence are skipped. Several files growing at once need one source
-// each (or no follow).
+// each (or no follow). A followed file that shrinks below the read
+// position, or a single followed path that now names another file, stops
+// the source with an error (copy-truncate and rename rotation of a single
+// path are not followed; follow a glob over the rotated files).
 //
 // # Sink
 //

@@ -33,6 +33,9 @@ const (
 	maxWait      = 100 * time.Millisecond
 )
 
+// maxOpen is how many files a source keeps open at once.
+const maxOpen = 32
+
 var errClosed = errors.New("file: source is closed")
 
 // offsetOf encodes a file ordinal and a byte position as an offset.
@@ -59,6 +62,7 @@ type source struct {
 	next     int // partition the next Read tries first
 	lastList time.Time
 	closed   bool
+	reads    int64 // Read calls, the clock of partition.used
 }
 
 // partition is the read state of one partition.
@@ -73,7 +77,9 @@ type partition struct {
 	// needHeader: csv.header is on and this file's header line is the next
 	// line to read.
 	needHeader bool
-	done       bool // bounded and fully read
+	done       bool      // bounded and fully read
+	used       int64     // Read count when last read, for closing the least recently used file
+	checked    time.Time // last checkFollowed
 }
 
 // offset returns the partition's offset after the last consumed line.
@@ -237,6 +243,8 @@ func (s *source) Read(ctx context.Context, maxRows int) (connectors.Batch, error
 			continue
 		}
 		before := p.offset()
+		s.reads++
+		p.used = s.reads
 		b, err := s.readPartition(p, maxRows)
 		if err != nil {
 			return connectors.Batch{}, err
@@ -284,7 +292,8 @@ func (s *source) readPartition(p *partition, maxRows int) (connectors.Batch, err
 		}
 		if !ok {
 			if s.follow && !later {
-				break
+				b.Next = p.offset()
+				return b, s.checkFollowed(p)
 			}
 			// The file is read to its end: go on with the next one, or
 			// finish a bounded partition.
@@ -300,6 +309,33 @@ func (s *source) readPartition(p *partition, maxRows int) (connectors.Batch, err
 	}
 	b.Next = p.offset()
 	return b, nil
+}
+
+// checkFollowed runs, at most once per poll interval, when a followed
+// file has nothing new: a file now shorter than the consumed offset was
+// truncated, and a single followed path that names another file now was
+// replaced (renamed away by rotation). Both stop the source with an error
+// rather than stall silently.
+func (s *source) checkFollowed(p *partition) error {
+	if time.Since(p.checked) < s.poll {
+		return nil
+	}
+	p.checked = time.Now()
+	fi, err := p.f.Stat()
+	if err != nil {
+		return fmt.Errorf("file: %w", err)
+	}
+	name := p.files[p.ord]
+	if fi.Size() < p.lr.offset() {
+		return fmt.Errorf("file: %s shrank to %d bytes below the read position %d (truncated in place? rotate by renaming, and follow a glob)", name, fi.Size(), p.lr.offset())
+	}
+	if s.seq {
+		return nil
+	}
+	if cur, err := os.Stat(name); err == nil && !os.SameFile(fi, cur) {
+		return fmt.Errorf("file: %s was replaced by a new file (rotated?); a file source follows one file: follow a glob over the rotated files instead", name)
+	}
+	return nil
 }
 
 // decodeLine decodes one line into b (a row or a decode error). Blank
@@ -354,9 +390,31 @@ func (s *source) openFile(p *partition) (bool, error) {
 			f.Close()
 			return false, err
 		}
+		s.closeLeastRecent(p)
 		return true, nil
 	}
 	return false, nil
+}
+
+// closeLeastRecent closes the least recently read file other than keep's
+// when more than maxOpen partitions hold one (a directory of many files
+// would otherwise keep every file and its buffer open). A closed
+// partition reopens at its consumed offset on its next turn.
+func (s *source) closeLeastRecent(keep *partition) {
+	n := 0
+	var lru *partition
+	for _, p := range s.parts {
+		if p.f == nil {
+			continue
+		}
+		n++
+		if p != keep && (lru == nil || p.used < lru.used) {
+			lru = p
+		}
+	}
+	if n > maxOpen && lru != nil {
+		lru.close()
+	}
 }
 
 // startFile positions p at p.pos in f and sets up the decoder, reading the

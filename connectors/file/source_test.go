@@ -469,3 +469,81 @@ func TestSourceFollowSkipsVanishedFiles(t *testing.T) {
 		t.Fatalf("rows %q, want only the third file's", got)
 	}
 }
+
+// TestSourceManyFiles reads a directory of more files than the source
+// keeps open, in small batches, so files are closed and reopened at their
+// offsets between turns.
+func TestSourceManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	n := maxOpen + 8
+	var want []string
+	for i := range n {
+		var b strings.Builder
+		for j := range 3 {
+			id := i*10 + j
+			b.WriteString(jsonLine(id, "x") + "\n")
+			want = append(want, fmt.Sprintf("%d:%d x 2024-01-01 00:00:%02d", i, id, id%60))
+		}
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%03d.jsonl", i)), b.String())
+	}
+	s := openSource(t, map[string]string{"path": dir}, "", nil)
+	r := read(t, s, 1, 10*n, nil)
+	if !r.ended {
+		t.Fatal("did not end")
+	}
+	if got := sorted(r.rows); got != sorted(want) {
+		t.Fatalf("rows:\n%s\nwant\n%s", got, sorted(want))
+	}
+	open := 0
+	for _, p := range s.parts {
+		if p.f != nil {
+			open++
+		}
+	}
+	if open > maxOpen {
+		t.Fatalf("%d files open", open)
+	}
+}
+
+// TestSourceFollowDetectsTruncationAndReplacement: a followed file that
+// shrinks below the read position, or is replaced by a new file of the
+// same name, stops the source with an error instead of a silent stall.
+func TestSourceFollowDetectsTruncationAndReplacement(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, path string)
+		want   string
+	}{
+		{"truncated", func(t *testing.T, path string) {
+			if err := os.Truncate(path, 3); err != nil {
+				t.Fatal(err)
+			}
+		}, "shrank"},
+		{"replaced", func(t *testing.T, path string) {
+			if err := os.Rename(path, path+".1"); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, path, jsonLine(9, "new")+"\n")
+		}, "replaced"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log.jsonl")
+			writeFile(t, path, jsonLine(1, "a")+"\n")
+			s := openSource(t, map[string]string{"path": path, "follow": "true", "poll_interval": "1ms"}, "", nil)
+			if r := read(t, s, 10, 5, nil); len(r.rows) != 1 {
+				t.Fatalf("rows %q", r.rows)
+			}
+			tc.change(t, path)
+			var err error
+			for range 20 {
+				if _, err = s.Read(context.Background(), 10); err != nil {
+					break
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
