@@ -96,8 +96,17 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 	} else if err := e.checkSource(o); err != nil {
 		return nil, err
 	}
+	if o.Kind == catalog.Table && len(o.Key) == 0 {
+		return nil, sqlerr.New(sqlerr.InvalidObjectDef, "table %q needs a PRIMARY KEY (a TABLE is updated by key)", o.Name)
+	}
 	if err := e.cat.Add(o); err != nil {
 		return nil, sqlerr.New(sqlerr.DuplicateObject, "%s", err.Error())
+	}
+	if o.Kind == catalog.Table {
+		if _, err := e.startTable(o); err != nil {
+			e.cat.Remove(o.Name)
+			return nil, err
+		}
 	}
 	if pol, _ := onErrorPolicy(o); pol == onErrorDeadLetter {
 		if err := e.ensureDeadLetterTable(o); err != nil {
@@ -252,6 +261,15 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 				return nil, err
 			}
 			delete(e.dlq, strings.ToLower(o.Name))
+		}
+		if t := e.tables[strings.ToLower(o.Name)]; t != nil {
+			if t.rd != nil && t.rd.src != nil {
+				_ = t.rd.src.Close()
+			}
+			if err := e.store.DeletePrefix([]byte(t.prefix())); err != nil {
+				return nil, err
+			}
+			delete(e.tables, strings.ToLower(o.Name))
 		}
 	}
 	e.cat.Remove(o.Name)
