@@ -45,6 +45,15 @@ func SinkFactory() connectors.SinkFactory {
 		Doc: "Appends a view's changelog to a file as JSON lines (columns plus \"__op\"), " +
 			"at-least-once or exactly-once per checkpoint.",
 		Options: append([]connectors.OptionSpec(nil), sinkOptions...),
-		New:     func(spec connectors.SinkSpec) (connectors.Sink, error) { return newSink(spec) },
+		New: func(spec connectors.SinkSpec) (connectors.Sink, error) {
+			s, err := newSink(spec)
+			if err != nil {
+				return nil, err
+			}
+			if s.exact {
+				return exactSink{s}, nil
+			}
+			return s, nil
+		},
 	}
 }

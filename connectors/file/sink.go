@@ -240,12 +240,13 @@ func (s *sink) Commit(ctx context.Context, id uint64) error {
 	return nil
 }
 
+// exactSink is the exactly-once sink: only it implements
+// connectors.Recoverer.
+type exactSink struct{ *sink }
+
 // Recover commits checkpoint id's staged changes unless the progress file
 // already records id (or a later checkpoint).
-func (s *sink) Recover(ctx context.Context, id uint64, b []byte) error {
-	if !s.exact {
-		return nil
-	}
+func (s exactSink) Recover(ctx context.Context, id uint64, b []byte) error {
 	changes, err := connectors.DecodeChanges(b)
 	if err != nil {
 		return fmt.Errorf("file sink: recover checkpoint %d: %w", id, err)

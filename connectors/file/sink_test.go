@@ -114,6 +114,9 @@ func TestSinkLines(t *testing.T) {
 	if d := s.(connectors.Delivery).Delivery(); !strings.HasPrefix(d, "at-least-once") {
 		t.Fatalf("delivery %q", d)
 	}
+	if _, ok := s.(connectors.Recoverer); ok {
+		t.Fatal("an at-least-once sink implements Recoverer")
+	}
 }
 
 func TestSinkRejectsOpColumn(t *testing.T) {
