@@ -216,8 +216,9 @@ func (s *source) list() error {
 	return nil
 }
 
-// Read returns up to maxRows rows (≤ 0: 1024) of the next partition, in
-// round-robin order, that has complete lines. Blank lines are skipped;
+// Read returns up to maxRows records (≤ 0: 1024; rows and poison lines
+// together) of the next partition, in round-robin order, that has
+// complete lines. Blank lines are skipped;
 // undecodable lines are returned in Batch.Errors with the offset of their
 // first byte. A bounded source returns ErrEndOfInput once every file is
 // read to its end; a following one waits up to poll_interval (at most
@@ -272,10 +273,11 @@ func (s *source) allDone() bool {
 	return true
 }
 
-// readPartition decodes up to maxRows lines of p.
+// readPartition decodes up to maxRows lines of p (rows and poison lines
+// together, so a run of garbage cannot make a batch unbounded).
 func (s *source) readPartition(p *partition, maxRows int) (connectors.Batch, error) {
 	b := connectors.Batch{Partition: p.idx, Ingested: time.Now().UnixMicro()}
-	for len(b.Rows) < maxRows {
+	for len(b.Rows)+len(b.Errors) < maxRows {
 		if p.lr == nil {
 			ok, err := s.openFile(p)
 			if err != nil {

@@ -547,3 +547,28 @@ func TestSourceFollowDetectsTruncationAndReplacement(t *testing.T) {
 		})
 	}
 }
+
+// TestSourcePoisonRunIsBatched: poison lines count toward a batch's size,
+// so a long run of garbage comes in bounded batches.
+func TestSourcePoisonRunIsBatched(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "bad.jsonl")
+	writeFile(t, name, strings.Repeat("garbage\n", 10)+jsonLine(1, "a")+"\n")
+	s := openSource(t, map[string]string{"path": name}, "", nil)
+	errs, rows := 0, 0
+	for {
+		b, err := s.Read(context.Background(), 3)
+		if errors.Is(err, connectors.ErrEndOfInput) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Rows)+len(b.Errors) > 3 {
+			t.Fatalf("batch of %d rows and %d errors for max 3", len(b.Rows), len(b.Errors))
+		}
+		errs, rows = errs+len(b.Errors), rows+len(b.Rows)
+	}
+	if errs != 10 || rows != 1 {
+		t.Fatalf("%d errors, %d rows", errs, rows)
+	}
+}
