@@ -21,7 +21,7 @@ var sourceOptions = append([]connectors.OptionSpec{
 // sinkOptions are the WITH options of the file sink.
 var sinkOptions = []connectors.OptionSpec{
 	{Name: "path", Type: "string", Required: true, Example: "'out/q7.jsonl'",
-		Doc: "The file the changelog is appended to (created if missing), one JSON object per change: the row's columns plus `\"__op\": \"upsert\"` or `\"delete\"`."},
+		Doc: "The file the changelog is appended to, created with its directories if missing; one JSON object per change: the row's columns plus `\"__op\": \"upsert\"` or `\"delete\"`."},
 	{Name: "delivery", Type: "string", Default: atLeastOnce, Enum: []string{atLeastOnce, exactlyOnce}, Example: "'exactly_once'",
 		Doc: "`at_least_once` appends as changes arrive and syncs at each checkpoint (after a crash the changes since the last checkpoint appear again); `exactly_once` appends a checkpoint's changes, collapsed per key, only once the checkpoint is stored, and records it in `<path>.progress`, so each change appears once."},
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -88,6 +89,9 @@ func newSink(spec connectors.SinkSpec) (*sink, error) {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	if s.exact {
 		flags = os.O_WRONLY | os.O_CREATE
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return nil, fmt.Errorf("file sink: %w", err)
 	}
 	f, err := os.OpenFile(s.path, flags, 0o644)
 	if err != nil {

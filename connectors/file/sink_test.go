@@ -93,7 +93,7 @@ func change(op connectors.Op, id int64, name string) connectors.Change {
 }
 
 func TestSinkLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "out.jsonl")
+	path := filepath.Join(t.TempDir(), "new", "dir", "out.jsonl")
 	s := newTestSink(t, path, "at_least_once")
 	ctx := context.Background()
 	if err := s.Write(ctx, []connectors.Change{change(connectors.Upsert, 1, `a "quoted"`), change(connectors.Delete, 2, "b")}); err != nil {
