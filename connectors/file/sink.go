@@ -64,6 +64,7 @@ type sink struct {
 	pending []connectors.Change // written since the last PreCommit
 	staged  []staged            // pre-committed, not yet committed, by id
 	prog    progress
+	retry   time.Duration // first wait between commit attempts
 }
 
 // newSink validates spec and opens the file. An exactly-once sink reads
@@ -85,6 +86,7 @@ func newSink(spec connectors.SinkSpec) (*sink, error) {
 		schema: spec.Schema,
 		key:    spec.Key,
 		exact:  strings.EqualFold(o.String("delivery"), exactlyOnce),
+		retry:  retryWait,
 	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	if s.exact {
@@ -268,7 +270,7 @@ func (s *sink) commit(ctx context.Context, id uint64, changes []connectors.Chang
 	for _, c := range changes {
 		b = s.appendChange(b, c)
 	}
-	wait := retryWait
+	wait := s.retry
 	var err error
 	for attempt := 1; ; attempt++ {
 		if err = s.tryCommit(id, b); err == nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/connectors/format"
@@ -232,5 +233,43 @@ func TestSinkExactlyOnceShrunkFile(t *testing.T) {
 		Options: map[string]string{"connector": "file", "path": path, "delivery": "exactly_once"}})
 	if err == nil || !strings.Contains(err.Error(), "committed") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestSinkExactlyOnceCommitRetries: a commit whose progress update keeps
+// failing returns an error after its retries and leaves the progress
+// where it was; once the cause is gone the next Commit writes the
+// checkpoint exactly once.
+func TestSinkExactlyOnceCommitRetries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	ctx := context.Background()
+	es := newTestSink(t, path, "exactly_once")
+	es.(exactSink).retry = time.Millisecond
+	if err := es.Write(ctx, []connectors.Change{change(connectors.Upsert, 1, "a")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := es.PreCommit(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// A directory where the progress file's temp file goes makes every
+	// progress update fail.
+	block := path + ".progress.tmp"
+	if err := os.Mkdir(block, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := es.Commit(ctx, 1); err == nil || !strings.Contains(err.Error(), "checkpoint 1") {
+		t.Fatalf("commit with a broken progress file: %v", err)
+	}
+	if err := os.Remove(block); err != nil {
+		t.Fatal(err)
+	}
+	if err := es.Commit(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := es.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readChangelog(t, path, testSchema)); n != 1 {
+		t.Fatalf("%d lines, want 1", n)
 	}
 }
