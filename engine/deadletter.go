@@ -195,8 +195,8 @@ func (e *Engine) poison(r *reader, errs []connectors.DecodeError, now int64) err
 		Hint: "set on_error = 'skip' or 'dead_letter' on the source to keep going", Err: de.Err}
 }
 
-// memoryOptions are the WITH options of the engine's memory source.
-var memoryOptions = []connectors.OptionSpec{
+// MemoryOptions are the WITH options of the engine's memory source.
+var MemoryOptions = []connectors.OptionSpec{
 	{Name: "partitions", Type: "int", Default: "1", Doc: "Number of partitions; `INSERT INTO s PARTITION (pN)` writes to one.", Example: "4"},
 }
 
@@ -207,7 +207,7 @@ func (e *Engine) validateSourceOptions(o *catalog.Object) error {
 		return err
 	}
 	conn := o.Options["connector"]
-	specs := memoryOptions
+	specs := MemoryOptions
 	if conn != "memory" {
 		f, ok := e.opts.Registry.Sources[conn]
 		if !ok || len(f.Options) == 0 {
