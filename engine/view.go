@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,7 +127,12 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", o.Options["connector"])
 	}
-	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: e.opts.StateDir})
+	// Each source gets its own directory beside Badger's files.
+	dir := filepath.Join(e.opts.StateDir, "connectors", strings.ToLower(o.Name))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("source %s: state directory: %w", o.Name, err)
+	}
+	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: dir})
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
 	}
