@@ -238,3 +238,17 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// JSONValue converts one parsed JSON value to col's type by the rules of
+// the package doc (null gives NULL).
+func JSONValue(col types.Column, v *fastjson.Value) (types.Value, error) {
+	switch {
+	case v.Type() == fastjson.TypeNull:
+		return types.NullValue, nil
+	case col.Type != types.String:
+		return jsonValue(col, v)
+	case v.Type() == fastjson.TypeString:
+		return types.StringValue(string(v.GetStringBytes())), nil
+	}
+	return types.StringValue(string(v.MarshalTo(nil))), nil
+}

@@ -208,3 +208,12 @@ func daysFromCivil(y, m, d int64) int64 {
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return era*146097 + doe - 719468
 }
+
+// ParseText converts the text form of a value (a CSV field, a raw Kafka
+// key) to col's type, VARCHAR included.
+func ParseText(col types.Column, b []byte) (types.Value, error) {
+	if col.Type == types.String {
+		return types.StringValue(string(b)), nil
+	}
+	return parseText(col, b, "text")
+}
