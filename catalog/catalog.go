@@ -55,6 +55,9 @@ type Object struct {
 	From      string // a sink's view
 	// SideOf names the view that owns this side table ("" otherwise).
 	SideOf string
+	// DeadLetter marks a dead-letter table (poison records of sources
+	// with on_error = 'dead_letter').
+	DeadLetter bool `json:",omitempty"`
 	// Seq orders objects by creation.
 	Seq uint64
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamsql/streamsql/types"
 )
 
 // CommonSourceOptions are accepted by every source; the engine applies
@@ -91,13 +93,20 @@ func article(t string) string {
 	return ""
 }
 
-// ParseDuration reads a Go duration ("500ms", "10s") or a bare number of
-// milliseconds.
+// ParseDuration reads a Go duration ("500ms", "10s"), a bare number of
+// milliseconds, or SQL interval text ("5 seconds", "1 minute").
 func ParseDuration(v string) (time.Duration, error) {
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return time.Duration(n) * time.Millisecond, nil
 	}
-	return time.ParseDuration(v)
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, nil
+	}
+	us, err := types.ParseInterval(v)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(us) * time.Microsecond, nil
 }
 
 // closest returns the known option nearest to k by edit distance, if it

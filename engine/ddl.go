@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
@@ -80,6 +81,9 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 		conn = "memory"
 		o.Options["connector"] = conn
 	}
+	if err := e.validateSourceOptions(o); err != nil {
+		return nil, err
+	}
 	if conn == "memory" {
 		if p, ok := o.Options["partitions"]; ok {
 			n, err := strconv.Atoi(p)
@@ -92,14 +96,33 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 	} else if err := e.checkSource(o); err != nil {
 		return nil, err
 	}
+	if o.Kind == catalog.Table && len(o.Key) == 0 {
+		return nil, sqlerr.New(sqlerr.InvalidObjectDef, "table %q needs a PRIMARY KEY (a TABLE is updated by key)", o.Name)
+	}
 	if err := e.cat.Add(o); err != nil {
 		return nil, sqlerr.New(sqlerr.DuplicateObject, "%s", err.Error())
+	}
+	if o.Kind == catalog.Table {
+		if _, err := e.startTable(o); err != nil {
+			e.cat.Remove(o.Name)
+			return nil, err
+		}
+	}
+	if pol, _ := onErrorPolicy(o); pol == onErrorDeadLetter {
+		if err := e.ensureDeadLetterTable(o); err != nil {
+			e.cat.Remove(o.Name)
+			return nil, err
+		}
 	}
 	if err := e.saveCatalog(); err != nil {
 		e.cat.Remove(o.Name)
 		return nil, err
 	}
-	return &Result{Tag: "CREATE SOURCE"}, nil
+	tag := "CREATE SOURCE"
+	if o.Kind == catalog.Table {
+		tag = "CREATE TABLE"
+	}
+	return &Result{Tag: tag}, nil
 }
 
 func (e *Engine) connectorNames() string {
@@ -228,6 +251,26 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 		if o.SideOf != "" {
 			return nil, sqlerr.New(sqlerr.InvalidParameter, "table %q is the side table of view %q; drop the view", o.Name, o.SideOf)
 		}
+		if o.DeadLetter {
+			for _, s := range e.cat.List(0) {
+				if pol, _ := onErrorPolicy(s); (s.Kind == catalog.Source || s.Kind == catalog.Table) && pol == onErrorDeadLetter && strings.EqualFold(deadLetterName(s), o.Name) {
+					return nil, sqlerr.New(sqlerr.InvalidParameter, "cannot drop table %q: it is the dead_letter table of source %q", o.Name, s.Name)
+				}
+			}
+			if err := e.store.DeletePrefix([]byte(e.deadLetterTable(o.Name).prefix())); err != nil {
+				return nil, err
+			}
+			delete(e.dlq, strings.ToLower(o.Name))
+		}
+		if t := e.tables[strings.ToLower(o.Name)]; t != nil {
+			if t.rd != nil && t.rd.src != nil {
+				_ = t.rd.src.Close()
+			}
+			if err := e.store.DeletePrefix([]byte(t.prefix())); err != nil {
+				return nil, err
+			}
+			delete(e.tables, strings.ToLower(o.Name))
+		}
 	}
 	e.cat.Remove(o.Name)
 	return &Result{Tag: tag}, e.saveCatalog()
@@ -330,7 +373,11 @@ func (e *Engine) Explain() (text string, gaps []string) {
 		}
 		var sinks []string
 		for _, s := range v.sinks {
-			sinks = append(sinks, fmt.Sprintf("sink %s: %s, at-least-once, key [%s]", s.name, s.conn, keyNames(v.plan)))
+			delivery := "at-least-once"
+			if d, ok := s.sink.(connectors.Delivery); ok {
+				delivery = d.Delivery()
+			}
+			sinks = append(sinks, fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, keyNames(v.plan)))
 		}
 		if len(sinks) == 0 {
 			gaps = append(gaps, fmt.Sprintf("view %s: no sink delivers its results (it is only queryable)", o.Name))
@@ -367,6 +414,7 @@ func (e *Engine) metrics() *Result {
 		res.Rows = append(res.Rows, types.Row{types.StringValue(kv[0].(string)), types.IntValue(kv[1].(int64))})
 	}
 	res.Rows = append(res.Rows, types.Row{types.StringValue("expression_errors_total"), types.IntValue(e.evalErrs.Count.Load())})
+	res.Rows = append(res.Rows, types.Row{types.StringValue("decode_errors_total"), types.IntValue(e.decodeErrs.Load())})
 	var changes int64
 	for _, v := range e.views {
 		changes += v.updated

@@ -33,8 +33,9 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.Table)
 	}
-	if o.Kind != catalog.Source || o.Options["connector"] != "memory" {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "cannot INSERT into %s %q: only memory sources take INSERT", o.Kind, o.Name)
+	table := e.tables[strings.ToLower(o.Name)]
+	if (o.Kind != catalog.Source && table == nil) || o.Options["connector"] != "memory" {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "cannot INSERT into %s %q: only memory sources and tables take INSERT", o.Kind, o.Name)
 	}
 	parts := 1
 	if p, err := strconv.Atoi(o.Options["partitions"]); err == nil && p > 0 {
@@ -90,6 +91,12 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 		}
 		rows = append(rows, row)
 	}
+	if table != nil {
+		if err := e.insertTable(table, rows[1:]); err != nil {
+			return nil, err
+		}
+		return &Result{Tag: "INSERT 0 " + strconv.Itoa(len(rows)-1)}, nil
+	}
 	e.logSeq++
 	seq := e.logSeq
 	if err := e.store.Update(func(w *state.Writer) error { return w.Set(logKey(seq), state.EncodeValue(rows...)) }); err != nil {
@@ -135,6 +142,15 @@ func (e *Engine) snapshot(s *planner.Scan) ([]types.Row, error) {
 		if v := e.views[strings.ToLower(o.Name)]; v != nil {
 			return v.pipe.View0.Rows()
 		}
+	}
+	if t := e.tables[strings.ToLower(o.Name)]; t != nil && o.Kind == catalog.Table {
+		return t.Rows(), nil
+	}
+	if o.DeadLetter {
+		if d := e.dlq[strings.ToLower(o.Name)]; d != nil {
+			return d.Rows(), nil
+		}
+		return nil, nil
 	}
 	if o.SideOf != "" {
 		if v := e.views[strings.ToLower(o.SideOf)]; v != nil && v.pipe.Side != nil {

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -70,9 +71,13 @@ type Engine struct {
 	views    map[string]*viewRT
 	late     lateness.Counters
 	evalErrs exec.EvalErrors
-	logSeq   uint64 // last memory-log sequence number written
-	ckpt     uint64
-	closed   bool
+	// dlq holds the dead-letter tables by lower-case name.
+	dlq        map[string]*deadLetters
+	tables     map[string]*tableRT // running TABLEs by lower-case name
+	decodeErrs atomic.Int64
+	logSeq     uint64 // last memory-log sequence number written
+	ckpt       uint64
+	closed     bool
 }
 
 // Open opens (or recovers) the engine in opts.StateDir.
@@ -90,7 +95,7 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, settings: map[string]string{
+	e := &Engine{opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000",
 	}}
@@ -136,6 +141,22 @@ func (e *Engine) recover() error {
 	}
 	if last != nil {
 		e.logSeq = binary.BigEndian.Uint64(last[len(prefixLog):])
+	}
+	for _, o := range e.cat.List(catalog.Table) {
+		switch {
+		case o.DeadLetter:
+			if err := e.deadLetterTable(o.Name).restore(e.store); err != nil {
+				return err
+			}
+		case o.SideOf == "":
+			t, err := e.startTable(o)
+			if err != nil {
+				return err
+			}
+			if err := t.restore(e.store); err != nil {
+				return err
+			}
+		}
 	}
 	for _, o := range e.cat.List(catalog.View) {
 		stmts, err := parser.Parse(o.SQL)
@@ -351,6 +372,16 @@ func (e *Engine) checkpoint() error {
 				}
 			}
 		}
+		for _, d := range e.dlq {
+			if err := d.checkpoint(w); err != nil {
+				return err
+			}
+		}
+		for _, t := range e.tables {
+			if err := t.checkpoint(w); err != nil {
+				return err
+			}
+		}
 		var idb [8]byte
 		binary.BigEndian.PutUint64(idb[:], id)
 		if err := w.Set(keyCkpt, idb[:]); err != nil {
@@ -403,6 +434,11 @@ func (e *Engine) Crash() error {
 func (e *Engine) closeAll() {
 	for _, v := range e.views {
 		v.close()
+	}
+	for _, t := range e.tables {
+		if t.rd != nil && t.rd.src != nil {
+			_ = t.rd.src.Close()
+		}
 	}
 }
 

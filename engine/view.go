@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +29,9 @@ type viewRT struct {
 	readers []*reader
 	sinks   []*sinkRT
 	updated int64
+	// err is the first error a sink returned from Write; the pipeline
+	// stops with it (sinks retry transient failures themselves).
+	err error
 }
 
 type sinkRT struct {
@@ -45,6 +50,8 @@ type reader struct {
 	offs   []int64           // other sources: next offset per partition
 	ended  bool
 	parts  int
+	// onError is the source's policy for undecodable records.
+	onError string
 }
 
 func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
@@ -86,6 +93,10 @@ func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT,
 
 func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
 	r := &reader{obj: o, parts: 1}
+	var err error
+	if r.onError, err = onErrorPolicy(o); err != nil {
+		return nil, err
+	}
 	if o.Options["connector"] == "memory" {
 		if p, err := strconv.Atoi(o.Options["partitions"]); err == nil && p > 0 {
 			r.parts = p
@@ -116,7 +127,12 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", o.Options["connector"])
 	}
-	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: e.opts.StateDir})
+	// Each source gets its own directory beside Badger's files.
+	dir := filepath.Join(e.opts.StateDir, "connectors", strings.ToLower(o.Name))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("source %s: state directory: %w", o.Name, err)
+	}
+	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: dir})
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
 	}
@@ -145,6 +161,11 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	f, ok := e.opts.Registry.Sinks[o.Options["connector"]]
 	if !ok {
 		return sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])
+	}
+	if len(f.Options) > 0 {
+		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, o.Options); err != nil {
+			return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", o.Name, err)}
+		}
 	}
 	s, err := f.New(connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options})
 	if err != nil {
@@ -184,7 +205,9 @@ func (v *viewRT) deliver(ch []exec.Change) {
 		out[i] = connectors.Change{Op: op, Row: c.Row}
 	}
 	for _, s := range v.sinks {
-		_ = s.sink.Write(context.Background(), out)
+		if err := s.sink.Write(context.Background(), out); err != nil && v.err == nil {
+			v.err = fmt.Errorf("sink %s: %w", s.name, err)
+		}
 	}
 }
 
@@ -212,18 +235,57 @@ func (v *viewRT) checkpoint(w *state.Writer) error {
 		return err
 	}
 	for _, r := range v.readers {
-		parts, cur := r.gen.State()
-		row := types.Row{types.IntValue(int64(r.memOff)), types.IntValue(cur), types.BoolValue(r.ended)}
-		offs := make(types.Row, len(r.offs))
-		for i, o := range r.offs {
-			offs[i] = types.IntValue(o)
-		}
-		wms := make(types.Row, len(parts))
-		for i, p := range parts {
-			wms[i] = types.IntValue(p)
-		}
-		if err := w.Set([]byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name)), state.EncodeValue(row, offs, wms)); err != nil {
+		if err := w.Set([]byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name)), r.encode()); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// encode is the reader's checkpointed position: the memory-log sequence
+// or the per-partition offsets, and the watermark state.
+func (r *reader) encode() []byte {
+	parts, cur := r.gen.State()
+	row := types.Row{types.IntValue(int64(r.memOff)), types.IntValue(cur), types.BoolValue(r.ended)}
+	offs := make(types.Row, len(r.offs))
+	for i, o := range r.offs {
+		offs[i] = types.IntValue(o)
+	}
+	wms := make(types.Row, len(parts))
+	for i, p := range parts {
+		wms[i] = types.IntValue(p)
+	}
+	return state.EncodeValue(row, offs, wms)
+}
+
+// restore loads a position written by encode (found is false for a
+// reader that was never checkpointed) and opens the connector there.
+func (r *reader) restore(st *state.Store, key []byte) error {
+	b, ok, err := st.Get(key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		rows, err := state.DecodeValue(b)
+		if err != nil {
+			return fmt.Errorf("restore reader %s: %w", r.obj.Name, err)
+		}
+		r.memOff = uint64(rows[0][0].I)
+		r.ended = rows[0][2].Bool()
+		for i := range r.offs {
+			if i < len(rows[1]) {
+				r.offs[i] = rows[1][i].I
+			}
+		}
+		parts := make([]int64, len(rows[2]))
+		for i, p := range rows[2] {
+			parts[i] = p.I
+		}
+		r.gen.Restore(parts, rows[0][1].I)
+	}
+	if r.src != nil {
+		if err := r.src.Open(context.Background(), r.offs); err != nil {
+			return fmt.Errorf("open source %s: %w", r.obj.Name, err)
 		}
 	}
 	return nil
@@ -234,32 +296,8 @@ func (v *viewRT) restore(st *state.Store) error {
 		return err
 	}
 	for _, r := range v.readers {
-		b, ok, err := st.Get([]byte(v.prefix() + "reader/" + strings.ToLower(r.obj.Name)))
-		if err != nil {
+		if err := r.restore(st, []byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name))); err != nil {
 			return err
-		}
-		if ok {
-			rows, err := state.DecodeValue(b)
-			if err != nil {
-				return fmt.Errorf("restore reader %s: %w", r.obj.Name, err)
-			}
-			r.memOff = uint64(rows[0][0].I)
-			r.ended = rows[0][2].Bool()
-			for i := range r.offs {
-				if i < len(rows[1]) {
-					r.offs[i] = rows[1][i].I
-				}
-			}
-			parts := make([]int64, len(rows[2]))
-			for i, p := range rows[2] {
-				parts[i] = p.I
-			}
-			r.gen.Restore(parts, rows[0][1].I)
-		}
-		if r.src != nil {
-			if err := r.src.Open(context.Background(), r.offs); err != nil {
-				return fmt.Errorf("open source %s: %w", r.obj.Name, err)
-			}
 		}
 	}
 	// Operators learn the restored watermark before new rows arrive.
@@ -329,8 +367,9 @@ func pick(s types.Schema, cols []int) types.Schema {
 }
 
 // expand places connector rows (input columns only) into full source
-// rows, filling INGESTION_TIME() columns with the batch's ingestion time.
-func (r *reader) expand(rows []types.Row, ingested int64) []types.Row {
+// rows, filling INGESTION_TIME() columns with the row's ingestion time
+// (times[i], else the batch's).
+func (r *reader) expand(rows []types.Row, ingested int64, times []int64) []types.Row {
 	in := r.obj.InputColumns()
 	if len(in) == len(r.obj.Schema) {
 		return rows
@@ -343,9 +382,13 @@ func (r *reader) expand(rows []types.Row, ingested int64) []types.Row {
 		for j, c := range in {
 			row[c] = src[j]
 		}
+		at := ingested
+		if i < len(times) {
+			at = times[i]
+		}
 		for c, g := range r.obj.Generated {
 			if g == catalog.GenIngestion {
-				row[c] = types.TimestampValue(ingested)
+				row[c] = types.TimestampValue(at)
 			}
 		}
 		out[i] = row
@@ -463,6 +506,20 @@ func (e *Engine) flush(ctx context.Context) error {
 			}
 		}
 	}
+	for _, t := range e.tables {
+		for batches := 0; ; batches++ {
+			if batches == limit {
+				return sqlerr.New(sqlerr.FeatureNotSupport, "FLUSH: table %s's source is still producing after %d rows", t.obj.Name, limit*flushBatchRows)
+			}
+			progressed, err := e.stepTable(ctx, t, flushBatchRows)
+			if err != nil {
+				return err
+			}
+			if !progressed {
+				break
+			}
+		}
+	}
 	return nil
 }
 
@@ -523,6 +580,9 @@ func (e *Engine) replayLog(ctx context.Context) error {
 					if err := r.feed(en.part, en.rows, e.now()); err != nil {
 						return err
 					}
+					if v.err != nil {
+						return v.err
+					}
 					r.memOff = en.seq
 				}
 			}
@@ -543,36 +603,53 @@ func (e *Engine) replayLog(ctx context.Context) error {
 func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 	progressed := false
 	for _, r := range v.readers {
-		if r.src == nil || r.ended {
-			continue
-		}
-		b, err := r.src.Read(ctx, max)
-		if errors.Is(err, connectors.ErrEndOfInput) {
-			r.ended = true
-			// A bounded input that ended closes every window: event time
-			// is complete.
-			if err := r.emitWatermark(1<<63 - 1); err != nil {
-				return false, err
-			}
-			continue
-		}
+		p, err := e.readBatch(ctx, r, max, func(b connectors.Batch, rows []types.Row) error {
+			return r.feed(b.Partition, rows, e.now())
+		})
 		if err != nil {
-			return false, fmt.Errorf("read %s: %w", r.obj.Name, err)
-		}
-		if len(b.Rows) == 0 && b.Next == r.offs[b.Partition] {
-			continue
-		}
-		progressed = true
-		ingested := b.Ingested
-		if ingested == 0 {
-			ingested = e.now()
-		}
-		if err := r.feed(b.Partition, r.expand(b.Rows, ingested), e.now()); err != nil {
 			return false, err
 		}
-		r.offs[b.Partition] = b.Next
+		progressed = progressed || p
 	}
-	return progressed, nil
+	return progressed, v.err
+}
+
+// readBatch reads one batch from r's connector, applies the source's
+// on_error policy to its poison records, hands the good rows (expanded to
+// the full source schema) to apply, and advances r's offset. It reports
+// whether the source produced anything.
+func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b connectors.Batch, rows []types.Row) error) (bool, error) {
+	if r.src == nil || r.ended {
+		return false, nil
+	}
+	b, err := r.src.Read(ctx, max)
+	if errors.Is(err, connectors.ErrEndOfInput) {
+		r.ended = true
+		// A bounded input that ended closes every window: event time is
+		// complete.
+		return false, r.emitWatermark(1<<63 - 1)
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", r.obj.Name, err)
+	}
+	if b.Partition < 0 || b.Partition >= len(r.offs) {
+		return false, fmt.Errorf("read %s: batch for partition %d of %d", r.obj.Name, b.Partition, len(r.offs))
+	}
+	if len(b.Rows) == 0 && b.Next == r.offs[b.Partition] {
+		return false, nil
+	}
+	ingested := b.Ingested
+	if ingested == 0 {
+		ingested = e.now()
+	}
+	if err := e.poison(r, b.Errors, ingested); err != nil {
+		return false, err
+	}
+	if err := apply(b, r.expand(b.Rows, ingested, b.Times)); err != nil {
+		return false, err
+	}
+	r.offs[b.Partition] = b.Next
+	return true, nil
 }
 
 // Step reads and processes one batch per external source of every view;
@@ -601,6 +678,19 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 			if err := op.Tick(e.now()); err != nil {
 				return false, false, err
 			}
+		}
+		if v.err != nil {
+			return false, false, v.err
+		}
+	}
+	for _, t := range e.tables {
+		p, err := e.stepTable(ctx, t, max)
+		if err != nil {
+			return false, false, err
+		}
+		progressed = progressed || p
+		if t.rd != nil && !t.rd.ended {
+			done = false
 		}
 	}
 	return progressed, done, nil

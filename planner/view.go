@@ -21,6 +21,9 @@ type ViewPlan struct {
 	// SideTable and SideSchema describe the LATE DATA side table, if any.
 	SideTable  string
 	SideSchema types.Schema
+	// SourceErrors is the contract line on undecodable input: each
+	// source's on_error policy.
+	SourceErrors string
 }
 
 // Settings are the session settings the planner reads.
@@ -37,7 +40,7 @@ func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, 
 	if err != nil {
 		return nil, err
 	}
-	vp := &ViewPlan{Name: s.Name, Logical: logical}
+	vp := &ViewPlan{Name: s.Name, Logical: logical, SourceErrors: sourceErrors(logical, cat)}
 	opt, trace := Optimize(logical)
 	vp.Rules = trace
 	opt, err = vp.attachContract(opt, s.Streaming, cat, set)
@@ -418,11 +421,52 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 		out = append(out, "sinks: none (the view is queryable)")
 	}
 	out = append(out, sinks...)
-	out = append(out, "source errors: fail (memory/datagen inputs are typed)")
+	out = append(out, "source errors: "+vp.SourceErrors)
 	ci := set.CheckpointInterval
 	if ci == "" {
 		ci = "10s"
 	}
 	out = append(out, "checkpoint interval: "+ci)
 	return out
+}
+
+// sourceErrors describes what the view's sources do with undecodable
+// records (their on_error option); memory and datagen inputs are typed and
+// cannot have any.
+func sourceErrors(n Node, cat Resolver) string {
+	var parts []string
+	typed := true
+	seen := map[string]bool{}
+	Transform(n, func(x Node) (Node, bool) {
+		s, ok := x.(*Scan)
+		if !ok || seen[strings.ToLower(s.Name)] {
+			return x, false
+		}
+		seen[strings.ToLower(s.Name)] = true
+		o, ok := cat.Get(s.Name)
+		if !ok {
+			return x, false
+		}
+		conn := o.Options["connector"]
+		if conn != "memory" && conn != "datagen" && conn != "" {
+			typed = false
+		}
+		pol := o.Options["on_error"]
+		if pol == "" {
+			pol = "fail"
+		}
+		if pol == "dead_letter" {
+			dl := o.Options["dead_letter"]
+			if dl == "" {
+				dl = o.Name + "_dead_letter"
+			}
+			pol += " → table " + dl
+		}
+		parts = append(parts, s.Name+" "+pol)
+		return x, false
+	})
+	if typed {
+		return "fail (memory/datagen inputs are typed)"
+	}
+	return strings.Join(parts, ", ")
 }

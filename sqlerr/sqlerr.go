@@ -22,6 +22,7 @@ const (
 	DivisionByZero    = "22012"
 	DataException     = "22000"
 	FeatureNotSupport = "0A000"
+	NotNullViolation  = "23502"
 	QueryCanceled     = "57014"
 	InvalidObjectDef  = "42P17" // contract violations: unbounded state, late data
 	InternalError     = "XX000"

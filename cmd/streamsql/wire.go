@@ -6,6 +6,7 @@ import (
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/connectors/blackhole"
 	"github.com/streamsql/streamsql/connectors/datagen"
+	"github.com/streamsql/streamsql/connectors/file"
 	"github.com/streamsql/streamsql/connectors/stdout"
 	"github.com/streamsql/streamsql/engine"
 	"github.com/streamsql/streamsql/sqllogic"
@@ -16,6 +17,8 @@ import (
 func registry(out io.Writer) *connectors.Registry {
 	r := connectors.NewRegistry()
 	r.AddSource(datagen.Factory())
+	r.AddSource(file.SourceFactory())
+	r.AddSink(file.SinkFactory())
 	r.AddSink(stdout.Factory(out))
 	r.AddSink(blackhole.Factory())
 	return r

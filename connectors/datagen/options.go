@@ -35,8 +35,14 @@ var optionSpecs = []connectors.OptionSpec{
 }
 
 // ignoredOptions are keys the engine may pass along with the connector's
-// own options.
-var ignoredOptions = map[string]bool{"connector": true}
+// own options: the options every source takes, which the engine applies.
+var ignoredOptions = func() map[string]bool {
+	m := map[string]bool{}
+	for _, o := range connectors.CommonSourceOptions {
+		m[o.Name] = true
+	}
+	return m
+}()
 
 // settings are the parsed WITH options.
 type settings struct {

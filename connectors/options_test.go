@@ -1,0 +1,112 @@
+package connectors
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+func TestValidateOptions(t *testing.T) {
+	specs := []OptionSpec{
+		{Name: "topic", Type: "string", Required: true},
+		{Name: "brokers", Type: "string", Required: true},
+		{Name: "delivery", Type: "string", Enum: []string{"at_least_once", "exactly_once"}},
+		{Name: "batch_rows", Type: "int"},
+		{Name: "follow", Type: "bool"},
+		{Name: "poll_interval", Type: "duration"},
+	}
+	cases := []struct {
+		opts map[string]string
+		want string // "" = valid
+	}{
+		{map[string]string{"connector": "kafka", "topic": "t", "brokers": "b"}, ""},
+		{map[string]string{"topc": "t", "brokers": "b"}, "unknown option 'topc' for connector kafka; did you mean 'topic'?"},
+		{map[string]string{"topic": "t", "brokers": "b", "zzzzzzzz": "1"}, "unknown option 'zzzzzzzz' for connector kafka"},
+		{map[string]string{"topic": "t", "brokers": "b", "on_eror": "skip"}, "did you mean 'on_error'?"},
+		{map[string]string{"brokers": "b"}, "needs option 'topic'"},
+		{map[string]string{"topic": "t", "brokers": "b", "batch_rows": "many"}, "option 'batch_rows' must be an int, got 'many'"},
+		{map[string]string{"topic": "t", "brokers": "b", "follow": "perhaps"}, "must be a bool"},
+		{map[string]string{"topic": "t", "brokers": "b", "poll_interval": "soon"}, "must be a duration"},
+		{map[string]string{"topic": "t", "brokers": "b", "poll_interval": "250"}, ""},
+		{map[string]string{"topic": "t", "brokers": "b", "delivery": "EXACTLY_ONCE"}, ""},
+		{map[string]string{"topic": "t", "brokers": "b", "delivery": "twice"}, "must be one of at_least_once, exactly_once, got 'twice'"},
+	}
+	for _, c := range cases {
+		err := ValidateOptions("kafka", specs, CommonSourceOptions, c.opts)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: unexpected error %v", c.opts, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v: error %v, want it to contain %q", c.opts, err, c.want)
+		}
+	}
+}
+
+func TestOptsDefaults(t *testing.T) {
+	o := Opts{Values: map[string]string{"a": "7"}, Specs: []OptionSpec{{Name: "a", Default: "1"}, {Name: "b", Default: "2s"}, {Name: "c", Default: "true"}}}
+	if o.Int("a") != 7 || o.Duration("b").Seconds() != 2 || !o.Bool("c") || o.String("d") != "" {
+		t.Fatalf("opts: a=%d b=%v c=%v d=%q", o.Int("a"), o.Duration("b"), o.Bool("c"), o.String("d"))
+	}
+}
+
+func TestChangesRoundTrip(t *testing.T) {
+	in := []Change{
+		{Op: Upsert, Row: types.Row{types.IntValue(-5), types.StringValue("héllo"), types.FloatValue(2.5), types.NullValue, types.TimestampValue(1), types.BoolValue(true), types.IntervalValue(9)}},
+		{Op: Delete, Row: types.Row{types.IntValue(1)}},
+	}
+	out, err := DecodeChanges(EncodeChanges(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || out[0].Op != Upsert || out[1].Op != Delete || out[0].Row.String() != in[0].Row.String() || out[1].Row.String() != in[1].Row.String() {
+		t.Fatalf("round trip: %v", out)
+	}
+	if out[0].Row[4].K != types.Timestamp || out[0].Row[6].K != types.Interval {
+		t.Fatalf("kinds lost: %v", out[0].Row)
+	}
+}
+
+func FuzzDecodeChanges(f *testing.F) {
+	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{types.IntValue(1), types.StringValue("x")}}}))
+	f.Add([]byte{1, 200, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ch, err := DecodeChanges(b)
+		if err != nil {
+			return
+		}
+		if _, err := DecodeChanges(EncodeChanges(ch)); err != nil {
+			t.Fatalf("re-encoding a decoded value fails: %v", err)
+		}
+	})
+}
+
+func TestCollapse(t *testing.T) {
+	r := func(k int64, v string) types.Row { return types.Row{types.IntValue(k), types.StringValue(v)} }
+	in := []Change{{Upsert, r(1, "a")}, {Upsert, r(2, "b")}, {Delete, r(1, "a")}, {Upsert, r(3, "c")}, {Upsert, r(2, "d")}}
+	got := Collapse(in, []int{0})
+	want := "[{2 [1 a]} {1 [2 d]} {1 [3 c]}]"
+	if s := strings.ReplaceAll(strings.ReplaceAll(fmtChanges(got), "\n", ""), "  ", " "); s != want {
+		t.Fatalf("collapse = %s, want %s", s, want)
+	}
+	if len(Collapse(in, nil)) != len(in) {
+		t.Fatal("collapse without a key dropped changes")
+	}
+}
+
+func fmtChanges(ch []Change) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, c := range ch {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString("{")
+		b.WriteString(string(rune('0' + c.Op)))
+		b.WriteString(" [")
+		b.WriteString(strings.ReplaceAll(c.Row.String(), ", ", " "))
+		b.WriteString("]}")
+	}
+	b.WriteString("]")
+	return b.String()
+}

@@ -1,0 +1,48 @@
+// Package postgres is the sink that writes a view's changelog into a
+// PostgreSQL table: upserts become INSERT ... ON CONFLICT (key) DO UPDATE,
+// deletes (retractions) become DELETEs by key.
+//
+// Writes are bulk: the changes of a flush are collapsed per key (Postgres
+// rejects a statement that touches one key twice) and sent as one
+// statement per kind over unnest()ed column arrays, batch_rows rows at a
+// time.
+//
+// Delivery:
+//
+//   - exactly_once (the default): Write buffers; PreCommit(id) collapses
+//     the buffer and returns it as the staged bytes the engine stores with
+//     checkpoint id; Commit(id) writes those changes and the progress row
+//     (sink name → id, in streamsql_sink_progress next to the target
+//     table, created when missing) in one Postgres transaction. After a
+//     crash the engine calls Recover(id, staged): the sink skips the
+//     checkpoint when the progress row already shows id or later. Nothing
+//     is visible in Postgres before Commit.
+//   - at_least_once: Write flushes whenever batch_rows changes are
+//     buffered, PreCommit flushes the rest, Commit does nothing. Replays
+//     after a crash are harmless because upserts and deletes are by key.
+//
+// A view without a key (and no primary_key option) is append-only: the
+// sink only INSERTs, and a delete is an error. Exactly-once still holds
+// (the progress row makes each checkpoint's inserts happen once);
+// at-least-once may insert a replayed row twice.
+//
+// Outages: while Postgres is unreachable (connection refused, reset,
+// administrator shutdown, too many connections, ...) Write, PreCommit,
+// Commit and Recover retry with exponential backoff up to
+// retry_max_backoff, logging each attempt, until Postgres returns or the
+// context is cancelled; blocking is the pipeline's backpressure and
+// nothing is lost. Permanent errors (a missing column, a type mismatch, a
+// constraint violation) are returned at once with the table and sink
+// named. The DSN's password never appears in logs, errors or Delivery().
+//
+// The table: with create_table = true the sink creates it (BIGINT, TEXT,
+// DOUBLE PRECISION, BOOLEAN, TIMESTAMP, INTERVAL and the primary key);
+// otherwise it checks the existing table fits — every view column exists
+// with a compatible type and a primary key or unique index covers exactly
+// the key columns — and says what does not. Sessions run with TimeZone
+// UTC, so TIMESTAMPTZ columns also receive our UTC timestamps unchanged.
+//
+// Identifiers: the table option follows SQL rules (unquoted names fold to
+// lower case, "Quoted" ones keep their case; schema.table qualifies);
+// column names are the view's, always quoted in the SQL the sink sends.
+package postgres

@@ -1,0 +1,116 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// initialBackoff is the first wait after a failed attempt; it doubles up
+// to retry_max_backoff.
+const initialBackoff = 100 * time.Millisecond
+
+// permanentError marks an error retrying cannot fix (a misfit table, a
+// value of the wrong kind).
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+func permanent(err error) error { return &permanentError{err} }
+
+// transientCode reports whether a Postgres error code means "try again
+// later": connection exceptions (08), insufficient resources (53, e.g.
+// too many connections), operator intervention (57P01 admin shutdown,
+// 57P02 crash shutdown, 57P03 cannot connect now), system errors (58),
+// serialization failures and deadlocks.
+func transientCode(code string) bool {
+	switch {
+	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), strings.HasPrefix(code, "58"):
+		return true
+	}
+	switch code {
+	case "57P01", "57P02", "57P03", "40001", "40P01":
+		return true
+	}
+	return false
+}
+
+// transient reports whether err is worth retrying: Postgres said to try
+// later, or the connection failed or was lost (refused, reset, EOF,
+// timeout). connLost says the connection is closed after the error.
+func transient(err error, connLost bool) bool {
+	var p *permanentError
+	if errors.As(err, &p) {
+		return false
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return transientCode(pg.Code)
+	}
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		pgconn.Timeout(err), pgconn.SafeToRetry(err):
+		return true
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return false // e.g. the server refused TLS: a configuration problem
+	}
+	return connLost
+}
+
+// sleep waits d with ±20% jitter, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// retry runs fn until it succeeds, fails permanently, or ctx is done,
+// reconnecting and backing off between attempts. attempt counts from 1.
+func (s *sink) retry(ctx context.Context, what string, fn func(ctx context.Context, conn *pgx.Conn, attempt int) error) error {
+	delay := initialBackoff
+	for attempt := 1; ; attempt++ {
+		err := s.connect(ctx)
+		if err == nil {
+			err = fn(ctx, s.conn, attempt)
+		}
+		if err == nil {
+			if attempt > 1 {
+				s.log.Info("postgres sink: Postgres is back", "sink", s.cfg.sink, "table", s.tableName, "op", what, "attempts", attempt)
+			}
+			return nil
+		}
+		connLost := s.conn == nil || s.conn.IsClosed()
+		if ctx.Err() != nil || !transient(err, connLost) {
+			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+				err = errors.Join(ctx.Err(), err)
+			}
+			return s.red.error(s.wrap(what, err))
+		}
+		s.dropConn()
+		s.log.Warn("postgres sink: Postgres unavailable, retrying", "sink", s.cfg.sink, "table", s.tableName,
+			"op", what, "attempt", attempt, "retry_in", delay.String(), "error", s.red.string(err.Error()))
+		if err := sleep(ctx, delay); err != nil {
+			return s.red.error(s.wrap(what, err))
+		}
+		delay = min(2*delay, s.cfg.maxBackoff)
+	}
+}

@@ -1,0 +1,315 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/types"
+)
+
+// allTypes is a view with every column kind; id is the key.
+var allTypes = types.Schema{
+	{Name: "id", Type: types.Int},
+	{Name: "name", Type: types.String},
+	{Name: "price", Type: types.Float},
+	{Name: "ok", Type: types.Bool},
+	{Name: "ts", Type: types.Timestamp},
+	{Name: "dur", Type: types.Interval},
+}
+
+const t0 = int64(1704067200) * 1_000_000 // 2024-01-01 00:00:00 UTC
+
+func row(id int64, name string, price float64) []types.Value {
+	return []types.Value{types.IntValue(id), types.StringValue(name), types.FloatValue(price),
+		types.BoolValue(id%2 == 0), types.TimestampValue(t0 + id*1_500_000 + 7), types.IntervalValue(id*90_000_000 + 3)}
+}
+
+const selectAll = "SELECT id, name, price, ok, ts::text, dur::text FROM t"
+
+func TestUpsertAndDeleteEveryType(t *testing.T) {
+	for _, delivery := range []string{ExactlyOnce, AtLeastOnce} {
+		t.Run(delivery, func(t *testing.T) {
+			dsn := newDB(t)
+			s := openSink(t, allTypes, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t", "create_table": "true", "delivery": delivery})
+			mustWrite(t, s, up(row(1, "a", 1.5)...), up(row(2, "b", 2.25)...),
+				up(types.IntValue(3), types.Value{}, types.Value{}, types.Value{}, types.Value{}, types.Value{}))
+			mustCommit(t, s, 1)
+			same(t, "after checkpoint 1", psql(t, dsn, selectAll),
+				"1 a 1.5 false 2024-01-01 00:00:01.500007 00:01:30.000003",
+				"2 b 2.25 true 2024-01-01 00:00:03.000007 00:03:00.000003",
+				"3 <nil> <nil> <nil> <nil> <nil>")
+			mustWrite(t, s, up(row(1, "a2", -1)...), del(row(2, "b", 2.25)...), del(types.IntValue(9)))
+			mustCommit(t, s, 2)
+			same(t, "after checkpoint 2", psql(t, dsn, selectAll),
+				"1 a2 -1 false 2024-01-01 00:00:01.500007 00:01:30.000003",
+				"3 <nil> <nil> <nil> <nil> <nil>")
+			same(t, "created column types", psql(t, dsn, `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 't'`),
+				"id bigint", "name text", "price double precision", "ok boolean",
+				"ts timestamp without time zone", "dur interval")
+			same(t, "primary key", psql(t, dsn, `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 't'::regclass AND i.indisprimary`), "id")
+			if delivery == ExactlyOnce {
+				same(t, "progress", psql(t, dsn, "SELECT sink, checkpoint FROM streamsql_sink_progress"), "s1 2")
+			} else {
+				same(t, "no progress table", psql(t, dsn, "SELECT to_regclass('streamsql_sink_progress') IS NULL"), "true")
+			}
+		})
+	}
+}
+
+func TestSameKeyTwiceInOneCheckpoint(t *testing.T) {
+	for _, delivery := range []string{ExactlyOnce, AtLeastOnce} {
+		t.Run(delivery, func(t *testing.T) {
+			dsn := newDB(t)
+			exec(t, dsn, "CREATE TABLE t (id bigint PRIMARY KEY, name text, price float8, ok bool, ts timestamp, dur interval)")
+			s := openSink(t, allTypes, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t", "delivery": delivery})
+			mustWrite(t, s, up(row(1, "a", 1)...), up(row(2, "b", 2)...))
+			mustWrite(t, s, up(row(1, "a1", 1)...), del(row(2, "b", 2)...), up(row(2, "b2", 2)...), up(row(1, "a3", 1)...))
+			mustWrite(t, s, up(row(4, "d", 4)...), del(row(4, "d", 4)...))
+			mustCommit(t, s, 1)
+			same(t, "contents", psql(t, dsn, "SELECT id, name FROM t"), "1 a3", "2 b2")
+		})
+	}
+}
+
+func TestNothingVisibleBeforeCommit(t *testing.T) {
+	dsn := newDB(t)
+	s := openSink(t, allTypes, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t", "create_table": "true"})
+	mustWrite(t, s, up(row(1, "a", 1)...))
+	staged, err := s.PreCommit(context.Background(), 1)
+	if err != nil || len(staged) == 0 {
+		t.Fatalf("pre-commit: %d staged bytes, %v", len(staged), err)
+	}
+	same(t, "before Commit", psql(t, dsn, "SELECT id FROM t"))
+	if err := s.Commit(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "after Commit", psql(t, dsn, "SELECT id FROM t"), "1")
+}
+
+// TestCrashThenRecoverTwice uses a keyless (append-only) view, where
+// applying a checkpoint twice would visibly insert its rows twice: the
+// progress row is what makes Recover idempotent.
+func TestCrashThenRecoverTwice(t *testing.T) {
+	dsn := newDB(t)
+	schema := types.Schema{{Name: "bidder", Type: types.Int}, {Name: "price", Type: types.Float}}
+	opts := func() map[string]string {
+		return map[string]string{"dsn": dsn, "table": "bids", "create_table": "true"}
+	}
+	bid := func(b int64, p float64) connectors.Change { return up(types.IntValue(b), types.FloatValue(p)) }
+	s := openSink(t, schema, nil, nil, opts())
+	mustWrite(t, s, bid(1, 10), bid(1, 10))
+	staged1 := mustCommit(t, s, 1)
+	mustWrite(t, s, bid(2, 20), bid(3, 30))
+	staged2, err := s.PreCommit(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close() // the process dies before Commit(2)
+	same(t, "after the crash", psql(t, dsn, "SELECT bidder, price FROM bids"), "1 10", "1 10")
+
+	for i := range 2 {
+		s := openSink(t, schema, nil, nil, opts())
+		r := s.(connectors.Recoverer)
+		if err := r.Recover(context.Background(), 2, staged2); err != nil {
+			t.Fatalf("recover %d: %v", i, err)
+		}
+		// An older checkpoint is already covered by the progress row.
+		if err := r.Recover(context.Background(), 1, staged1); err != nil {
+			t.Fatalf("recover checkpoint 1: %v", err)
+		}
+		same(t, "after recovery", psql(t, dsn, "SELECT bidder, price FROM bids"), "1 10", "1 10", "2 20", "3 30")
+		_ = s.Close()
+	}
+	s = openSink(t, schema, nil, nil, opts())
+	mustWrite(t, s, bid(4, 40))
+	mustCommit(t, s, 3)
+	same(t, "after the next checkpoint", psql(t, dsn, "SELECT bidder, price FROM bids"), "1 10", "1 10", "2 20", "3 30", "4 40")
+	same(t, "progress", psql(t, dsn, "SELECT sink, checkpoint FROM streamsql_sink_progress"), "s1 3")
+	if err := s.Write(context.Background(), []connectors.Change{{Op: connectors.Delete, Row: types.Row{types.IntValue(4), types.FloatValue(40)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PreCommit(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Commit(context.Background(), 4)
+	if err == nil || !strings.Contains(err.Error(), "the view has no key") {
+		t.Fatalf("a delete on a keyless view: %v", err)
+	}
+}
+
+func TestAtLeastOnceFlushesEveryBatchRows(t *testing.T) {
+	dsn := newDB(t)
+	s := openSink(t, allTypes, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t", "create_table": "true", "delivery": "at_least_once", "batch_rows": "3"})
+	if _, ok := s.(connectors.Recoverer); ok {
+		t.Error("an at-least-once sink implements Recoverer")
+	}
+	mustWrite(t, s, up(row(1, "a", 1)...), up(row(2, "b", 2)...))
+	same(t, "below batch_rows", psql(t, dsn, "SELECT id FROM t"))
+	mustWrite(t, s, up(row(3, "c", 3)...), up(row(4, "d", 4)...))
+	same(t, "at batch_rows", psql(t, dsn, "SELECT id FROM t"), "1", "2", "3", "4")
+	mustWrite(t, s, up(row(5, "e", 5)...))
+	staged, err := s.PreCommit(context.Background(), 1)
+	if err != nil || staged != nil {
+		t.Fatalf("pre-commit: %v, %v", staged, err)
+	}
+	same(t, "after PreCommit", psql(t, dsn, "SELECT id FROM t"), "1", "2", "3", "4", "5")
+	// A replay after a crash converges: upserts are by key.
+	mustWrite(t, s, up(row(4, "d", 4)...), up(row(5, "e", 5)...))
+	mustCommit(t, s, 2)
+	same(t, "after a replay", psql(t, dsn, "SELECT id, name FROM t"), "1 a", "2 b", "3 c", "4 d", "5 e")
+}
+
+func TestExistingTableShapes(t *testing.T) {
+	dsn := newDB(t)
+	exec(t, dsn, `CREATE SCHEMA app;
+		CREATE TABLE app."Q7" (window_start timestamptz NOT NULL, window_end timestamp, auction int NOT NULL,
+			max_price numeric, note text DEFAULT 'x', UNIQUE (auction, window_start));
+		CREATE TABLE by_auction (window_start timestamp, window_end timestamp, auction bigint PRIMARY KEY, max_price float8)`)
+	ts := func(s int64) types.Value { return types.TimestampValue(t0 + s*1_000_000) }
+	change := func(ws, auction int64, price float64) connectors.Change {
+		return up(ts(ws), ts(ws+10), types.IntValue(auction), types.FloatValue(price))
+	}
+	s := openSink(t, q7Schema, []int{0, 2}, nil, map[string]string{"dsn": dsn, "table": `app."Q7"`})
+	mustWrite(t, s, change(0, 1, 10.5), change(0, 2, 20), change(10, 1, 11))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, change(0, 1, 12.25), del(ts(0), ts(10), types.IntValue(2), types.FloatValue(20)))
+	mustCommit(t, s, 2)
+	same(t, "a unique index, timestamptz, int and numeric columns", psql(t, dsn, `SELECT window_start::text, auction, max_price::text, note FROM app."Q7"`),
+		"2024-01-01 00:00:00+00 1 12.25 x", "2024-01-01 00:00:10+00 1 11 x")
+	same(t, "progress table in the target's schema", psql(t, dsn, "SELECT sink, checkpoint FROM app.streamsql_sink_progress"), "s1 2")
+
+	// primary_key names a key other than the view's.
+	s2 := openSink(t, q7Schema, []int{0, 2}, nil, map[string]string{"dsn": dsn, "table": "by_auction", "primary_key": "auction"})
+	mustWrite(t, s2, change(0, 1, 10), change(10, 1, 11), change(0, 2, 5))
+	mustCommit(t, s2, 1)
+	same(t, "primary_key = auction", psql(t, dsn, "SELECT auction, max_price FROM by_auction"), "1 11", "2 5")
+	if d := s2.(connectors.Delivery).Delivery(); d != "exactly-once (one Postgres transaction per checkpoint with progress row; key auction)" {
+		t.Errorf("Delivery() = %q", d)
+	}
+}
+
+func TestTableDoesNotFit(t *testing.T) {
+	dsn := newDB(t)
+	exec(t, dsn, `CREATE TABLE q7_results (window_start timestamp, window_end timestamp, auction bigint, PRIMARY KEY (window_start, auction));
+		CREATE TABLE q7_text (window_start timestamp, window_end timestamp, auction bigint, max_price text, PRIMARY KEY (window_start, auction));
+		CREATE TABLE q7_nokey (window_start timestamp, window_end timestamp, auction bigint, max_price float8, UNIQUE (auction))`)
+	for _, tc := range []struct {
+		table, create, want string
+	}{
+		{"q7_results", "false", "table public.q7_results has no column max_price"},
+		{"q7_text", "false", "table public.q7_text: column max_price is text, the view's column is DOUBLE"},
+		{"q7_nokey", "false", "no primary key or unique constraint on (window_start, auction) (it has unique keys on (auction)"},
+		{"q7_missing", "false", "table q7_missing does not exist (create it, or set create_table = true)"},
+		{"q7_text", "true", "column max_price is text"}, // create_table does not hide a misfit table
+		{"nosuchschema.q7", "true", `schema "nosuchschema" does not exist`},
+	} {
+		_, err := Factory(nil).New(connectors.SinkSpec{Name: "s1", Schema: q7Schema, Key: []int{0, 2},
+			Options: map[string]string{"connector": "postgres", "dsn": dsn, "table": tc.table, "create_table": tc.create}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("table %s: error %v, want it to contain %q", tc.table, err, tc.want)
+		}
+	}
+}
+
+func TestPermanentErrorsAreNotRetried(t *testing.T) {
+	dsn := newDB(t)
+	exec(t, dsn, "CREATE TABLE t (id bigint PRIMARY KEY, name text, price float8 CHECK (price >= 0), ok bool, ts timestamp, dur interval)")
+	s := openSink(t, allTypes, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t"})
+	mustWrite(t, s, up(row(1, "a", -1)...))
+	if _, err := s.PreCommit(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := s.Commit(ctx, 1)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), `violates check constraint "t_price_check"`) ||
+		!strings.Contains(err.Error(), "postgres sink s1 (table public.t): commit checkpoint 1") {
+		t.Fatalf("commit: %v (ctx %v)", err, ctx.Err())
+	}
+}
+
+func TestPasswordNeverShown(t *testing.T) {
+	dsn := strings.Replace(newDB(t), "postgres@", "postgres:s3cretpw@", 1) // trust auth ignores it
+	var logs logBuffer
+	s := openSink(t, allTypes, []int{0}, logs.logger(), map[string]string{"dsn": dsn, "table": "t", "create_table": "true"})
+	if d := s.(connectors.Delivery).Delivery(); strings.Contains(d, "s3cretpw") || d != "exactly-once (one Postgres transaction per checkpoint with progress row; key id)" {
+		t.Errorf("Delivery() = %q", d)
+	}
+	bad := strings.Replace(dsn, "/t", "/nosuchdb_t", 1)
+	_, err := Factory(logs.logger()).New(connectors.SinkSpec{Name: "s2", Schema: allTypes, Key: []int{0},
+		Options: map[string]string{"connector": "postgres", "dsn": bad, "table": "t"}})
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || strings.Contains(err.Error(), "s3cretpw") {
+		t.Errorf("a missing database: %v", err)
+	}
+	if strings.Contains(logs.String(), "s3cretpw") {
+		t.Errorf("the logs show the password:\n%s", logs.String())
+	}
+}
+
+// TestPostgresOutage stops Postgres with the sink connected, lets Commit
+// (exactly-once) or PreCommit (at-least-once) block while it is down, and
+// restarts it: the call succeeds with nothing lost. A call whose context
+// ends during the outage returns the context's error and keeps the
+// changes for the next call.
+func TestPostgresOutage(t *testing.T) {
+	for _, delivery := range []string{ExactlyOnce, AtLeastOnce} {
+		t.Run(delivery, func(t *testing.T) {
+			db := srv.NewDB(t)
+			dsn := strings.Replace(srv.DSNFor(db), "postgres@", "postgres:s3cretpw@", 1)
+			var logs logBuffer
+			s := openSink(t, allTypes, []int{0}, logs.logger(), map[string]string{"dsn": dsn, "table": "t",
+				"create_table": "true", "delivery": delivery, "retry_max_backoff": "200ms"})
+			mustWrite(t, s, up(row(1, "a", 1)...))
+			mustCommit(t, s, 1)
+
+			if err := srv.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			restarted := make(chan error, 1)
+			defer func() {
+				if err := <-restarted; err != nil {
+					t.Fatalf("restart: %v", err)
+				}
+			}()
+			mustWrite(t, s, up(row(2, "b", 2)...), up(row(1, "a1", 1)...))
+			commit := func(ctx context.Context) error {
+				if delivery == AtLeastOnce {
+					_, err := s.PreCommit(ctx, 2)
+					return err
+				}
+				return s.Commit(ctx, 2)
+			}
+			if delivery == ExactlyOnce {
+				if _, err := s.PreCommit(context.Background(), 2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			err := commit(ctx)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				restarted <- nil
+				t.Fatalf("a call while Postgres is down and the context ends: %v", err)
+			}
+			go func() {
+				time.Sleep(2 * time.Second)
+				restarted <- srv.Restart()
+			}()
+			if err := commit(context.Background()); err != nil {
+				t.Fatalf("after the outage: %v", err)
+			}
+			same(t, "after the outage", psql(t, srv.DSNFor(db), "SELECT id, name FROM t"), "1 a1", "2 b")
+			l := logs.String()
+			if !strings.Contains(l, "Postgres unavailable, retrying") || !strings.Contains(l, "Postgres is back") {
+				t.Errorf("the logs do not show the retries:\n%s", l)
+			}
+			if strings.Contains(l, "s3cretpw") {
+				t.Errorf("the logs show the password:\n%s", l)
+			}
+		})
+	}
+}

@@ -1,0 +1,252 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Postgres type OIDs the sink knows.
+const (
+	oidBool        = 16
+	oidInt8        = 20
+	oidInt2        = 21
+	oidInt4        = 23
+	oidText        = 25
+	oidFloat4      = 700
+	oidFloat8      = 701
+	oidBpchar      = 1042
+	oidVarchar     = 1043
+	oidTimestamp   = 1114
+	oidTimestamptz = 1184
+	oidInterval    = 1186
+	oidNumeric     = 1700
+)
+
+// pgType is the column type create_table uses for a view column.
+func pgType(k types.Kind) string {
+	switch k {
+	case types.Bool:
+		return "BOOLEAN"
+	case types.Int:
+		return "BIGINT"
+	case types.Float:
+		return "DOUBLE PRECISION"
+	case types.Timestamp:
+		return "TIMESTAMP"
+	case types.Interval:
+		return "INTERVAL"
+	}
+	return "TEXT" // String, and NULL-typed columns
+}
+
+// arrayType is the array type the sink sends a view column's values as.
+func arrayType(k types.Kind) string {
+	switch k {
+	case types.Bool:
+		return "bool[]"
+	case types.Int:
+		return "int8[]"
+	case types.Float:
+		return "float8[]"
+	case types.Timestamp:
+		return "timestamp[]"
+	case types.Interval:
+		return "interval[]"
+	}
+	return "text[]"
+}
+
+// compatible reports whether a column of type oid accepts a view column of
+// kind k through Postgres's assignment casts without losing meaning.
+// Narrower numeric types are accepted; a value out of their range is a
+// (permanent) write error.
+func compatible(k types.Kind, oid uint32) bool {
+	var ok []uint32
+	switch k {
+	case types.Bool:
+		ok = []uint32{oidBool}
+	case types.Int:
+		ok = []uint32{oidInt8, oidInt4, oidInt2, oidNumeric, oidFloat8}
+	case types.Float:
+		ok = []uint32{oidFloat8, oidFloat4, oidNumeric}
+	case types.Timestamp:
+		ok = []uint32{oidTimestamp, oidTimestamptz}
+	case types.Interval:
+		ok = []uint32{oidInterval}
+	default:
+		ok = []uint32{oidText, oidVarchar, oidBpchar}
+	}
+	return slices.Contains(ok, oid)
+}
+
+// createTableSQL creates the target table with the view's columns and the
+// primary key (none for a keyless view).
+func createTableSQL(c *config) string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE IF NOT EXISTS ")
+	b.WriteString(pgx.Identifier(c.table).Sanitize())
+	b.WriteString(" (")
+	for i, col := range c.schema {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIdent(col.Name))
+		b.WriteByte(' ')
+		b.WriteString(pgType(col.Type))
+	}
+	if len(c.key) > 0 {
+		b.WriteString(", PRIMARY KEY (")
+		b.WriteString(quoteIdents(c.keyNames()))
+		b.WriteByte(')')
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// pgColumn is one column of an existing table.
+type pgColumn struct {
+	name       string
+	typeName   string // format_type(): "text", "double precision", ...
+	oid        uint32
+	notNull    bool
+	hasDefault bool
+}
+
+// tableInfo is what the fit check needs from the catalog.
+type tableInfo struct {
+	name    string // schema.table as resolved
+	columns []pgColumn
+	uniques [][]string // columns of each unique, non-partial, plain index
+}
+
+// errNoTable is returned by loadTable when the table does not exist.
+var errNoTable = errors.New("table does not exist")
+
+// loadTable reads the table's columns and unique indexes.
+func loadTable(ctx context.Context, conn *pgx.Conn, table []string) (*tableInfo, error) {
+	var oid uint32
+	var ti tableInfo
+	err := conn.QueryRow(ctx, `SELECT c.oid, n.nspname || '.' || c.relname
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.oid = to_regclass($1)`, pgx.Identifier(table).Sanitize()).Scan(&oid, &ti.name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNoTable
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up table: %w", err)
+	}
+	rows, err := conn.Query(ctx, `SELECT attname::text, format_type(atttypid, atttypmod), atttypid, attnotnull,
+			atthasdef OR attidentity <> '' OR attgenerated <> ''
+		FROM pg_attribute WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum`, oid)
+	if err != nil {
+		return nil, fmt.Errorf("read columns: %w", err)
+	}
+	for rows.Next() {
+		var c pgColumn
+		if err := rows.Scan(&c.name, &c.typeName, &c.oid, &c.notNull, &c.hasDefault); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read columns: %w", err)
+		}
+		ti.columns = append(ti.columns, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read columns: %w", err)
+	}
+	rows, err = conn.Query(ctx, `SELECT ARRAY(SELECT a.attname::text FROM unnest(i.indkey) k
+			JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k)
+		FROM pg_index i WHERE i.indrelid = $1 AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL`, oid)
+	if err != nil {
+		return nil, fmt.Errorf("read indexes: %w", err)
+	}
+	for rows.Next() {
+		var cols []string
+		if err := rows.Scan(&cols); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read indexes: %w", err)
+		}
+		ti.uniques = append(ti.uniques, cols)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read indexes: %w", err)
+	}
+	return &ti, nil
+}
+
+// checkFit says everything about the table that does not fit the view:
+// missing columns, incompatible types, NOT NULL columns the sink cannot
+// fill, and a missing primary key or unique index on exactly the key.
+func checkFit(ti *tableInfo, schema types.Schema, key []string) error {
+	var missing, problems []string
+	byName := map[string]pgColumn{}
+	for _, c := range ti.columns {
+		byName[c.name] = c
+	}
+	inView := map[string]bool{}
+	for _, vc := range schema {
+		inView[vc.Name] = true
+		pc, ok := byName[vc.Name]
+		switch {
+		case !ok:
+			missing = append(missing, fmt.Sprintf("table %s has no column %s", ti.name, vc.Name))
+		case !compatible(vc.Type, pc.oid):
+			problems = append(problems, fmt.Sprintf("column %s is %s, the view's column is %s", vc.Name, pc.typeName, vc.Type))
+		}
+	}
+	for _, pc := range ti.columns {
+		if pc.notNull && !pc.hasDefault && !inView[pc.name] {
+			problems = append(problems, fmt.Sprintf("column %s is NOT NULL without a default and the view has no such column", pc.name))
+		}
+	}
+	if len(key) > 0 && !hasUnique(ti.uniques, key) {
+		problems = append(problems, fmt.Sprintf("no primary key or unique constraint on (%s)%s", strings.Join(key, ", "), uniquesHint(ti.uniques)))
+	}
+	problems = append(missing, problems...)
+	if len(problems) == 0 {
+		return nil
+	}
+	msg := strings.Join(problems, "; ")
+	if !strings.HasPrefix(msg, "table ") {
+		msg = "table " + ti.name + ": " + msg
+	}
+	return errors.New(msg)
+}
+
+func hasUnique(uniques [][]string, key []string) bool {
+	want := slices.Sorted(slices.Values(key))
+	for _, u := range uniques {
+		if slices.Equal(slices.Sorted(slices.Values(u)), want) {
+			return true
+		}
+	}
+	return false
+}
+
+func uniquesHint(uniques [][]string) string {
+	if len(uniques) == 0 {
+		return ""
+	}
+	s := make([]string, len(uniques))
+	for i, u := range uniques {
+		s[i] = "(" + strings.Join(u, ", ") + ")"
+	}
+	return " (it has unique keys on " + strings.Join(s, ", ") + "; set primary_key to one of them)"
+}
+
+// progressTable is the progress table's name, in the target's schema.
+func progressTable(table []string) []string {
+	if len(table) == 2 {
+		return []string{table[0], progressName}
+	}
+	return []string{progressName}
+}
+
+func createProgressSQL(table []string) string {
+	return "CREATE TABLE IF NOT EXISTS " + pgx.Identifier(progressTable(table)).Sanitize() +
+		" (sink TEXT PRIMARY KEY, checkpoint BIGINT NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+}

@@ -1,0 +1,319 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/types"
+)
+
+func TestParseQualifiedName(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{in: "q7_results", want: []string{"q7_results"}},
+		{in: "Q7_Results", want: []string{"q7_results"}},
+		{in: "public.q7", want: []string{"public", "q7"}},
+		{in: " Public . Q7 ", want: []string{"public", "q7"}},
+		{in: `"MySchema"."My Table"`, want: []string{"MySchema", "My Table"}},
+		{in: `"a.b"`, want: []string{"a.b"}},
+		{in: `"say ""hi"""`, want: []string{`say "hi"`}},
+		{in: `s."T"`, want: []string{"s", "T"}},
+		{in: "a.b.c", err: "3 parts"},
+		{in: "", err: "empty name"},
+		{in: "s.", err: "empty name"},
+		{in: `"unterminated`, err: "unterminated quote"},
+		{in: `ab"c"`, err: "quote in the middle"},
+		{in: `"c"x`, err: "text after a quoted name"},
+	} {
+		got, err := parseQualifiedName(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("parseQualifiedName(%q) = %q, %v; want error containing %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("parseQualifiedName(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestParseIdentList(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{in: "window_start, auction", want: []string{"window_start", "auction"}},
+		{in: `id,"Name"`, want: []string{"id", "Name"}},
+		{in: "a,,b", err: true},
+		{in: "a,", err: true},
+	} {
+		got, err := parseIdentList(tc.in)
+		if (err != nil) != tc.err || (!tc.err && !slices.Equal(got, tc.want)) {
+			t.Errorf("parseIdentList(%q) = %q, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestQuoteIdent(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"price", `"price"`},
+		{"Max Price", `"Max Price"`},
+		{`a"b`, `"a""b"`},
+		{"drop table x; --", `"drop table x; --"`},
+	} {
+		if got := quoteIdent(tc.in); got != tc.want {
+			t.Errorf("quoteIdent(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if got := quoteIdents([]string{"window_start", "auction"}); got != `"window_start", "auction"` {
+		t.Errorf("quoteIdents = %s", got)
+	}
+}
+
+func TestRedactDSN(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"postgres://app:s3cret@127.0.0.1:5432/app", "postgres://app:xxxxx@127.0.0.1:5432/app"},
+		{"postgresql://app:p%40ss@db/app?sslmode=disable", "postgresql://app:xxxxx@db/app?sslmode=disable"},
+		{"postgres://app@db/app?password=s3cret&sslmode=disable", "postgres://app@db/app?password=xxxxx&sslmode=disable"},
+		{"postgres://app@127.0.0.1/app", "postgres://app@127.0.0.1/app"},
+		{"postgres://app:s3cret@[::1", "postgres://app:xxxxx@[::1"}, // unparseable URL
+		{"host=db user=app password=s3cret dbname=app", "host=db user=app password=xxxxx dbname=app"},
+		{"host=db password = s3cret", "host=db password = xxxxx"},
+		{"host=db password='s3 cr\\'et' dbname=app", "host=db password=xxxxx dbname=app"},
+		{"host=db PASSWORD=s3cret", "host=db PASSWORD=xxxxx"},
+		{"host=db user=app", "host=db user=app"},
+	} {
+		got := redactDSN(tc.in)
+		if got != tc.want {
+			t.Errorf("redactDSN(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.Contains(got, "s3") || strings.Contains(got, "p%40ss") {
+			t.Errorf("redactDSN(%q) = %q still holds the password", tc.in, got)
+		}
+	}
+}
+
+func TestRedactorErrors(t *testing.T) {
+	base := errors.New("connect as app with s3cret failed")
+	err := redactor{password: "s3cret"}.error(base)
+	if strings.Contains(err.Error(), "s3cret") || !errors.Is(err, base) {
+		t.Errorf("redacted error = %q (Is base: %v)", err, errors.Is(err, base))
+	}
+	if got := (redactor{}).error(base); got != base {
+		t.Errorf("no password: error changed to %v", got)
+	}
+}
+
+func TestTypeMapping(t *testing.T) {
+	for _, tc := range []struct {
+		k            types.Kind
+		create, arr  string
+		accept, deny []uint32
+	}{
+		{types.Int, "BIGINT", "int8[]", []uint32{oidInt8, oidInt4, oidNumeric}, []uint32{oidText, oidBool, oidTimestamp}},
+		{types.Float, "DOUBLE PRECISION", "float8[]", []uint32{oidFloat8, oidFloat4, oidNumeric}, []uint32{oidInt8, oidText}},
+		{types.String, "TEXT", "text[]", []uint32{oidText, oidVarchar, oidBpchar}, []uint32{oidInt8}},
+		{types.Bool, "BOOLEAN", "bool[]", []uint32{oidBool}, []uint32{oidInt4, oidText}},
+		{types.Timestamp, "TIMESTAMP", "timestamp[]", []uint32{oidTimestamp, oidTimestamptz}, []uint32{oidText, oidInt8}},
+		{types.Interval, "INTERVAL", "interval[]", []uint32{oidInterval}, []uint32{oidInt8, oidText}},
+		{types.Null, "TEXT", "text[]", []uint32{oidText}, []uint32{oidInt8}},
+	} {
+		if got := pgType(tc.k); got != tc.create {
+			t.Errorf("pgType(%s) = %s, want %s", tc.k, got, tc.create)
+		}
+		if got := arrayType(tc.k); got != tc.arr {
+			t.Errorf("arrayType(%s) = %s, want %s", tc.k, got, tc.arr)
+		}
+		for _, oid := range tc.accept {
+			if !compatible(tc.k, oid) {
+				t.Errorf("compatible(%s, %d) = false", tc.k, oid)
+			}
+		}
+		for _, oid := range tc.deny {
+			if compatible(tc.k, oid) {
+				t.Errorf("compatible(%s, %d) = true", tc.k, oid)
+			}
+		}
+	}
+}
+
+var q7Schema = types.Schema{
+	{Name: "window_start", Type: types.Timestamp},
+	{Name: "window_end", Type: types.Timestamp},
+	{Name: "auction", Type: types.Int},
+	{Name: "max_price", Type: types.Float},
+}
+
+func TestCheckFit(t *testing.T) {
+	col := func(name, typ string, oid uint32) pgColumn { return pgColumn{name: name, typeName: typ, oid: oid} }
+	good := []pgColumn{
+		col("window_start", "timestamp without time zone", oidTimestamp),
+		col("window_end", "timestamp with time zone", oidTimestamptz),
+		col("auction", "integer", oidInt4),
+		col("max_price", "double precision", oidFloat8),
+	}
+	with := func(cols []pgColumn, i int, c pgColumn) []pgColumn {
+		out := slices.Clone(cols)
+		out[i] = c
+		return out
+	}
+	key := []string{"window_start", "auction"}
+	pk := [][]string{{"auction", "window_start"}}
+	for _, tc := range []struct {
+		name    string
+		cols    []pgColumn
+		uniques [][]string
+		key     []string
+		want    string // "" = fits
+	}{
+		{name: "fits", cols: good, uniques: pk, key: key},
+		{name: "unique index among others", cols: good, uniques: [][]string{{"auction"}, {"window_start", "auction"}}, key: key},
+		{name: "keyless view needs no index", cols: good, key: nil},
+		{name: "extra nullable column", cols: append(slices.Clone(good), col("note", "text", oidText)), uniques: pk, key: key},
+		{name: "missing column", cols: good[:3], uniques: pk, key: key,
+			want: "table public.q7_results has no column max_price"},
+		{name: "wrong type", cols: with(good, 3, col("max_price", "text", oidText)), uniques: pk, key: key,
+			want: "table public.q7_results: column max_price is text, the view's column is DOUBLE"},
+		{name: "no key index", cols: good, key: key,
+			want: "table public.q7_results: no primary key or unique constraint on (window_start, auction)"},
+		{name: "index on a different key", cols: good, uniques: [][]string{{"auction"}}, key: key,
+			want: "no primary key or unique constraint on (window_start, auction) (it has unique keys on (auction); set primary_key to one of them)"},
+		{name: "not null column the view lacks", cols: append(slices.Clone(good), pgColumn{name: "region", typeName: "text", oid: oidText, notNull: true}), uniques: pk, key: key,
+			want: "column region is NOT NULL without a default and the view has no such column"},
+		{name: "not null with default is fine", cols: append(slices.Clone(good), pgColumn{name: "id", typeName: "bigint", oid: oidInt8, notNull: true, hasDefault: true}), uniques: pk, key: key},
+		{name: "every problem at once", cols: with(good[:3], 2, col("auction", "boolean", oidBool)), key: key,
+			want: "table public.q7_results has no column max_price; column auction is boolean, the view's column is BIGINT; no primary key or unique constraint on (window_start, auction)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkFit(&tableInfo{name: "public.q7_results", columns: tc.cols, uniques: tc.uniques}, q7Schema, tc.key)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected misfit: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCreateTableSQL(t *testing.T) {
+	c := &config{table: []string{"app", "Q7"}, schema: q7Schema, key: []int{0, 2}}
+	want := `CREATE TABLE IF NOT EXISTS "app"."Q7" ("window_start" TIMESTAMP, "window_end" TIMESTAMP, "auction" BIGINT, "max_price" DOUBLE PRECISION, PRIMARY KEY ("window_start", "auction"))`
+	if got := createTableSQL(c); got != want {
+		t.Errorf("createTableSQL =\n%s\nwant\n%s", got, want)
+	}
+	c.key = nil
+	if got := createTableSQL(c); strings.Contains(got, "PRIMARY KEY") {
+		t.Errorf("a keyless view got a primary key: %s", got)
+	}
+}
+
+func TestBuildStatements(t *testing.T) {
+	c := &config{sink: "s", table: []string{"q7"}, schema: q7Schema, key: []int{0, 2}}
+	st := buildStatements(c)
+	for _, want := range []string{
+		`INSERT INTO "q7" ("window_start", "window_end", "auction", "max_price") SELECT * FROM unnest($1::timestamp[], $2::timestamp[], $3::int8[], $4::float8[])`,
+		`ON CONFLICT ("window_start", "auction") DO UPDATE SET "window_end" = EXCLUDED."window_end", "max_price" = EXCLUDED."max_price"`,
+	} {
+		if !strings.Contains(st.upsert, want) {
+			t.Errorf("upsert = %s\nwant it to contain %s", st.upsert, want)
+		}
+	}
+	if want := `DELETE FROM "q7" AS streamsql_t USING unnest($1::timestamp[], $2::int8[]) AS streamsql_d("window_start", "auction")`; !strings.HasPrefix(st.delete, want) {
+		t.Errorf("delete = %s", st.delete)
+	}
+	if !strings.Contains(st.progress, `"streamsql_sink_progress"`) {
+		t.Errorf("progress = %s", st.progress)
+	}
+	c.key = []int{0, 1, 2, 3}
+	if st := buildStatements(c); !strings.HasSuffix(st.upsert, "DO NOTHING") {
+		t.Errorf("an all-key upsert = %s", st.upsert)
+	}
+	c.key, c.table = nil, []string{"s", "t"}
+	st = buildStatements(c)
+	if strings.Contains(st.upsert, "ON CONFLICT") || st.delete != "" {
+		t.Errorf("keyless statements: %q, %q", st.upsert, st.delete)
+	}
+	if !strings.Contains(st.progress, `"s"."streamsql_sink_progress"`) {
+		t.Errorf("the progress table is not in the target's schema: %s", st.progress)
+	}
+}
+
+func TestOptionErrors(t *testing.T) {
+	schema := q7Schema
+	base := func(kv ...string) map[string]string {
+		m := map[string]string{"connector": "postgres", "dsn": "postgres://app:s3cret@127.0.0.1:1/app", "table": "t"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"connector": "postgres", "table": "t"}, "needs option 'dsn'"},
+		{map[string]string{"connector": "postgres", "dsn": "host=x"}, "needs option 'table'"},
+		{base("tabel", "x"), "did you mean 'table'?"},
+		{base("delivery", "twice"), "must be one of exactly_once, at_least_once"},
+		{base("batch_rows", "0"), "'batch_rows' must be positive"},
+		{base("retry_max_backoff", "soon"), "must be a duration"},
+		{base("primary_key", "auction, nope"), "nope is not a column of the view"},
+		{base("primary_key", "auction, auction"), "named twice"},
+		{base("table", "a.b.c"), "option 'table'"},
+		{base("dsn", "postgres://app:s3cret@host:notaport/x"), "not a valid Postgres connection string"},
+	} {
+		_, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: schema, Key: []int{0, 2}, Options: tc.opts})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("options %v: error %v, want %q", tc.opts, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("options %v: the error shows the password: %v", tc.opts, err)
+		}
+	}
+	c, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: schema, Key: []int{0, 2}, Options: base("primary_key", `AUCTION`)})
+	if err != nil || !slices.Equal(c.key, []int{2}) || !c.exactlyOnce || c.batchRows != 10000 {
+		t.Errorf("primary_key AUCTION: %+v, %v", c, err)
+	}
+}
+
+func TestTransient(t *testing.T) {
+	for _, tc := range []struct {
+		err      error
+		connLost bool
+		want     bool
+	}{
+		{&pgconn.PgError{Code: "57P01"}, true, true},  // admin shutdown
+		{&pgconn.PgError{Code: "08006"}, true, true},  // connection failure
+		{&pgconn.PgError{Code: "53300"}, false, true}, // too many connections
+		{&pgconn.PgError{Code: "40001"}, false, true},
+		{&pgconn.PgError{Code: "42703"}, false, false}, // undefined column
+		{&pgconn.PgError{Code: "42804"}, false, false}, // datatype mismatch
+		{&pgconn.PgError{Code: "28P01"}, true, false},  // bad password
+		{permanent(errors.New("misfit")), true, false},
+		{fmt.Errorf("x: %w", errors.New("conn closed")), true, true},
+		{errors.New("encode failed"), false, false},
+	} {
+		if got := transient(tc.err, tc.connLost); got != tc.want {
+			t.Errorf("transient(%v, %v) = %v, want %v", tc.err, tc.connLost, got, tc.want)
+		}
+	}
+}
+
+func TestColumnArrayKindMismatch(t *testing.T) {
+	ch := []connectors.Change{{Op: connectors.Upsert, Row: types.Row{types.StringValue("x")}}}
+	_, err := columnArrays(types.Schema{{Name: "n", Type: types.Int}}, []int{0}, ch)
+	if err == nil || !strings.Contains(err.Error(), "column n is BIGINT but a change carries a VARCHAR value") {
+		t.Errorf("error = %v", err)
+	}
+}

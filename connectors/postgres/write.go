@@ -1,0 +1,218 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/types"
+)
+
+// statements is the SQL a sink sends, built once from its config.
+type statements struct {
+	upsert         string // all columns as arrays; ON CONFLICT by key
+	delete         string // key columns as arrays
+	progress       string // $1 sink, $2 checkpoint
+	readProgress   string // $1 sink; locks the row
+	createProgress string
+}
+
+func buildStatements(c *config) statements {
+	table := pgx.Identifier(c.table).Sanitize()
+	names := c.schema.Names()
+	var st statements
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT INTO %s (%s) SELECT * FROM unnest(%s)", table, quoteIdents(names), arrayParams(c.schema, allColumns(len(c.schema))))
+	if len(c.key) > 0 {
+		fmt.Fprintf(&b, " ON CONFLICT (%s) DO ", quoteIdents(c.keyNames()))
+		var set []string
+		for i, n := range names {
+			if !isKey(c.key, i) {
+				set = append(set, quoteIdent(n)+" = EXCLUDED."+quoteIdent(n))
+			}
+		}
+		if len(set) == 0 {
+			b.WriteString("NOTHING")
+		} else {
+			b.WriteString("UPDATE SET " + strings.Join(set, ", "))
+		}
+	}
+	st.upsert = b.String()
+
+	if len(c.key) > 0 {
+		keys := c.keyNames()
+		conds := make([]string, len(keys))
+		for i, k := range keys {
+			conds[i] = "streamsql_t." + quoteIdent(k) + " = streamsql_d." + quoteIdent(k)
+		}
+		st.delete = fmt.Sprintf("DELETE FROM %s AS streamsql_t USING unnest(%s) AS streamsql_d(%s) WHERE %s",
+			table, arrayParams(c.schema, c.key), quoteIdents(keys), strings.Join(conds, " AND "))
+	}
+
+	prog := pgx.Identifier(progressTable(c.table)).Sanitize()
+	st.progress = "INSERT INTO " + prog + " (sink, checkpoint, updated_at) VALUES ($1, $2, now()) " +
+		"ON CONFLICT (sink) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, updated_at = EXCLUDED.updated_at"
+	st.readProgress = "SELECT checkpoint FROM " + prog + " WHERE sink = $1 FOR UPDATE"
+	st.createProgress = createProgressSQL(c.table)
+	return st
+}
+
+func allColumns(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func isKey(key []int, i int) bool {
+	for _, k := range key {
+		if k == i {
+			return true
+		}
+	}
+	return false
+}
+
+// arrayParams is "$1::int8[], $2::text[], ..." for the given columns.
+func arrayParams(schema types.Schema, cols []int) string {
+	p := make([]string, len(cols))
+	for i, c := range cols {
+		p[i] = fmt.Sprintf("$%d::%s", i+1, arrayType(schema[c].Type))
+	}
+	return strings.Join(p, ", ")
+}
+
+// queueChanges adds the statements applying changes (collapsed: one
+// change per key) to b, batchRows rows per statement.
+func queueChanges(b *pgx.Batch, c *config, st *statements, changes []connectors.Change) error {
+	var ups, dels []connectors.Change
+	for _, ch := range changes {
+		if ch.Op == connectors.Delete {
+			dels = append(dels, ch)
+		} else {
+			ups = append(ups, ch)
+		}
+	}
+	if len(dels) > 0 && len(c.key) == 0 {
+		return permanent(fmt.Errorf("the view has no key and no primary_key option is set, so a delete (%s) cannot be applied", dels[0].Row))
+	}
+	if err := queueChunks(b, c, st.delete, c.key, dels); err != nil {
+		return err
+	}
+	return queueChunks(b, c, st.upsert, allColumns(len(c.schema)), ups)
+}
+
+func queueChunks(b *pgx.Batch, c *config, sql string, cols []int, changes []connectors.Change) error {
+	for len(changes) > 0 {
+		n := min(len(changes), c.batchRows)
+		args, err := columnArrays(c.schema, cols, changes[:n])
+		if err != nil {
+			return permanent(err)
+		}
+		b.Queue(sql, args...)
+		changes = changes[n:]
+	}
+	return nil
+}
+
+// columnArrays turns the rows into one typed array per column.
+func columnArrays(schema types.Schema, cols []int, changes []connectors.Change) ([]any, error) {
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		col := schema[c]
+		var err error
+		args[i], err = columnArray(col, c, changes)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+func columnArray(col types.Column, c int, changes []connectors.Change) (any, error) {
+	n := len(changes)
+	bad := func(v types.Value) error {
+		return fmt.Errorf("column %s is %s but a change carries a %s value (%s)", col.Name, col.Type, v.K, v)
+	}
+	switch col.Type {
+	case types.Bool:
+		a := make([]pgtype.Bool, n)
+		for i, ch := range changes {
+			if v := at(ch.Row, c); v.K == types.Bool {
+				a[i] = pgtype.Bool{Bool: v.I != 0, Valid: true}
+			} else if v.K != types.Null {
+				return nil, bad(v)
+			}
+		}
+		return a, nil
+	case types.Int:
+		a := make([]pgtype.Int8, n)
+		for i, ch := range changes {
+			if v := at(ch.Row, c); v.K == types.Int {
+				a[i] = pgtype.Int8{Int64: v.I, Valid: true}
+			} else if v.K != types.Null {
+				return nil, bad(v)
+			}
+		}
+		return a, nil
+	case types.Float:
+		a := make([]pgtype.Float8, n)
+		for i, ch := range changes {
+			switch v := at(ch.Row, c); v.K {
+			case types.Float:
+				a[i] = pgtype.Float8{Float64: v.F, Valid: true}
+			case types.Int:
+				a[i] = pgtype.Float8{Float64: float64(v.I), Valid: true}
+			case types.Null:
+			default:
+				return nil, bad(v)
+			}
+		}
+		return a, nil
+	case types.Timestamp:
+		a := make([]pgtype.Timestamp, n)
+		for i, ch := range changes {
+			if v := at(ch.Row, c); v.K == types.Timestamp {
+				a[i] = pgtype.Timestamp{Time: time.UnixMicro(v.I).UTC(), Valid: true}
+			} else if v.K != types.Null {
+				return nil, bad(v)
+			}
+		}
+		return a, nil
+	case types.Interval:
+		a := make([]pgtype.Interval, n)
+		for i, ch := range changes {
+			if v := at(ch.Row, c); v.K == types.Interval {
+				a[i] = pgtype.Interval{Microseconds: v.I, Valid: true}
+			} else if v.K != types.Null {
+				return nil, bad(v)
+			}
+		}
+		return a, nil
+	}
+	// String, and NULL-typed columns: text, non-strings in their SQL text.
+	a := make([]pgtype.Text, n)
+	for i, ch := range changes {
+		switch v := at(ch.Row, c); v.K {
+		case types.Null:
+		case types.String:
+			a[i] = pgtype.Text{String: v.S, Valid: true}
+		default:
+			a[i] = pgtype.Text{String: v.String(), Valid: true}
+		}
+	}
+	return a, nil
+}
+
+// at is row[c], or NULL when the row is shorter.
+func at(row types.Row, c int) types.Value {
+	if c < len(row) {
+		return row[c]
+	}
+	return types.Value{}
+}

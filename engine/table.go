@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// tableRT is a running TABLE: a keyed, updatable relation. A memory table
+// takes INSERTs (an existing key is replaced) that are durable when
+// acknowledged; a connector table (an upsert topic, change events) applies
+// its source's upserts and deletes by primary key, and checkpoints its
+// contents with the source position so a replay converges.
+//
+// State: one row per live key, in memory and under t/<table>/ in Badger.
+type tableRT struct {
+	obj   *catalog.Object
+	rd    *reader // nil for memory tables
+	rows  map[string]types.Row
+	dirty map[string]bool // keys changed since the last checkpoint (deleted keys too)
+}
+
+func (t *tableRT) prefix() string { return "t/" + strings.ToLower(t.obj.Name) + "/" }
+
+func (t *tableRT) key(row types.Row) string {
+	var kb []byte
+	for _, k := range t.obj.Key {
+		kb = state.AppendRow(kb, row[k:k+1])
+	}
+	return string(kb)
+}
+
+// apply upserts or deletes rows by key.
+func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
+	for i, r := range rows {
+		k := t.key(r)
+		if i < len(ops) && ops[i] == connectors.Delete {
+			delete(t.rows, k)
+		} else {
+			t.rows[k] = r
+		}
+		t.dirty[k] = true
+	}
+}
+
+// Rows returns the table's contents in key order.
+func (t *tableRT) Rows() []types.Row {
+	keys := make([]string, 0, len(t.rows))
+	for k := range t.rows {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]types.Row, len(keys))
+	for i, k := range keys {
+		out[i] = t.rows[k]
+	}
+	return out
+}
+
+func (t *tableRT) checkpoint(w *state.Writer) error {
+	for k := range t.dirty {
+		key := []byte(t.prefix() + "row/" + k)
+		var err error
+		if r, ok := t.rows[k]; ok {
+			err = w.Set(key, state.EncodeValue(r))
+		} else {
+			err = w.Delete(key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	clear(t.dirty)
+	if t.rd != nil {
+		return w.Set([]byte(t.prefix()+"reader"), t.rd.encode())
+	}
+	return nil
+}
+
+func (t *tableRT) restore(st *state.Store) error {
+	p := t.prefix() + "row/"
+	err := st.Scan([]byte(p), func(k, v []byte) error {
+		rows, err := state.DecodeValue(v)
+		if err != nil || len(rows) != 1 {
+			return fmt.Errorf("restore table %s: bad row: %v", t.obj.Name, err)
+		}
+		t.rows[string(k[len(p):])] = rows[0]
+		return nil
+	})
+	if err != nil || t.rd == nil {
+		return err
+	}
+	return t.rd.restore(st, []byte(t.prefix()+"reader"))
+}
+
+// startTable builds the runtime of TABLE o.
+func (e *Engine) startTable(o *catalog.Object) (*tableRT, error) {
+	t := &tableRT{obj: o, rows: map[string]types.Row{}, dirty: map[string]bool{}}
+	if o.Options["connector"] != "memory" {
+		r, err := e.newReader(o)
+		if err != nil {
+			return nil, err
+		}
+		t.rd = r
+	}
+	e.tables[strings.ToLower(o.Name)] = t
+	return t, nil
+}
+
+// stepTable reads one batch into a connector table.
+func (e *Engine) stepTable(ctx context.Context, t *tableRT, max int) (bool, error) {
+	if t.rd == nil {
+		return false, nil
+	}
+	return e.readBatch(ctx, t.rd, max, func(b connectors.Batch, rows []types.Row) error {
+		t.apply(rows, b.Ops)
+		return nil
+	})
+}
+
+// insertTable upserts INSERTed rows into a memory table, durably before
+// the INSERT is acknowledged.
+func (e *Engine) insertTable(t *tableRT, rows []types.Row) error {
+	for _, r := range rows {
+		for _, k := range t.obj.Key {
+			if r[k].IsNull() {
+				return sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", t.obj.Schema[k].Name, t.obj.Name)
+			}
+		}
+	}
+	err := e.store.Update(func(w *state.Writer) error {
+		for _, r := range rows {
+			if err := w.Set([]byte(t.prefix()+"row/"+t.key(r)), state.EncodeValue(r)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		t.rows[t.key(r)] = r
+	}
+	return nil
+}
