@@ -37,9 +37,22 @@ type evaluator struct {
 	cat    *catData
 	params []*string
 	regex  map[string]*regexp.Regexp
+	tables map[string]*relation // virtual tables built so far (rows are never modified)
+	work   int                  // rows built so far, against maxWork
 }
 
-type evalError = sqlerr.Error
+// maxWork bounds the rows one query may build (joins, subqueries run per
+// row), so a cross join of catalog tables fails instead of eating memory.
+const maxWork = 300_000
+
+func (ev *evaluator) spend(rows int) error {
+	ev.work += rows
+	if ev.work > maxWork {
+		return errf("54000", "catalog query too expensive: more than %d intermediate rows", maxWork)
+	}
+	return nil
+}
+
 
 func errf(code, format string, args ...any) error { return sqlerr.New(code, format, args...) }
 
@@ -359,7 +372,13 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 		if err != nil {
 			return nil, err
 		}
+		if len(cur.rows)*len(r.rows) > maxWork {
+			return nil, ev.spend(maxWork + 1)
+		}
 		cur = product(cur, r)
+		if err := ev.spend(len(cur.rows)); err != nil {
+			return nil, err
+		}
 		if err := apply(false); err != nil {
 			return nil, err
 		}
@@ -417,8 +436,19 @@ func product(a, b *relation) *relation {
 func (ev *evaluator) fromItem(f fromItem, outer *env, typeOnly bool) (*relation, error) {
 	switch f := f.(type) {
 	case *tableRef:
-		r, err := ev.cat.table(f.schema, f.name)
-		if err != nil {
+		key := f.schema + "." + f.name
+		r, ok := ev.tables[key]
+		if !ok {
+			var err error
+			if r, err = ev.cat.table(f.schema, f.name); err != nil {
+				return nil, err
+			}
+			if ev.tables == nil {
+				ev.tables = map[string]*relation{}
+			}
+			ev.tables[key] = r
+		}
+		if err := ev.spend(len(r.rows)); err != nil {
 			return nil, err
 		}
 		return aliased(r, pick(f.alias, f.name), f.colAliases), nil
@@ -502,9 +532,37 @@ func (ev *evaluator) join(j *joinRef, l, r *relation, outer *env, typeOnly bool)
 		return out, nil
 	}
 	rMatched := make([]bool, len(r.rows))
+	// an equality between a left and a right column picks the candidate
+	// right rows by hash; the whole ON condition still decides
+	var candidates func([]any) []int
+	all := make([]int, len(r.rows))
+	for i := range all {
+		all[i] = i
+	}
+	candidates = func([]any) []int { return all }
+	if li, ri, ok := equiJoinKey(on, l.cols, r.cols); ok {
+		byKey := map[string][]int{}
+		for i, rr := range r.rows {
+			if rr[ri] != nil {
+				k := joinKey(rr[ri])
+				byKey[k] = append(byKey[k], i)
+			}
+		}
+		candidates = func(lr []any) []int {
+			if lr[li] == nil {
+				return nil
+			}
+			return byKey[joinKey(lr[li])]
+		}
+	}
 	for _, lr := range l.rows {
 		matched := false
-		for ri, rr := range r.rows {
+		cands := candidates(lr)
+		if err := ev.spend(len(cands)); err != nil {
+			return nil, err
+		}
+		for _, ri := range cands {
+			rr := r.rows[ri]
 			row := make([]any, 0, len(lr)+len(rr))
 			row = append(append(row, lr...), rr...)
 			if on != nil {
@@ -519,6 +577,9 @@ func (ev *evaluator) join(j *joinRef, l, r *relation, outer *env, typeOnly bool)
 			matched = true
 			rMatched[ri] = true
 			out.rows = append(out.rows, row)
+			if err := ev.spend(1); err != nil {
+				return nil, err
+			}
 		}
 		if !matched && (j.kind == "left" || j.kind == "full") {
 			row := append(append([]any(nil), lr...), make([]any, len(r.cols))...)
@@ -534,6 +595,49 @@ func (ev *evaluator) join(j *joinRef, l, r *relation, outer *env, typeOnly bool)
 	}
 	return out, nil
 }
+
+// equiJoinKey finds a conjunct "left column = right column" in on and
+// returns the two positions.
+func equiJoinKey(on expr, lcols, rcols []colDef) (int, int, bool) {
+	if on == nil {
+		return 0, 0, false
+	}
+	for _, c := range splitAnd(on, nil) {
+		b, ok := c.(*binExpr)
+		if !ok || b.op != "=" {
+			continue
+		}
+		pos := func(e expr, cols []colDef) int {
+			switch x := e.(type) {
+			case *colExpr:
+				if _, i, err := (&env{cols: cols}).lookup(x.qual, x.name); err == nil {
+					return i
+				}
+			}
+			return -1
+		}
+		if li, ri := pos(b.l, lcols), pos(b.r, rcols); li >= 0 && ri >= 0 && pos(b.l, rcols) < 0 && pos(b.r, lcols) < 0 {
+			if sameClass(lcols[li].t, rcols[ri].t) {
+				return li, ri, true
+			}
+		}
+		if li, ri := pos(b.r, lcols), pos(b.l, rcols); li >= 0 && ri >= 0 && pos(b.r, rcols) < 0 && pos(b.l, lcols) < 0 {
+			if sameClass(lcols[li].t, rcols[ri].t) {
+				return li, ri, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// sameClass reports whether two column types compare by the same value
+// kind, so equal values have equal hash keys.
+func sameClass(a, b uint32) bool {
+	ca, cb := classOf(a), classOf(b)
+	return ca == cb && (ca == 'i' || ca == 's' || ca == 'b')
+}
+
+func joinKey(v any) string { return fmt.Sprintf("%T:%v", v, v) }
 
 // colRefIx reads a column by position (JOIN USING conditions).
 type colRefIx struct{ i int }

@@ -765,6 +765,10 @@ func (ev *evaluator) cast(v any, from, to uint32) (any, error) {
 		return nil, nil
 	}
 	switch to {
+	case OIDRegproc:
+		if s, ok := v.(string); ok {
+			return strings.TrimPrefix(s, "pg_catalog."), nil
+		}
 	case OIDRegclass:
 		if s, ok := v.(string); ok {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {

@@ -169,6 +169,7 @@ func init() {
 			return sizePretty(n), nil
 		}},
 		"pg_table_size":          zero,
+		"pg_stat_get_numscans":   zero,
 		"pg_relation_size":       fnDef{ret: OIDInt8, min: 1, max: 2, call: zero.call},
 		"pg_total_relation_size": zero,
 		"pg_indexes_size":        zero,
@@ -563,8 +564,28 @@ func (ev *evaluator) tableFunc(f *funcExpr, outer *env, typeOnly bool) (*relatio
 		}
 	case "pg_options_to_table":
 		cols = []colDef{{name: "option_name", t: OIDText}, {name: "option_value", t: OIDText}}
+	case "pg_get_keywords":
+		cols = []colDef{{name: "word", t: OIDText}, {name: "catcode", t: OIDChar}, {name: "barelabel", t: OIDBool},
+			{name: "catdesc", t: OIDText}, {name: "baredesc", t: OIDText}}
 	default:
-		return nil, errf(sqlerr.UndefinedFunction, "function %s does not exist", f.name)
+		// a scalar function in FROM is a one-row table
+		if _, ok := functions[f.name]; !ok {
+			return nil, errf(sqlerr.UndefinedFunction, "function %s does not exist", f.name)
+		}
+		en := &env{outer: outer}
+		t, err := ev.typeOf(f, en)
+		if err != nil {
+			return nil, err
+		}
+		r := &relation{cols: []colDef{{name: f.name, t: t}}}
+		if !typeOnly {
+			v, err := ev.eval(f, en)
+			if err != nil {
+				return nil, err
+			}
+			r.rows = [][]any{{v}}
+		}
+		return r, nil
 	}
 	r := &relation{cols: cols}
 	if typeOnly {
@@ -609,6 +630,15 @@ func (ev *evaluator) tableFunc(f *funcExpr, outer *env, typeOnly bool) (*relatio
 		}
 		for _, v := range arr {
 			r.rows = append(r.rows, []any{v})
+		}
+	case "pg_get_keywords":
+		words := make([]string, 0, len(reserved))
+		for w := range reserved {
+			words = append(words, w)
+		}
+		sort.Strings(words)
+		for _, w := range words {
+			r.rows = append(r.rows, []any{w, "R", false, "reserved", "requires AS"})
 		}
 	case "pg_options_to_table":
 		if len(args) != 1 || args[0] == nil {

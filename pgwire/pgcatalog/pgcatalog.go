@@ -146,7 +146,7 @@ func isCatalogQuery(q *query) bool {
 				ok = false
 			}
 		case *funcRef:
-			if !tableFuncs[t.fn.name] {
+			if _, scalar := functions[t.fn.name]; !scalar && !tableFuncs[t.fn.name] {
 				ok = false
 			}
 		}
@@ -165,7 +165,7 @@ func isCatalogQuery(q *query) bool {
 	return true
 }
 
-var tableFuncs = map[string]bool{"generate_series": true, "unnest": true, "pg_options_to_table": true}
+var tableFuncs = map[string]bool{"generate_series": true, "unnest": true, "pg_options_to_table": true, "pg_get_keywords": true}
 
 func readsUserTable(q *query) bool {
 	found := false
@@ -186,8 +186,7 @@ func walkQuery(q *query, onFrom func(fromItem), onExpr func(expr)) {
 	if q == nil {
 		return
 	}
-	var visitExpr func(e expr)
-	visitExpr = func(e expr) {
+	visitExpr := func(e expr) {
 		walkExpr(e, func(x expr) bool {
 			onExpr(x)
 			switch x := x.(type) {

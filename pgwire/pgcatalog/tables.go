@@ -219,7 +219,22 @@ func (cd *catData) schema() string {
 
 func (cd *catData) hasKey(oi *objInfo) bool { return len(oi.keyNums) > 0 }
 
+// catalogTableOIDs are the OIDs of the catalog tables clients name in
+// 'pg_class'::regclass (pg_description.classoid and the like).
+var catalogTableOIDs = map[string]int64{
+	"pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259, "pg_database": 1262,
+	"pg_am": 2601, "pg_attrdef": 2604, "pg_constraint": 2606, "pg_description": 2609, "pg_index": 2610,
+	"pg_inherits": 2611, "pg_namespace": 2615, "pg_rewrite": 2618, "pg_trigger": 2620, "pg_policy": 3256,
+	"pg_collation": 3456, "pg_foreign_table": 3118, "pg_extension": 3079, "pg_statistic_ext": 3381,
+	"pg_publication": 6104, "pg_tablespace": 1213, "pg_authid": 1260, "pg_language": 2612,
+}
+
 func (cd *catData) relName(oid int64) string {
+	for n, o := range catalogTableOIDs {
+		if o == oid {
+			return n
+		}
+	}
 	if oi := cd.byOID[oid]; oi != nil {
 		if oid == oi.idx {
 			return quoteIdent(oi.name + "_pkey")
@@ -242,6 +257,9 @@ func (cd *catData) relByName(s string) (int64, bool) {
 	}
 	if oi := cd.byName[s]; oi != nil {
 		return oi.oid, true
+	}
+	if oid, ok := catalogTableOIDs[strings.TrimPrefix(s, "pg_catalog.")]; ok {
+		return oid, true
 	}
 	if n, ok := strings.CutSuffix(s, "_pkey"); ok {
 		if oi := cd.byName[n]; oi != nil && cd.hasKey(oi) {

@@ -1,0 +1,296 @@
+package pgcatalog
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// fixture is one object of each kind.
+var fixture = []Object{
+	{Name: "bids", Kind: "source", Columns: []Column{{"auction", types.Int}, {"price", types.Float}, {"ts", types.Timestamp}},
+		Options: map[string]string{"connector": "memory"}},
+	{Name: "Q7", Kind: "materialized view",
+		Columns:    []Column{{"auction", types.Int}, {"n", types.Int}, {"w", types.Interval}, {"s", types.String}, {"b", types.Bool}},
+		Key:        []string{"auction"},
+		Definition: "CREATE MATERIALIZED VIEW q7 AS SELECT auction, count(*) AS n FROM bids GROUP BY auction"},
+	{Name: "t1", Kind: "table", Columns: []Column{{"id", types.Int}, {"name", types.String}}, Key: []string{"id"}},
+	{Name: "out", Kind: "sink", Columns: []Column{{"auction", types.Int}, {"n", types.Int}},
+		Options: map[string]string{"connector": "kafka", "topic": "q7", "sasl.password": "hunter2"}},
+}
+
+var session = Session{Database: "dev", User: "root", BackendPID: 4242, Settings: map[string]string{"application_name": "psql"}}
+
+func str(s string) *string { return &s }
+
+// answer runs q and returns its rows as "a|b|c" lines (NULL as <null>).
+func answer(t *testing.T, q string, params ...*string) (*Result, []string) {
+	t.Helper()
+	res, ok, err := Answer(q, params, fixture, session)
+	if err != nil {
+		t.Fatalf("%s\n: %v", q, err)
+	}
+	if !ok {
+		t.Fatalf("not handled: %s", q)
+	}
+	var lines []string
+	for _, r := range res.Rows {
+		if len(r) != len(res.Columns) {
+			t.Fatalf("row has %d values, %d columns", len(r), len(res.Columns))
+		}
+		parts := make([]string, len(r))
+		for i, v := range r {
+			if v == nil {
+				parts[i] = "<null>"
+			} else {
+				parts[i] = *v
+			}
+		}
+		lines = append(lines, strings.Join(parts, "|"))
+	}
+	return res, lines
+}
+
+func psqlQuery(t *testing.T, file, name, oid string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/psql15/" + file + ".sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReplacer("{{OID}}", oid, "{{NAME}}", name).Replace(string(b))
+}
+
+// oidOf looks an object up the way psql's \d NAME does.
+func oidOf(t *testing.T, name string) string {
+	t.Helper()
+	_, rows := answer(t, psqlQuery(t, "d_name_lookup", name, ""))
+	if len(rows) != 1 {
+		t.Fatalf(`\d %s found %v`, name, rows)
+	}
+	oid, rest, _ := strings.Cut(rows[0], "|")
+	if rest != "public|"+name {
+		t.Fatalf(`\d %s found %q`, name, rows[0])
+	}
+	return oid
+}
+
+func TestPsqlDescribeQueries(t *testing.T) {
+	cases := []struct {
+		file, name string // name: the object \d NAME describes
+		cols       string // column names, when checked
+		want       []string
+	}{
+		{file: "d", cols: "Schema|Name|Type|Owner", want: []string{
+			"public|bids|table|root", "public|out|foreign table|root", "public|q7|materialized view|root", "public|t1|table|root"}},
+		{file: "dt", want: []string{"public|bids|table|root", "public|t1|table|root"}},
+		{file: "dt_plus", want: []string{"public|bids|table|root|permanent|heap|0 bytes|<null>", "public|t1|table|root|permanent|heap|0 bytes|<null>"}},
+		{file: "dv", want: nil},
+		{file: "dm", want: []string{"public|q7|materialized view|root"}},
+		{file: "dE", want: []string{"public|out|foreign table|root"}},
+		{file: "l", cols: "Name|Owner|Encoding|Collate|Ctype|ICU Locale|Locale Provider|Access privileges",
+			want: []string{"dev|root|UTF8|C.UTF-8|C.UTF-8|<null>|libc|<null>"}},
+		{file: "dn", cols: "Name|Owner", want: []string{"public|root"}},
+		{file: "d_name_relinfo", name: "q7", want: []string{"0|m|t|f|f|f|f|f|f||0||p|d|heap"}},
+		{file: "d_name_relinfo", name: "bids", want: []string{"0|r|f|f|f|f|f|f|f||0||p|d|heap"}},
+		{file: "d_name_relinfo_plus", name: "q7", want: []string{"0|m|t|f|f|f|f|f|f||0||p|d|heap"}},
+		{file: "d_name_columns", name: "q7", want: []string{
+			"auction|bigint|<null>|t|<null>||", "n|bigint|<null>|f|<null>||", "w|interval|<null>|f|<null>||",
+			"s|text|<null>|f|<null>||", "b|boolean|<null>|f|<null>||"}},
+		{file: "d_name_columns", name: "bids", want: []string{
+			"auction|bigint|<null>|f|<null>||", "price|double precision|<null>|f|<null>||",
+			"ts|timestamp without time zone|<null>|f|<null>||"}},
+		{file: "d_name_columns_plus", name: "t1", want: []string{
+			"id|bigint|<null>|t|<null>|||p||<null>|<null>", "name|text|<null>|f|<null>|||x||<null>|<null>"}},
+		{file: "d_name_indexes", name: "q7", want: []string{
+			"q7_pkey|t|t|f|t|CREATE UNIQUE INDEX q7_pkey ON public.q7 USING btree (auction)|PRIMARY KEY (auction)|p|f|f|f|0"}},
+		{file: "d_name_indexes", name: "bids", want: nil},
+		{file: "d_name_policies", name: "q7", want: nil},
+		{file: "d_name_statistics", name: "q7", want: nil},
+		{file: "d_name_publications", name: "q7", want: nil},
+		{file: "d_name_parents", name: "q7", want: nil},
+		{file: "d_name_partitions", name: "q7", want: nil},
+		{file: "d_plus_viewdef", name: "q7", want: []string{" SELECT auction, count(*) AS n FROM bids GROUP BY auction;"}},
+		{file: "d_plus_rules", name: "q7", want: nil},
+		{file: "d_foreign_columns", name: "out", want: []string{"auction|bigint|<null>|f|<null>|||", "n|bigint|<null>|f|<null>|||"}},
+		{file: "d_foreign_server", name: "out", want: []string{`kafka|"sasl.password" '********', topic 'q7'`}},
+	}
+	for _, c := range cases {
+		t.Run(c.file+"/"+c.name, func(t *testing.T) {
+			oid := ""
+			if c.name != "" {
+				oid = oidOf(t, c.name)
+			}
+			res, rows := answer(t, psqlQuery(t, c.file, c.name, oid))
+			if strings.Join(rows, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(c.want, "\n"))
+			}
+			if c.cols != "" {
+				var names []string
+				for _, col := range res.Columns {
+					names = append(names, col.Name)
+				}
+				if got := strings.Join(names, "|"); got != c.cols {
+					t.Errorf("columns %q, want %q", got, c.cols)
+				}
+			}
+			if res.Tag != "SELECT "+itoa(int64(len(rows))) {
+				t.Errorf("tag %q", res.Tag)
+			}
+		})
+	}
+}
+
+// psql prints booleans and oids by their text; the column types still
+// matter to binary-format clients.
+func TestResultTypes(t *testing.T) {
+	res, _ := answer(t, psqlQuery(t, "d_name_relinfo", "q7", oidOf(t, "q7")))
+	want := []uint32{OIDInt2, OIDChar, OIDBool, OIDBool, OIDBool, OIDBool, OIDBool, OIDBool, OIDBool, OIDText, OIDOid, OIDText, OIDChar, OIDChar, OIDName}
+	for i, c := range res.Columns {
+		if c.TypeOID != want[i] {
+			t.Errorf("column %d (%s): type %d, want %d", i, c.Name, c.TypeOID, want[i])
+		}
+	}
+}
+
+func TestOIDsStable(t *testing.T) {
+	before := oidOf(t, "q7")
+	saved := fixture
+	defer func() { fixture = saved }()
+	fixture = append([]Object{{Name: "aaa", Kind: "table", Columns: []Column{{"x", types.Int}}}}, saved...)
+	if after := oidOf(t, "q7"); after != before {
+		t.Fatalf("q7's OID moved from %s to %s when another object was created", before, after)
+	}
+}
+
+// Introspection in the style of JDBC/DBeaver, Grafana and pgx clients:
+// information_schema listings, pg_catalog joins, regclass/regproc casts,
+// set-returning functions with column aliases, parameters.
+func TestClientQueries(t *testing.T) {
+	cases := []struct {
+		q      string
+		params []*string
+		want   []string
+	}{
+		{q: "SELECT version()", want: []string{VersionString}},
+		{q: "select current_database(), current_schema(), current_user, session_user, pg_backend_pid()",
+			want: []string{"dev|public|root|root|4242"}},
+		{q: "SELECT current_schema(),session_user", want: []string{"public|root"}},
+		{q: "SELECT table_name, table_type, is_insertable_into FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+			want: []string{"bids|BASE TABLE|YES", "out|FOREIGN|NO", "q7|VIEW|NO", "t1|BASE TABLE|YES"}},
+		{q: "SELECT column_name, data_type, udt_name, is_nullable, ordinal_position FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+			params: []*string{str("q7")}, want: []string{
+				"auction|bigint|int8|NO|1", "n|bigint|int8|YES|2", "w|interval|interval|YES|3", "s|text|text|YES|4", "b|boolean|bool|YES|5"}},
+		{q: "SELECT schema_name FROM information_schema.schemata ORDER BY 1", want: []string{"information_schema", "pg_catalog", "public"}},
+		{q: "select table_name, view_definition from information_schema.views",
+			want: []string{"q7| SELECT auction, count(*) AS n FROM bids GROUP BY auction;"}},
+		{q: "SELECT tc.constraint_type, kcu.column_name FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage kcu USING (constraint_name) WHERE tc.table_name = 't1'",
+			want: []string{"PRIMARY KEY|id"}},
+		{q: `SELECT c.relname, c.relkind FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relkind IN ('r', 'm', 'v', 'f') ORDER BY 1`, params: []*string{str("public")},
+			want: []string{"bids|r", "out|f", "q7|m", "t1|r"}},
+		{q: "SELECT relkind, count(*) FROM pg_class GROUP BY relkind ORDER BY 2 DESC, 1", want: []string{"i|2", "r|2", "f|1", "m|1"}},
+		{q: "SELECT count(*) FROM pg_catalog.pg_attribute WHERE attrelid = 'q7'::regclass AND attnum > 0 AND NOT attisdropped", want: []string{"5"}},
+		{q: "SELECT 'public.q7'::regclass, 'q7'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'q7')", want: []string{"q7|t"}},
+		{q: "SELECT t.oid, t.typname, t.typarray FROM pg_catalog.pg_type t WHERE t.typname IN ('int8', 'interval') ORDER BY 1",
+			want: []string{"20|int8|1016", "1186|interval|1187"}},
+		{q: "SELECT n.nspname = ANY(current_schemas(true)), n.nspname, t.typname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON t.typnamespace = n.oid WHERE t.oid = 1009",
+			want: []string{"t|pg_catalog|_text"}},
+		{q: "SELECT typinput = 'pg_catalog.array_in'::regproc, typname FROM pg_catalog.pg_type WHERE oid = 1009", want: []string{"t|_text"}},
+		{q: `SELECT s.r, (current_schemas(false))[s.r] AS nspname FROM generate_series(1, array_upper(current_schemas(false), 1)) AS s(r)`,
+			want: []string{"1|public"}},
+		{q: "SELECT n.oid, n.nspname, d.description FROM pg_catalog.pg_namespace n LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid = n.oid AND d.classoid = 'pg_namespace'::regclass ORDER BY nspname",
+			want: []string{"13207|information_schema|<null>", "11|pg_catalog|<null>", "2200|public|<null>"}},
+		{q: "SELECT setting FROM pg_catalog.pg_settings WHERE name = 'server_version'", want: []string{"15.0"}},
+		{q: "SELECT current_setting('application_name'), current_setting('nope', true)", want: []string{"psql|<null>"}},
+		{q: "SELECT has_table_privilege('q7', 'SELECT'), pg_catalog.pg_table_is_visible('q7'::regclass)", want: []string{"t|t"}},
+		{q: "SELECT string_agg(attname, ', ' ORDER BY attnum DESC) FROM pg_attribute WHERE attrelid = 't1'::regclass", want: []string{"name, id"}},
+		{q: "SELECT matviewname, hasindexes FROM pg_matviews UNION ALL SELECT tablename, hasindexes FROM pg_tables ORDER BY 1",
+			want: []string{"bids|f", "q7|t", "t1|t"}},
+		{q: "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 't1'",
+			want: []string{"t1_pkey|CREATE UNIQUE INDEX t1_pkey ON public.t1 USING btree (id)"}},
+		{q: "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_class c, pg_attribute a WHERE a.attrelid = c.oid AND c.relname LIKE 'b%' AND a.attnum = 3",
+			want: []string{"bids|ts|timestamp without time zone"}},
+		{q: "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate", want: []string{"dev"}},
+		{q: "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_class WHERE relname = 'q7') THEN 'yes' ELSE 'no' END, ARRAY(SELECT relname FROM pg_class WHERE relkind = 'i' ORDER BY 1)",
+			want: []string{"yes|{q7_pkey,t1_pkey}"}},
+		{q: "SELECT 1", want: []string{"1"}},
+		{q: "select relname from pg_class where relname ~* '^B' or relname = any('{out}') order by relname limit 5 offset 0;",
+			want: []string{"bids", "out"}},
+	}
+	for _, c := range cases {
+		t.Run(c.q, func(t *testing.T) {
+			_, rows := answer(t, c.q, c.params...)
+			if strings.Join(rows, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestDescribeBeforeBind(t *testing.T) {
+	res, ok, err := Answer("SELECT table_name, ordinal_position FROM information_schema.columns WHERE table_name = $1", nil, fixture, session)
+	if err != nil || !ok {
+		t.Fatalf("ok=%v err=%v", ok, err)
+	}
+	if len(res.Columns) != 2 || res.Columns[0].TypeOID != OIDName || res.Columns[1].TypeOID != OIDInt4 || len(res.Rows) != 0 {
+		t.Fatalf("columns %+v rows %d", res.Columns, len(res.Rows))
+	}
+}
+
+func TestNotCatalogQueries(t *testing.T) {
+	for _, q := range []string{
+		"SELECT * FROM q7",
+		"SELECT auction FROM bids WHERE price > 1",
+		"select * from public.q7",
+		"SELECT c.relname FROM pg_class c JOIN q7 ON true",
+		"INSERT INTO bids VALUES (1, 2.0, now())",
+		"SHOW search_path",
+		"CREATE MATERIALIZED VIEW v AS SELECT 1",
+		"SELECT tumble_start(ts) FROM bids",
+		"SELECT my_udf(1)",
+		"SUBSCRIBE TO q7",
+	} {
+		res, ok, err := Answer(q, nil, fixture, session)
+		if ok || err != nil || res != nil {
+			t.Errorf("%q: handled=%v err=%v", q, ok, err)
+		}
+	}
+}
+
+func TestCatalogErrors(t *testing.T) {
+	for _, c := range []struct{ q, code string }{
+		{"SELECT nope FROM pg_catalog.pg_class", sqlerr.UndefinedColumn},
+		{"SELECT * FROM pg_catalog.pg_nope", sqlerr.UndefinedTable},
+		{"SELECT pg_catalog.no_such_fn(oid) FROM pg_catalog.pg_class", sqlerr.UndefinedFunction},
+		{"SELECT 'nope'::regclass FROM pg_class", sqlerr.UndefinedTable},
+		{"SELECT oid FROM pg_class, pg_type", sqlerr.SyntaxError}, // ambiguous
+		{"SELECT (SELECT relname FROM pg_class)", "21000"},
+		{"SELECT relname FROM pg_catalog.pg_class WHERE (relname", sqlerr.FeatureNotSupport},
+		{"SELECT count(*) FROM pg_type a, pg_type b, pg_type c", "54000"},
+		{"SELECT count(*) FROM (SELECT oid FROM pg_type) a JOIN (SELECT oid FROM pg_type) b ON a.oid < b.oid JOIN (SELECT oid FROM pg_type) c ON true", "54000"},
+	} {
+		_, ok, err := Answer(c.q, nil, fixture, session)
+		var se *sqlerr.Error
+		if !ok || !errors.As(err, &se) || se.Code != c.code {
+			t.Errorf("%q: handled=%v err=%v, want code %s", c.q, ok, err, c.code)
+		}
+	}
+}
+
+// FuzzAnswer: no input makes Answer panic.
+func FuzzAnswer(f *testing.F) {
+	ents, _ := os.ReadDir("testdata/psql15")
+	for _, e := range ents {
+		if b, err := os.ReadFile("testdata/psql15/" + e.Name()); err == nil && strings.HasSuffix(e.Name(), ".sql") {
+			f.Add(strings.NewReplacer("{{OID}}", "16384", "{{NAME}}", "q7").Replace(string(b)))
+		}
+	}
+	f.Add("SELECT (current_schemas(false))[1], ARRAY[1,2][3], '{a,\"b\"}'::text[] || NULL FROM pg_type LIMIT -1")
+	f.Fuzz(func(t *testing.T, q string) {
+		_, _, _ = Answer(q, []*string{nil, str("x")}, fixture, session)
+	})
+}
