@@ -53,7 +53,6 @@ func (ev *evaluator) spend(rows int) error {
 	return nil
 }
 
-
 func errf(code, format string, args ...any) error { return sqlerr.New(code, format, args...) }
 
 // lookup finds a column in env's chain.
