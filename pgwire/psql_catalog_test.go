@@ -17,19 +17,19 @@ var catalogDDL = []string{
 	"CREATE MATERIALIZED VIEW q7 AS SELECT auction, count(*) AS n, max(price) AS top, window_start FROM TUMBLE(bid, ts, INTERVAL '10' SECOND) GROUP BY auction, window_start LATE DATA DROP",
 }
 
-// psql runs the real psql binary against addr with the given -c commands
+// catalogPsql runs the real psql binary against addr with the given -c commands
 // and returns its output; psql failing fails the test.
-func psql(t *testing.T, addr string, cmds ...string) string {
+func catalogPsql(t *testing.T, addr string, cmds ...string) string {
 	t.Helper()
-	out, err := runPsql(t, addr, cmds...)
+	out, err := catalogPsqlRun(t, addr, cmds...)
 	if err != nil {
 		t.Fatalf("psql %q: %v\n%s", cmds, err, out)
 	}
 	return out
 }
 
-// runPsql runs psql and returns its output and exit error.
-func runPsql(t *testing.T, addr string, cmds ...string) (string, error) {
+// catalogPsqlRun runs psql and returns its output and exit error.
+func catalogPsqlRun(t *testing.T, addr string, cmds ...string) (string, error) {
 	t.Helper()
 	bin, err := exec.LookPath("psql")
 	if err != nil {
@@ -48,9 +48,9 @@ func runPsql(t *testing.T, addr string, cmds ...string) (string, error) {
 	return string(out), err
 }
 
-// normalize trims each line and drops blank ones, so a comparison does
+// normalizePsql trims each line and drops blank ones, so a comparison does
 // not hinge on how psql centres a title.
-func normalize(s string) string {
+func normalizePsql(s string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -65,7 +65,7 @@ func normalize(s string) string {
 func TestPsqlDescribe(t *testing.T) {
 	addr, _ := startServer(t)
 	for _, q := range catalogDDL {
-		psql(t, addr, q)
+		catalogPsql(t, addr, q)
 	}
 	cases := []struct {
 		cmds []string
@@ -142,20 +142,20 @@ current_user     | tester
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.cmds, " "), func(t *testing.T) {
-			got := psql(t, addr, c.cmds...)
-			if normalize(got) != normalize(c.want) {
+			got := catalogPsql(t, addr, c.cmds...)
+			if normalizePsql(got) != normalizePsql(c.want) {
 				t.Errorf("psql %q:\n%s\nwant:\n%s", c.cmds, got, c.want)
 			}
 		})
 	}
 	t.Run(`\d nosuch`, func(t *testing.T) {
-		out, err := runPsql(t, addr, `\d nosuch`)
+		out, err := catalogPsqlRun(t, addr, `\d nosuch`)
 		if err == nil || strings.TrimSpace(out) != `Did not find any relation named "nosuch".` {
 			t.Errorf("\\d nosuch: %v\n%s", err, out)
 		}
 	})
 	t.Run(`\d+ q7`, func(t *testing.T) {
-		got := psql(t, addr, `\d+ q7`)
+		got := catalogPsql(t, addr, `\d+ q7`)
 		for _, want := range []string{"View definition:", "TUMBLE(bid, ts, INTERVAL '10' SECOND)", `"q7_pkey" PRIMARY KEY, btree (auction, window_start)`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("\\d+ q7 lacks %q:\n%s", want, got)
@@ -163,7 +163,7 @@ current_user     | tester
 		}
 	})
 	t.Run(`\l`, func(t *testing.T) {
-		if got := psql(t, addr, `\l`); !strings.Contains(got, " streamsql | tester | UTF8") {
+		if got := catalogPsql(t, addr, `\l`); !strings.Contains(got, " streamsql | tester | UTF8") {
 			t.Errorf("\\l:\n%s", got)
 		}
 	})
