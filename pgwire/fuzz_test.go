@@ -146,4 +146,3 @@ func readUntilReady(conn net.Conn) error {
 		}
 	}
 }
-
