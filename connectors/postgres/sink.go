@@ -27,6 +27,11 @@ type sink struct {
 	sql       statements
 	tableName string // for messages: as given, or as resolved once checked
 
+	// closing is cancelled by Close so that a call blocked retrying
+	// against an unreachable Postgres returns.
+	closing context.Context
+	close   context.CancelFunc
+
 	mu    sync.Mutex
 	conn  *pgx.Conn
 	ready bool // the table (and progress table) were checked/created
@@ -72,6 +77,7 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 		cfg: cfg, connCfg: connCfg, log: logger, red: redactor{password: connCfg.Password},
 		sql: buildStatements(cfg), tableName: displayName(cfg.table), collapseAt: 4096,
 	}
+	s.closing, s.close = context.WithCancel(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
 	if err := s.connect(ctx); err != nil {
@@ -319,9 +325,11 @@ func (s *sink) writeTx(ctx context.Context, conn *pgx.Conn, changes []connectors
 	return false, tx.Commit(ctx)
 }
 
-// Close closes the connection. Uncommitted changes are dropped: the
-// engine replays them from its last checkpoint.
+// Close closes the connection, first ending any call blocked retrying.
+// Uncommitted changes are dropped: the engine replays them from its last
+// checkpoint.
 func (s *sink) Close() error {
+	s.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropConn()
