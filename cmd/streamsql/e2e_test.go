@@ -75,7 +75,7 @@ func streamsqlBinary(t *testing.T) string {
 }
 
 // sharedPostgres returns the package's shared throwaway server.
-func sharedPostgres(t *testing.T) *pgtest.Server {
+func sharedPostgres(t testing.TB) *pgtest.Server {
 	t.Helper()
 	pgOnce.Do(func() { pgSrv, pgStop, pgErr = pgtest.StartMain() })
 	if pgErr != nil {
@@ -99,7 +99,7 @@ type bidsInput struct {
 
 // newBidsTopic starts kfake with a 4-partition bids topic and produces n
 // bids (a fraction poison malformed) spread over the given duration.
-func newBidsTopic(t *testing.T, n int64, poison float64, over time.Duration) (*bidsInput, <-chan error) {
+func newBidsTopic(t testing.TB, n int64, poison float64, over time.Duration) (*bidsInput, <-chan error) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "bids"))
 	if err != nil {
@@ -126,7 +126,7 @@ func newBidsTopic(t *testing.T, n int64, poison float64, over time.Duration) (*b
 
 // expect reads the whole topic back and computes the expected windows and
 // poison records, so the test's oracle is independent of the engine.
-func (in *bidsInput) expect(t *testing.T, n int64) {
+func (in *bidsInput) expect(t testing.TB, n int64) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(in.brokers, ",")...), kgo.ConsumeTopics("bids"),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
@@ -200,7 +200,7 @@ CREATE SINK volume_pg FROM volume WITH (
 `
 
 // pgRows reads the sink's table as sorted text rows.
-func pgRows(t *testing.T, dsn string) ([]string, error) {
+func pgRows(t testing.TB, dsn string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
