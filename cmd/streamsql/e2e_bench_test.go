@@ -218,4 +218,3 @@ func BenchmarkKafkaToPostgresLatency(b *testing.B) {
 	b.ReportMetric(float64(len(lat)), "events")
 	b.Logf("steady %d bids/s for %s, checkpoint every %s: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %d events", rate, dur, benchCheckpoint, p(0.5), p(0.99), p(1), len(lat))
 }
-
