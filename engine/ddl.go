@@ -103,7 +103,12 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 		return nil, sqlerr.New(sqlerr.DuplicateObject, "%s", err.Error())
 	}
 	if o.Kind == catalog.Table {
-		if _, err := e.startTable(o); err != nil {
+		t, err := e.startTable(o)
+		if err == nil && t.rd != nil {
+			err = t.rd.open()
+		}
+		if err != nil {
+			delete(e.tables, strings.ToLower(o.Name))
 			e.cat.Remove(o.Name)
 			return nil, err
 		}
@@ -162,7 +167,14 @@ func (e *Engine) createView(st *parser.CreateViewStmt) (*Result, error) {
 			return nil, err
 		}
 	}
-	if _, err := e.startView(vp); err != nil {
+	rt, err := e.startView(vp)
+	if err == nil {
+		if err = rt.openFresh(); err != nil {
+			rt.close()
+			delete(e.views, strings.ToLower(st.Name))
+		}
+	}
+	if err != nil {
 		e.cat.Remove(o.Name)
 		if vp.SideTable != "" {
 			e.cat.Remove(vp.SideTable)
@@ -450,6 +462,11 @@ func (e *Engine) createQuerySink(st *parser.CreateSinkStmt) (*Result, error) {
 	}
 	rt, err := e.startPipeline(vp, true)
 	if err != nil {
+		return nil, err
+	}
+	if err := rt.openFresh(); err != nil {
+		rt.close()
+		delete(e.views, strings.ToLower(st.Name))
 		return nil, err
 	}
 	if err := e.connectSink(rt, o); err != nil {

@@ -91,6 +91,16 @@ func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT,
 	return rt, nil
 }
 
+// openFresh opens the connectors of a view created just now.
+func (v *viewRT) openFresh() error {
+	for _, r := range v.readers {
+		if err := r.open(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
 	r := &reader{obj: o, parts: 1}
 	var err error
@@ -283,10 +293,25 @@ func (r *reader) restore(st *state.Store, key []byte) error {
 		}
 		r.gen.Restore(parts, rows[0][1].I)
 	}
+	if !ok {
+		return r.open()
+	}
 	if r.src != nil {
 		if err := r.src.Open(context.Background(), r.offs); err != nil {
 			return fmt.Errorf("open source %s: %w", r.obj.Name, err)
 		}
+	}
+	return nil
+}
+
+// open starts a connector that has no checkpointed position: nil offsets
+// let it begin where its options say (the start, or a startup mode).
+func (r *reader) open() error {
+	if r.src == nil {
+		return nil
+	}
+	if err := r.src.Open(context.Background(), nil); err != nil {
+		return fmt.Errorf("open source %s: %w", r.obj.Name, err)
 	}
 	return nil
 }

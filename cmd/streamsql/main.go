@@ -88,6 +88,10 @@ func runCmd(stateDir *string) *cobra.Command {
 }
 
 func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration) error {
+	// Signals are caught before recovery starts, so a SIGTERM at any point
+	// ends the run with a checkpoint instead of killing it.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -96,8 +100,6 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	res, err := e.Exec(ctx, string(src))
 	if err != nil {
 		_ = e.Close()

@@ -2,11 +2,15 @@ package main
 
 import (
 	"io"
+	"log/slog"
+	"os"
 
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/connectors/blackhole"
 	"github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/connectors/file"
+	"github.com/streamsql/streamsql/connectors/kafka"
+	"github.com/streamsql/streamsql/connectors/postgres"
 	"github.com/streamsql/streamsql/connectors/stdout"
 	"github.com/streamsql/streamsql/engine"
 	"github.com/streamsql/streamsql/sqllogic"
@@ -18,7 +22,10 @@ func registry(out io.Writer) *connectors.Registry {
 	r := connectors.NewRegistry()
 	r.AddSource(datagen.Factory())
 	r.AddSource(file.SourceFactory())
+	r.AddSource(kafka.SourceFactory())
 	r.AddSink(file.SinkFactory())
+	r.AddSink(kafka.SinkFactory())
+	r.AddSink(postgres.Factory(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	r.AddSink(stdout.Factory(out))
 	r.AddSink(blackhole.Factory())
 	return r

@@ -24,6 +24,11 @@
 //	INTERVAL   '10 seconds', '00:00:10', '1 day 00:00:10', or integer
 //	           microseconds
 //
+// Flat objects are decoded by a single pass over the bytes; records with
+// escaped keys, nested values for VARCHAR columns or bad syntax take the
+// fastjson path, which applies the same rules (FuzzJSONScan checks that
+// both agree).
+//
 // Anything else is an error that names the column, e.g.
 // `column price: want BIGINT, got string "abc"`. Sources turn decode errors
 // into connectors.DecodeError values (poison records), never into failures.

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
@@ -260,13 +259,13 @@ func BenchmarkDecodeBid(b *testing.B) {
 	d := NewJSONDecoder(bidSchema)
 	b.SetBytes(int64(len(bid)))
 	b.ReportAllocs()
-	start := time.Now()
+	p := startPerf()
 	for range b.N {
 		if _, err := d.Decode(bid); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+	p.report(b, b.N)
 }
 
 // BenchmarkDecodeBidCSV measures the CSV decoder on the same bid.
@@ -275,13 +274,13 @@ func BenchmarkDecodeBidCSV(b *testing.B) {
 	d, _ := NewDecoder("csv", bidSchema, connectors.Opts{})
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
-	start := time.Now()
+	p := startPerf()
 	for range b.N {
 		if _, err := d.Decode(line); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+	p.report(b, b.N)
 }
 
 // BenchmarkAppendJSONBid measures encoding a bid row for a sink.
@@ -292,9 +291,46 @@ func BenchmarkAppendJSONBid(b *testing.B) {
 	}
 	var buf []byte
 	b.ReportAllocs()
-	start := time.Now()
+	p := startPerf()
 	for range b.N {
 		buf = AppendJSON(buf[:0], bidSchema, r)
 	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+	p.report(b, b.N)
+}
+
+// FuzzJSONScan checks the single-pass scanner against the fastjson path:
+// the same row, or an error from both.
+func FuzzJSONScan(f *testing.F) {
+	for _, s := range []string{
+		string(bid), `{"id":1,"name":"a\"b\u00e9\ud83d\ude00","price":-1.5e3,"ok":true,"ts":1704067205123,"dur":"1 day 00:00:01"}`,
+		`{"id":"42","name":12.50,"x":{"a":[1,"}"]},"ok":null}`, `{"name":"x","name":null}`, `{"id":01}`, `{"price":-.5}`,
+		`{"ID":3,"Name":"b"}`, ` { } `, `{"id":1}x`, `{"ts":"2024-02-30 00:00:00"}`, `{"name":true}`, `{"k\u0065y":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	fast := NewJSONDecoder(allTypes)
+	slow := NewJSONDecoder(allTypes)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, gotErr := fast.Decode(in)
+		var want types.Row
+		v, wantErr := slow.p.ParseBytes(in)
+		if wantErr == nil {
+			want, wantErr = slow.DecodeValue(v)
+		}
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("%q: scan err %v, fastjson err %v", in, gotErr, wantErr)
+		}
+		if gotErr == nil && !sameRow(got, want) {
+			t.Fatalf("%q: scan %v, fastjson %v", in, got, want)
+		}
+	})
+}
+
+func TestAppendTimestampMatchesFormat(t *testing.T) {
+	for _, us := range []int64{0, 1, -1, 1704067205123000, 1704067205000001, 1704067205100000, 253402300799999999, -62135596800000000, 253402300800000000} {
+		got := string(appendTimestamp(nil, us))
+		if want := types.FormatTimestamp(us); got != want {
+			t.Errorf("%d: %s, want %s", us, got, want)
+		}
+	}
 }

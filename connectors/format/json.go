@@ -3,6 +3,7 @@ package format
 import (
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/streamsql/streamsql/types"
 	"github.com/valyala/fastjson"
@@ -35,38 +36,64 @@ func NewJSONDecoder(schema types.Schema) *JSONDecoder {
 	return d
 }
 
-// Decode parses record and returns its row.
+// Decode parses record and returns its row. Flat objects take a
+// single-pass scanner (scan); anything it does not handle (escaped keys,
+// nested values for VARCHAR columns, syntax errors) goes through fastjson,
+// which applies the same rules.
 func (d *JSONDecoder) Decode(record []byte) (types.Row, error) {
+	row := d.rows.next()
+	d.strs = d.strs[:0]
+	d.spans = d.spans[:0]
+	if ok, err := d.scan(record, row); ok {
+		if err != nil {
+			clear(row) // the slab slot is simply wasted
+			return nil, err
+		}
+		d.finishStrings(row)
+		return row, nil
+	}
+	clear(row)
 	v, err := d.p.ParseBytes(record)
 	if err != nil {
 		return nil, err
 	}
-	return d.DecodeValue(v)
+	return d.decodeInto(v, row)
 }
 
 // DecodeValue converts an already parsed JSON object (for example the
 // "after" of a change event) to a row.
 func (d *JSONDecoder) DecodeValue(v *fastjson.Value) (types.Row, error) {
+	return d.decodeInto(v, d.rows.next())
+}
+
+func (d *JSONDecoder) decodeInto(v *fastjson.Value, row types.Row) (types.Row, error) {
 	obj, err := v.Object()
 	if err != nil {
 		return nil, errNotObject
 	}
-	d.row = d.rows.next()
+	d.row = row
 	d.err = nil
 	d.strs = d.strs[:0]
 	d.spans = d.spans[:0]
 	obj.Visit(d.visit)
 	if d.err != nil {
-		clear(d.row) // the slab slot is simply wasted
+		clear(row)
 		return nil, d.err
 	}
-	if len(d.spans) > 0 {
-		all := string(d.strs)
-		for _, s := range d.spans {
-			d.row[s.col] = types.StringValue(all[s.start:s.end])
-		}
+	d.finishStrings(row)
+	return row, nil
+}
+
+// finishStrings turns the record's VARCHAR bytes into one string and
+// points each VARCHAR column at its part.
+func (d *JSONDecoder) finishStrings(row types.Row) {
+	if len(d.spans) == 0 {
+		return
 	}
-	return d.row, nil
+	all := string(d.strs)
+	for _, s := range d.spans {
+		row[s.col] = types.StringValue(all[s.start:s.end])
+	}
 }
 
 // field stores one object field into the row being built.
@@ -125,8 +152,8 @@ func jsonValue(col types.Column, v *fastjson.Value) (types.Value, error) {
 			if n, err := v.Int64(); err == nil {
 				return types.IntValue(n), nil
 			}
-		case types.Float:
-			if f, err := v.Float64(); err == nil {
+		case types.Float: // strconv rounds exactly; fastjson's Float64 may not
+			if f, err := strconv.ParseFloat(string(v.MarshalTo(nil)), 64); err == nil {
 				return types.FloatValue(f), nil
 			}
 		case types.Timestamp:
@@ -201,7 +228,8 @@ func appendJSONValue(dst []byte, v types.Value) []byte {
 	case types.String:
 		return appendJSONString(dst, v.S)
 	case types.Timestamp:
-		return appendJSONString(dst, types.FormatTimestamp(v.I))
+		dst = append(dst, '"')
+		return append(appendTimestamp(dst, v.I), '"')
 	case types.Interval:
 		return appendJSONString(dst, types.FormatInterval(v.I))
 	}
@@ -251,4 +279,47 @@ func JSONValue(col types.Column, v *fastjson.Value) (types.Value, error) {
 		return types.StringValue(string(v.GetStringBytes())), nil
 	}
 	return types.StringValue(string(v.MarshalTo(nil))), nil
+}
+
+// appendTimestamp appends types.FormatTimestamp(us) without allocating:
+// 'YYYY-MM-DD HH:MM:SS' plus the non-zero fraction, trailing zeros trimmed.
+func appendTimestamp(dst []byte, us int64) []byte {
+	t := time.UnixMicro(us).UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return append(dst, types.FormatTimestamp(us)...)
+	}
+	h, mi, sec := t.Clock()
+	dst = appendDigits(dst, y, 4)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, int(mo), 2)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, d, 2)
+	dst = append(dst, ' ')
+	dst = appendDigits(dst, h, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, mi, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, sec, 2)
+	frac := t.Nanosecond() / 1000
+	if frac == 0 {
+		return dst
+	}
+	n := 6
+	for frac%10 == 0 {
+		frac /= 10
+		n--
+	}
+	dst = append(dst, '.')
+	return appendDigits(dst, frac, n)
+}
+
+// appendDigits appends v zero-padded to width digits.
+func appendDigits(dst []byte, v, width int) []byte {
+	var buf [8]byte
+	for i := width - 1; i >= 0; i-- {
+		buf[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return append(dst, buf[:width]...)
 }

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -246,5 +248,27 @@ func TestSinkOptions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: err = %v, want %q", tc.opts, err, tc.err)
 		}
+	}
+}
+
+// TestSinkCommitWaitsForCluster: with the cluster gone, Commit keeps
+// retrying (the pipeline's backpressure) until its context ends, and
+// reports the context's error.
+func TestSinkCommitWaitsForCluster(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := strings.Join(c.ListenAddrs(), ",")
+	s := newTestSink(t, "down", map[string]string{"brokers": brokers, "topic": "out", "delivery": "exactly_once"})
+	mustWrite(t, s, upsert(1, "a"))
+	if _, err := s.PreCommit(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.Commit(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Commit with the cluster down: %v, want the context's deadline", err)
 	}
 }

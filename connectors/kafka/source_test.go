@@ -131,15 +131,16 @@ func TestSourceStartupModes(t *testing.T) {
 		name  string
 		opts  map[string]string
 		group int64 // committed offset of group "g" on partition 0, if > 0
+		start int64 // the offset the mode resolves to
 		want  string
 	}{
-		{"earliest", map[string]string{}, 0, "[0 1 2 3 10]"},
-		{"latest", map[string]string{"scan.startup.mode": "latest"}, 0, "[10]"},
-		{"timestamp ms", map[string]string{"scan.startup.mode": "timestamp", "scan.startup.timestamp": fmt.Sprint(base.Add(2 * time.Second).UnixMilli())}, 0, "[2 3 10]"},
-		{"timestamp text", map[string]string{"scan.startup.mode": "timestamp", "scan.startup.timestamp": "2024-01-01T00:00:01Z"}, 0, "[1 2 3 10]"},
-		{"timestamp after all", map[string]string{"scan.startup.mode": "timestamp", "scan.startup.timestamp": "2030-01-01 00:00:00"}, 0, "[10]"},
-		{"group offsets", map[string]string{"scan.startup.mode": "group-offsets", "group": "g"}, 3, "[3 10]"},
-		{"group without offsets", map[string]string{"scan.startup.mode": "group-offsets", "group": "none"}, 0, "[0 1 2 3 10]"},
+		{"earliest", map[string]string{}, 0, 0, "[0 1 2 3 10]"},
+		{"latest", map[string]string{"scan.startup.mode": "latest"}, 0, 4, "[10]"},
+		{"timestamp ms", map[string]string{"scan.startup.mode": "timestamp", "scan.startup.timestamp": fmt.Sprint(base.Add(2 * time.Second).UnixMilli())}, 0, 2, "[2 3 10]"},
+		{"timestamp text", map[string]string{"scan.startup.mode": "timestamp", "scan.startup.timestamp": "2024-01-01T00:00:01Z"}, 0, 1, "[1 2 3 10]"},
+		{"timestamp after all", map[string]string{"scan.startup.mode": "timestamp", "scan.startup.timestamp": "2030-01-01 00:00:00"}, 0, 4, "[10]"},
+		{"group offsets", map[string]string{"scan.startup.mode": "group-offsets", "group": "g"}, 3, 3, "[3 10]"},
+		{"group without offsets", map[string]string{"scan.startup.mode": "group-offsets", "group": "none"}, 0, 0, "[0 1 2 3 10]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,17 +162,21 @@ func TestSourceStartupModes(t *testing.T) {
 			if err := src.Open(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
+			if tc.start > 0 {
+				// The first read reports where the source starts, so a
+				// checkpoint taken before any row arrives holds it.
+				b, err := src.Read(context.Background(), 100)
+				if err != nil || len(b.Rows) != 0 || b.Partition != 0 || b.Next != tc.start {
+					t.Fatalf("first read: %d rows, partition %d, Next %d, err %v; want an empty batch at %d", len(b.Rows), b.Partition, b.Next, err, tc.start)
+				}
+			}
 			produce(t, brokers, topic, rec{value: []byte(bidJSON(10, "new")), ts: base.Add(time.Hour)})
 			var ids []int64
-			var first *connectors.Batch
 			deadline := time.Now().Add(10 * time.Second)
 			for (len(ids) == 0 || ids[len(ids)-1] != 10) && time.Now().Before(deadline) {
 				b, err := src.Read(context.Background(), 100)
 				if err != nil {
 					t.Fatal(err)
-				}
-				if first == nil {
-					first = &b
 				}
 				for _, r := range b.Rows {
 					ids = append(ids, r[0].I)
@@ -179,15 +184,6 @@ func TestSourceStartupModes(t *testing.T) {
 			}
 			if got := fmt.Sprint(ids); got != tc.want {
 				t.Fatalf("read %s, want %s", got, tc.want)
-			}
-			// The first batch says where the source started, so a checkpoint
-			// taken before any row arrives still holds the right offset.
-			start := 4 - int64(strings.Count(tc.want, " "))
-			if len(first.Rows) > 0 {
-				start = 0
-			}
-			if first.Next != start && len(first.Rows) == 0 {
-				t.Fatalf("first batch Next = %d, want the start offset %d", first.Next, start)
 			}
 		})
 	}
@@ -402,5 +398,42 @@ func TestSourceOptions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: err = %v, want %q", tc.opts, err, tc.err)
 		}
+	}
+}
+
+// TestSourceBoundedBuffer: the source takes at most poll.max_records from
+// the client at once and polls again only when they are all handed out.
+func TestSourceBoundedBuffer(t *testing.T) {
+	brokers := cluster(t)
+	topic := newTopic(t, brokers, 2)
+	for p := int32(0); p < 2; p++ {
+		var vs []string
+		for i := 0; i < 10; i++ {
+			vs = append(vs, bidJSON(int(p)*100+i, "b"))
+		}
+		produce(t, brokers, topic, values(p, vs...)...)
+	}
+	src := newTestSource(t, testSchema, map[string]string{"brokers": brokers, "topic": topic, "poll.max_records": "4"}).(*source)
+	if err := src.Open(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	deadline := time.Now().Add(10 * time.Second)
+	for got < 20 && time.Now().Before(deadline) {
+		b, err := src.Read(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += len(b.Rows)
+		buffered := 0
+		for _, p := range src.pending {
+			buffered += len(p)
+		}
+		if buffered > 4 {
+			t.Fatalf("%d records buffered, poll.max_records is 4", buffered)
+		}
+	}
+	if got != 20 {
+		t.Fatalf("read %d rows, want 20", got)
 	}
 }

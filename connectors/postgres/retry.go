@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -17,6 +18,9 @@ import (
 // initialBackoff is the first wait after a failed attempt; it doubles up
 // to retry_max_backoff.
 const initialBackoff = 100 * time.Millisecond
+
+// errClosed ends a call blocked in retry when the sink is closed.
+var errClosed = errors.New("sink closed")
 
 // permanentError marks an error retrying cannot fix (a misfit table, a
 // value of the wrong kind).
@@ -86,6 +90,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 // retry runs fn until it succeeds, fails permanently, or ctx is done,
 // reconnecting and backing off between attempts. attempt counts from 1.
 func (s *sink) retry(ctx context.Context, what string, fn func(ctx context.Context, conn *pgx.Conn, attempt int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.closing, func() { cancel(errClosed) })()
 	delay := initialBackoff
 	for attempt := 1; ; attempt++ {
 		err := s.connect(ctx)
@@ -100,8 +107,8 @@ func (s *sink) retry(ctx context.Context, what string, fn func(ctx context.Conte
 		}
 		connLost := s.conn == nil || s.conn.IsClosed()
 		if ctx.Err() != nil || !transient(err, connLost) {
-			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-				err = errors.Join(ctx.Err(), err)
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+				err = fmt.Errorf("%w (last error: %w)", cause, err)
 			}
 			return s.red.error(s.wrap(what, err))
 		}
@@ -109,7 +116,7 @@ func (s *sink) retry(ctx context.Context, what string, fn func(ctx context.Conte
 		s.log.Warn("postgres sink: Postgres unavailable, retrying", "sink", s.cfg.sink, "table", s.tableName,
 			"op", what, "attempt", attempt, "retry_in", delay.String(), "error", s.red.string(err.Error()))
 		if err := sleep(ctx, delay); err != nil {
-			return s.red.error(s.wrap(what, err))
+			return s.red.error(s.wrap(what, fmt.Errorf("%w while Postgres was unavailable", context.Cause(ctx))))
 		}
 		delay = min(2*delay, s.cfg.maxBackoff)
 	}

@@ -27,11 +27,17 @@ type sink struct {
 	sql       statements
 	tableName string // for messages: as given, or as resolved once checked
 
+	// closing is cancelled by Close so that a call blocked retrying
+	// against an unreachable Postgres returns.
+	closing context.Context
+	close   context.CancelFunc
+
 	mu    sync.Mutex
 	conn  *pgx.Conn
 	ready bool // the table (and progress table) were checked/created
 
 	buf        []connectors.Change // written since the last flush or PreCommit
+	collapsed  bool                // buf holds one change per key
 	collapseAt int                 // collapse buf when it grows past this
 	pending    []pendingCommit     // exactly-once: pre-committed, not yet committed
 }
@@ -71,6 +77,7 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 		cfg: cfg, connCfg: connCfg, log: logger, red: redactor{password: connCfg.Password},
 		sql: buildStatements(cfg), tableName: displayName(cfg.table), collapseAt: 4096,
 	}
+	s.closing, s.close = context.WithCancel(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
 	if err := s.connect(ctx); err != nil {
@@ -101,6 +108,7 @@ func (s *sink) connect(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		registerArrays(conn.TypeMap())
 		s.conn = conn
 	}
 	if !s.ready {
@@ -164,20 +172,42 @@ func (s *sink) execDDL(ctx context.Context, sql string) error {
 func (s *sink) Write(ctx context.Context, changes []connectors.Change) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(changes) == 0 {
+		return nil
+	}
 	s.buf = append(s.buf, changes...)
+	s.collapsed = false
 	if !s.cfg.exactlyOnce && len(s.buf) >= s.cfg.batchRows {
 		return s.flush(ctx)
 	}
-	if len(s.cfg.key) > 0 && len(s.buf) >= s.collapseAt {
-		s.buf = connectors.Collapse(s.buf, s.cfg.key)
+	if len(s.buf) >= s.collapseAt {
+		s.collapse()
 		s.collapseAt = max(2*len(s.buf), 4096)
 	}
 	return nil
 }
 
+// collapse keeps the last change per key in buf (a statement may not
+// touch a key twice; it also bounds the buffer by the number of keys).
+func (s *sink) collapse() {
+	if !s.collapsed {
+		s.buf = connectors.Collapse(s.buf, s.cfg.key)
+		s.collapsed = true
+	}
+}
+
+// take returns the collapsed buffer and empties it.
+func (s *sink) take() []connectors.Change {
+	s.collapse()
+	changes := s.buf
+	s.buf, s.collapsed, s.collapseAt = nil, false, 4096
+	return changes
+}
+
 // flush writes the buffer in one transaction (at-least-once mode).
 func (s *sink) flush(ctx context.Context) error {
-	changes := connectors.Collapse(s.buf, s.cfg.key)
+	s.collapse()
+	changes := s.buf
 	err := s.retry(ctx, "flush", func(ctx context.Context, conn *pgx.Conn, _ int) error {
 		_, err := s.writeTx(ctx, conn, changes, 0, nil)
 		return err
@@ -185,7 +215,7 @@ func (s *sink) flush(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.buf, s.collapseAt = nil, 4096
+	s.take()
 	return nil
 }
 
@@ -200,9 +230,8 @@ func (s *sink) PreCommit(ctx context.Context, id uint64) ([]byte, error) {
 		}
 		return nil, s.flush(ctx)
 	}
-	changes := connectors.Collapse(s.buf, s.cfg.key)
+	changes := s.take()
 	s.pending = append(s.pending, pendingCommit{id: id, changes: changes})
-	s.buf, s.collapseAt = nil, 4096
 	return connectors.EncodeChanges(changes), nil
 }
 
@@ -296,9 +325,11 @@ func (s *sink) writeTx(ctx context.Context, conn *pgx.Conn, changes []connectors
 	return false, tx.Commit(ctx)
 }
 
-// Close closes the connection. Uncommitted changes are dropped: the
-// engine replays them from its last checkpoint.
+// Close closes the connection, first ending any call blocked retrying.
+// Uncommitted changes are dropped: the engine replays them from its last
+// checkpoint.
 func (s *sink) Close() error {
+	s.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropConn()

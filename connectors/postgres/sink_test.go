@@ -313,3 +313,37 @@ func TestPostgresOutage(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseEndsABlockedCommit: a Commit retrying against a stopped
+// Postgres returns once the sink is closed (an engine shutting down must
+// not hang on it).
+func TestCloseEndsABlockedCommit(t *testing.T) {
+	dsn := newDB(t)
+	s := openSink(t, allTypes, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t", "create_table": "true"})
+	mustWrite(t, s, up(row(1, "a", 1)...))
+	if _, err := s.PreCommit(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := srv.Restart(); err != nil {
+			t.Fatalf("restart: %v", err)
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- s.Commit(context.Background(), 1) }()
+	time.Sleep(300 * time.Millisecond)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, errClosed) {
+			t.Fatalf("commit after Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Commit still blocked 10 s after Close")
+	}
+}

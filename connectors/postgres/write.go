@@ -3,10 +3,8 @@ package postgres
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
 )
@@ -118,95 +116,6 @@ func queueChunks(b *pgx.Batch, c *config, sql string, cols []int, changes []conn
 		changes = changes[n:]
 	}
 	return nil
-}
-
-// columnArrays turns the rows into one typed array per column.
-func columnArrays(schema types.Schema, cols []int, changes []connectors.Change) ([]any, error) {
-	args := make([]any, len(cols))
-	for i, c := range cols {
-		col := schema[c]
-		var err error
-		args[i], err = columnArray(col, c, changes)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return args, nil
-}
-
-func columnArray(col types.Column, c int, changes []connectors.Change) (any, error) {
-	n := len(changes)
-	bad := func(v types.Value) error {
-		return fmt.Errorf("column %s is %s but a change carries a %s value (%s)", col.Name, col.Type, v.K, v)
-	}
-	switch col.Type {
-	case types.Bool:
-		a := make([]pgtype.Bool, n)
-		for i, ch := range changes {
-			if v := at(ch.Row, c); v.K == types.Bool {
-				a[i] = pgtype.Bool{Bool: v.I != 0, Valid: true}
-			} else if v.K != types.Null {
-				return nil, bad(v)
-			}
-		}
-		return a, nil
-	case types.Int:
-		a := make([]pgtype.Int8, n)
-		for i, ch := range changes {
-			if v := at(ch.Row, c); v.K == types.Int {
-				a[i] = pgtype.Int8{Int64: v.I, Valid: true}
-			} else if v.K != types.Null {
-				return nil, bad(v)
-			}
-		}
-		return a, nil
-	case types.Float:
-		a := make([]pgtype.Float8, n)
-		for i, ch := range changes {
-			switch v := at(ch.Row, c); v.K {
-			case types.Float:
-				a[i] = pgtype.Float8{Float64: v.F, Valid: true}
-			case types.Int:
-				a[i] = pgtype.Float8{Float64: float64(v.I), Valid: true}
-			case types.Null:
-			default:
-				return nil, bad(v)
-			}
-		}
-		return a, nil
-	case types.Timestamp:
-		a := make([]pgtype.Timestamp, n)
-		for i, ch := range changes {
-			if v := at(ch.Row, c); v.K == types.Timestamp {
-				a[i] = pgtype.Timestamp{Time: time.UnixMicro(v.I).UTC(), Valid: true}
-			} else if v.K != types.Null {
-				return nil, bad(v)
-			}
-		}
-		return a, nil
-	case types.Interval:
-		a := make([]pgtype.Interval, n)
-		for i, ch := range changes {
-			if v := at(ch.Row, c); v.K == types.Interval {
-				a[i] = pgtype.Interval{Microseconds: v.I, Valid: true}
-			} else if v.K != types.Null {
-				return nil, bad(v)
-			}
-		}
-		return a, nil
-	}
-	// String, and NULL-typed columns: text, non-strings in their SQL text.
-	a := make([]pgtype.Text, n)
-	for i, ch := range changes {
-		switch v := at(ch.Row, c); v.K {
-		case types.Null:
-		case types.String:
-			a[i] = pgtype.Text{String: v.S, Valid: true}
-		default:
-			a[i] = pgtype.Text{String: v.String(), Valid: true}
-		}
-	}
-	return a, nil
 }
 
 // at is row[c], or NULL when the row is shorter.

@@ -178,9 +178,9 @@ func (s *Server) Restart() error {
 	cmd := s.command("postgres", "-D", s.dataDir(), "-p", strconv.Itoa(s.port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.dir,
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "shared_buffers=32MB", "-c", "max_connections=50",
+		"-c", "shared_buffers=128MB", "-c", "max_connections=50",
 		"-c", "max_wal_size=1GB", "-c", "checkpoint_timeout=30min",
-		"-c", "autovacuum=off", "-c", "log_min_messages=warning")
+		"-c", "log_min_messages=warning")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)

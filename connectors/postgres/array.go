@@ -1,0 +1,177 @@
+package postgres
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/types"
+)
+
+// The sink sends each column of a bulk statement as one array parameter,
+// encoded here straight into Postgres's binary array format: one pass
+// over the rows, no per-value boxing (pgx's generic array path boxes every
+// element, which costs more than the rest of the client side together).
+// rawArrayCodec passes these bytes through for the array types the sink
+// uses and leaves every other value to pgx.
+
+// binaryArray is a one-dimensional array in Postgres's binary format.
+type binaryArray struct{ b []byte }
+
+// Element and array type OIDs of the arrays the sink sends.
+var arrayOIDs = map[types.Kind][2]uint32{
+	types.Bool:      {oidBool, 1000},
+	types.Int:       {oidInt8, 1016},
+	types.Float:     {oidFloat8, 1022},
+	types.String:    {oidText, 1009},
+	types.Timestamp: {oidTimestamp, 1115},
+	types.Interval:  {oidInterval, 1187},
+}
+
+// pgEpoch is 2000-01-01 00:00:00 UTC in µs since the Unix epoch: binary
+// timestamps count from it.
+const pgEpoch = int64(946684800) * 1_000_000
+
+// columnArrays turns the rows into one array per column.
+func columnArrays(schema types.Schema, cols []int, changes []connectors.Change) ([]any, error) {
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		a, err := columnArray(schema[c], c, changes)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = a
+	}
+	return args, nil
+}
+
+// columnArray encodes column c of the rows as an array of the column's
+// kind (text for NULL-typed columns). A value of another kind is an error,
+// except an integer in a DOUBLE column.
+func columnArray(col types.Column, c int, changes []connectors.Change) (*binaryArray, error) {
+	kind := col.Type
+	oids, ok := arrayOIDs[kind]
+	if !ok {
+		kind, oids = types.String, arrayOIDs[types.String]
+	}
+	n := len(changes)
+	b := make([]byte, 20, 20+n*(4+elemSize(kind)))
+	binary.BigEndian.PutUint32(b[0:], 1) // dimensions
+	binary.BigEndian.PutUint32(b[8:], oids[0])
+	binary.BigEndian.PutUint32(b[12:], uint32(n))
+	binary.BigEndian.PutUint32(b[16:], 1) // lower bound
+	hasNull := false
+	for _, ch := range changes {
+		v := at(ch.Row, c)
+		if v.K == types.Null {
+			b = binary.BigEndian.AppendUint32(b, math.MaxUint32) // length -1
+			hasNull = true
+			continue
+		}
+		var err error
+		if b, err = appendElem(b, kind, v); err != nil {
+			return nil, fmt.Errorf("column %s is %s but a change carries a %s value (%s)", col.Name, col.Type, v.K, v)
+		}
+	}
+	if hasNull {
+		binary.BigEndian.PutUint32(b[4:], 1)
+	}
+	return &binaryArray{b: b}, nil
+}
+
+func elemSize(k types.Kind) int {
+	switch k {
+	case types.Bool:
+		return 1
+	case types.Interval:
+		return 16
+	case types.String:
+		return 16
+	}
+	return 8
+}
+
+var errKind = fmt.Errorf("value of another kind")
+
+// appendElem appends one non-NULL element: its length, then its bytes.
+func appendElem(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
+	switch kind {
+	case types.Bool:
+		if v.K != types.Bool {
+			return b, errKind
+		}
+		b = binary.BigEndian.AppendUint32(b, 1)
+		if v.I != 0 {
+			return append(b, 1), nil
+		}
+		return append(b, 0), nil
+	case types.Int, types.Timestamp:
+		if v.K != kind {
+			return b, errKind
+		}
+		i := v.I
+		if kind == types.Timestamp {
+			i -= pgEpoch
+		}
+		b = binary.BigEndian.AppendUint32(b, 8)
+		return binary.BigEndian.AppendUint64(b, uint64(i)), nil
+	case types.Float:
+		f := v.F
+		switch v.K {
+		case types.Float:
+		case types.Int:
+			f = float64(v.I)
+		default:
+			return b, errKind
+		}
+		b = binary.BigEndian.AppendUint32(b, 8)
+		return binary.BigEndian.AppendUint64(b, math.Float64bits(f)), nil
+	case types.Interval:
+		if v.K != types.Interval {
+			return b, errKind
+		}
+		b = binary.BigEndian.AppendUint32(b, 16)
+		b = binary.BigEndian.AppendUint64(b, uint64(v.I))
+		return binary.BigEndian.AppendUint64(b, 0), nil // days, months
+	}
+	s := v.S
+	if v.K != types.String {
+		s = v.String()
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...), nil
+}
+
+// rawArrayCodec is a connection's codec for one array type: it sends a
+// binaryArray as is and hands anything else to pgx's own codec.
+type rawArrayCodec struct{ pgtype.Codec }
+
+func (c rawArrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
+	if _, ok := value.(*binaryArray); ok && format == pgtype.BinaryFormatCode {
+		return rawArrayPlan{}
+	}
+	return c.Codec.PlanEncode(m, oid, format, value)
+}
+
+type rawArrayPlan struct{}
+
+func (rawArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
+	return append(buf, value.(*binaryArray).b...), nil
+}
+
+// registerArrays installs rawArrayCodec for the sink's array types in a
+// connection's type map.
+func registerArrays(m *pgtype.Map) {
+	for _, oids := range arrayOIDs {
+		t, ok := m.TypeForOID(oids[1])
+		if !ok {
+			continue
+		}
+		if _, done := t.Codec.(rawArrayCodec); done {
+			continue
+		}
+		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: rawArrayCodec{t.Codec}})
+	}
+}
