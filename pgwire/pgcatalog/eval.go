@@ -17,6 +17,7 @@ type colDef struct {
 	qual, name string
 	t          uint32
 	hidden     bool // the right side of JOIN USING: only qualified references see it
+	system     bool // tableoid: never expanded by *
 }
 
 type relation struct {
@@ -216,7 +217,7 @@ func (ev *evaluator) selectRows(s *selectStmt, outer *env, typeOnly bool) (*rela
 		if st, ok := it.e.(*starExpr); ok {
 			n := 0
 			for i, c := range in.cols {
-				if c.hidden || st.qual != "" && c.qual != st.qual {
+				if c.hidden || c.system || st.qual != "" && c.qual != st.qual {
 					continue
 				}
 				items = append(items, outItem{name: c.name, colIx: i})

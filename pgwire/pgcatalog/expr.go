@@ -766,8 +766,14 @@ func (ev *evaluator) cast(v any, from, to uint32) (any, error) {
 	}
 	switch to {
 	case OIDRegproc:
-		if s, ok := v.(string); ok {
-			return strings.TrimPrefix(s, "pg_catalog."), nil
+		switch x := v.(type) {
+		case string:
+			return strings.TrimPrefix(x, "pg_catalog."), nil
+		case int64:
+			if x == 0 {
+				return "-", nil
+			}
+			return strconv.FormatInt(x, 10), nil
 		}
 	case OIDRegclass:
 		if s, ok := v.(string); ok {

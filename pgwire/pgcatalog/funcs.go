@@ -68,7 +68,23 @@ func init() {
 			}
 			return fmt.Sprintf("unknown (OID=%s)", toText(a[0])), nil
 		}},
-		"pg_table_is_visible":    yes,
+		"pg_table_is_visible":          yes,
+		"pg_collation_is_visible":      yes,
+		"pg_conversion_is_visible":     yes,
+		"pg_operator_is_visible":       yes,
+		"pg_opclass_is_visible":        yes,
+		"pg_opfamily_is_visible":       yes,
+		"pg_statistics_obj_is_visible": yes,
+		"pg_ts_config_is_visible":      yes,
+		"pg_ts_dict_is_visible":        yes,
+		"pg_ts_parser_is_visible":      yes,
+		"pg_ts_template_is_visible":    yes,
+		"format": {ret: OIDText, min: 1, max: -1, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			return formatFn(ev, toText(a[0]), a[1:], ts[1:])
+		}},
 		"pg_type_is_visible":     yes,
 		"pg_function_is_visible": yes,
 		"format_type": {ret: OIDText, min: 1, max: 2, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
@@ -154,9 +170,32 @@ func init() {
 			}
 			return strings.Join(parts, toText(a[1])), nil
 		}},
-		"array_upper":  {ret: OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
-		"array_length": {ret: OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
-		"cardinality":  {ret: OIDInt4, min: 1, max: 1, strict: true, call: arrayLen},
+		"array_remove": {ret: 0, min: 2, max: 2, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			arr, err := asArray(a[0])
+			if err != nil {
+				return nil, err
+			}
+			out := []any{}
+			for _, e := range arr {
+				if a[1] == nil && e == nil {
+					continue
+				}
+				if e != nil && a[1] != nil {
+					if c, ok := compare(e, a[1]); ok && c == 0 {
+						continue
+					}
+				}
+				out = append(out, e)
+			}
+			return out, nil
+		}},
+		"getdatabaseencoding": constFn(OIDName, func(*evaluator) any { return "UTF8" }),
+		"array_upper":         {ret: OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
+		"array_length":        {ret: OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
+		"cardinality":         {ret: OIDInt4, min: 1, max: 1, strict: true, call: arrayLen},
 		"array_lower": {ret: OIDInt4, min: 2, max: 2, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			arr, err := asArray(a[0])
 			if err != nil || len(arr) == 0 {
@@ -827,3 +866,48 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 }
 
 var _ = strconv.Itoa
+
+// formatFn is format(fmt, args...) with %s, %I, %L and %%.
+func formatFn(ev *evaluator, f string, args []any, ts []uint32) (string, error) {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		if i >= len(f) {
+			return "", errf(sqlerr.InvalidParameter, "unterminated format() type specifier")
+		}
+		if f[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		if n >= len(args) {
+			return "", errf(sqlerr.InvalidParameter, "too few arguments for format()")
+		}
+		v, t := args[n], ts[n]
+		n++
+		switch f[i] {
+		case 's':
+			if v != nil {
+				b.WriteString(ev.textOf(v, t))
+			}
+		case 'I':
+			if v == nil {
+				return "", errf(sqlerr.InvalidParameter, "null values cannot be formatted as an SQL identifier")
+			}
+			b.WriteString(quoteIdent(ev.textOf(v, t)))
+		case 'L':
+			if v == nil {
+				b.WriteString("NULL")
+			} else {
+				b.WriteString(quoteLiteral(ev.textOf(v, t)))
+			}
+		default:
+			return "", errf(sqlerr.InvalidParameter, "unrecognized format() type specifier %q", f[i])
+		}
+	}
+	return b.String(), nil
+}

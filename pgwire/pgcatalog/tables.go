@@ -376,9 +376,11 @@ func (cd *catData) table(schema, name string) (*relation, error) {
 	if !ok {
 		return nil, errf(sqlerr.UndefinedTable, "relation %q does not exist", full)
 	}
-	r := &relation{cols: append([]colDef(nil), cols...)}
+	r := &relation{cols: append(append([]colDef(nil), cols...), colDef{name: "tableoid", t: OIDOid, system: true})}
+	tableoid := catalogTableOIDs[name]
 	for _, m := range cd.rows(full) {
-		row := make([]any, len(cols))
+		row := make([]any, len(cols)+1)
+		row[len(cols)] = tableoid
 		for i, c := range cols {
 			v, ok := m[c.name]
 			if !ok {
@@ -399,7 +401,9 @@ func (cd *catData) table(schema, name string) (*relation, error) {
 		r.rows = append(r.rows, row)
 	}
 	if seed, ok := seedRows[name]; ok && schema == "pg_catalog" {
-		r.rows = append(r.rows, seedCopy(name, seed, cd)...)
+		for _, row := range seedCopy(name, seed, cd) {
+			r.rows = append(r.rows, append(row, tableoid))
+		}
 	}
 	return r, nil
 }

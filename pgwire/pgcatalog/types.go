@@ -117,6 +117,17 @@ var typeInfos = map[uint32]typeInfo{
 	OIDAnyArray:    {name: "anyarray", class: 'a', length: -1},
 	OIDRegnamesp:   {name: "regnamespace", array: 4090, class: 'i', length: 4},
 	1033:           {name: "aclitem", array: OIDAclArr, class: 's', length: 12},
+	3220:           {name: "pg_lsn", class: 's', length: 8},
+	2202:           {name: "regprocedure", class: 's', length: 4},
+	2203:           {name: "regoper", class: 's', length: 4},
+	2204:           {name: "regoperator", class: 's', length: 4},
+	3734:           {name: "regconfig", class: 's', length: 4},
+	3769:           {name: "regdictionary", class: 's', length: 4},
+	4096:           {name: "regrole", class: 's', length: 4},
+	4191:           {name: "regcollation", class: 's', length: 4},
+	3361:           {name: "pg_ndistinct", class: 's', length: -1},
+	3402:           {name: "pg_dependencies", class: 's', length: -1},
+	5017:           {name: "pg_mcv_list", class: 's', length: -1},
 }
 
 // typeByName maps the type names a query or the seed schema may use
@@ -138,6 +149,9 @@ var typeByName = map[string]uint32{
 	"information_schema.cardinal_number": OIDInt4, "cardinal_number": OIDInt4,
 	"information_schema.yes_or_no": OIDVarchar, "yes_or_no": OIDVarchar,
 	"information_schema.time_stamp": OIDTimestampTZ, "time_stamp": OIDTimestampTZ,
+	"pg_lsn": 3220, "pg_ndistinct": 3361, "pg_dependencies": 3402, "pg_mcv_list": 5017,
+	"regprocedure": 2202, "regoper": 2203, "regoperator": 2204, "regconfig": 3734, "regdictionary": 3769,
+	"regrole": 4096, "regcollation": 4191,
 }
 
 // lookupType resolves a type name; a trailing [] makes the array type.
@@ -146,7 +160,7 @@ func lookupType(name string) (uint32, bool) {
 	if strings.HasSuffix(name, "[]") {
 		el, ok := lookupType(strings.TrimSuffix(name, "[]"))
 		if !ok {
-			return 0, false
+			return OIDTextArr, true // arrays of types we do not model read as text[]
 		}
 		if el == OIDInt2 || el == OIDOid || el == OIDChar || el == OIDText || el == OIDName ||
 			el == OIDInt4 || el == OIDInt8 || el == OIDBool || el == OIDFloat8 || el == OIDVarchar || el == 1033 {
