@@ -32,6 +32,8 @@ type env struct {
 	row   []any
 	group [][]any
 	outer *env
+	win   map[*funcExpr][]any // window function values of this SELECT, by row
+	idx   int                 // this row's position in win
 }
 
 type evaluator struct {
@@ -301,6 +303,9 @@ func (ev *evaluator) selectRows(s *selectStmt, outer *env, typeOnly bool) (*rela
 			envs = append(envs, &env{cols: in.cols, row: row, outer: outer})
 		}
 	}
+	if err := ev.windows(s, envs); err != nil {
+		return nil, nil, err
+	}
 	for _, en := range envs {
 		row := make([]any, len(items))
 		for i, it := range items {
@@ -331,6 +336,103 @@ func (ev *evaluator) selectRows(s *selectStmt, outer *env, typeOnly bool) (*rela
 		out.rows, envs = rows, es
 	}
 	return out, envs, nil
+}
+
+// windows computes the window functions of s's select list over envs
+// (the rows after WHERE, or the groups) and stores them in each env.
+func (ev *evaluator) windows(s *selectStmt, envs []*env) error {
+	var fns []*funcExpr
+	for _, it := range s.items {
+		walkExpr(it.e, func(x expr) bool {
+			if f, ok := x.(*funcExpr); ok && f.over != nil {
+				fns = append(fns, f)
+			}
+			return true
+		})
+	}
+	if len(fns) == 0 {
+		return nil
+	}
+	win := map[*funcExpr][]any{}
+	for i, en := range envs {
+		en.win, en.idx = win, i
+	}
+	for _, f := range fns {
+		vals := make([]any, len(envs))
+		parts := map[string][]int{}
+		var order []string
+		for i, en := range envs {
+			var key []any
+			for _, p := range f.over.partition {
+				v, err := ev.eval(p, en)
+				if err != nil {
+					return err
+				}
+				key = append(key, v)
+			}
+			k := rowKey(key)
+			if _, ok := parts[k]; !ok {
+				order = append(order, k)
+			}
+			parts[k] = append(parts[k], i)
+		}
+		for _, k := range order {
+			idx := parts[k]
+			keys := make([][]any, len(idx))
+			for j, i := range idx {
+				for _, o := range f.over.order {
+					v, err := ev.eval(o.e, envs[i])
+					if err != nil {
+						return err
+					}
+					keys[j] = append(keys[j], v)
+				}
+			}
+			perm := make([]int, len(idx))
+			for j := range perm {
+				perm[j] = j
+			}
+			cmpKeys := func(a, b int) int {
+				for n, o := range f.over.order {
+					x, y := keys[a][n], keys[b][n]
+					if x == nil || y == nil {
+						if (x == nil) == (y == nil) {
+							continue
+						}
+						if (x == nil) != o.desc {
+							return 1
+						}
+						return -1
+					}
+					c, _ := compare(x, y)
+					if o.desc {
+						c = -c
+					}
+					if c != 0 {
+						return c
+					}
+				}
+				return 0
+			}
+			sort.SliceStable(perm, func(a, b int) bool { return cmpKeys(perm[a], perm[b]) < 0 })
+			rank, dense := int64(0), int64(0)
+			for j, p := range perm {
+				if j == 0 || cmpKeys(perm[j-1], p) != 0 {
+					rank, dense = int64(j+1), dense+1
+				}
+				switch f.name {
+				case "row_number":
+					vals[idx[p]] = int64(j + 1)
+				case "rank":
+					vals[idx[p]] = rank
+				case "dense_rank":
+					vals[idx[p]] = dense
+				}
+			}
+		}
+		win[f] = vals
+	}
+	return nil
 }
 
 // fromWhere joins the FROM items and filters by WHERE. Conjuncts of WHERE

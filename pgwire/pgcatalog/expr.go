@@ -38,6 +38,12 @@ func (ev *evaluator) eval(e expr, en *env) (any, error) {
 	case *starExpr:
 		return nil, errf(sqlerr.SyntaxError, "* is not allowed here")
 	case *funcExpr:
+		if e.over != nil {
+			if vals, ok := en.win[e]; ok && en.idx < len(vals) {
+				return vals[en.idx], nil
+			}
+			return nil, errf(sqlerr.FeatureNotSupport, "window function %s is allowed only in the select list", e.name)
+		}
 		if aggregates[e.name] {
 			return ev.aggregate(e, en)
 		}

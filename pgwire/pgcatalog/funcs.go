@@ -711,6 +711,9 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 	case *colRefIx:
 		return en.cols[e.i].t, nil
 	case *funcExpr:
+		if e.over != nil {
+			return OIDInt8, nil
+		}
 		switch e.name {
 		case "count":
 			return OIDInt8, nil

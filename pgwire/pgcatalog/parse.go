@@ -25,6 +25,7 @@ type (
 		distinct bool
 		order    []orderItem // string_agg(x, ',' ORDER BY y)
 		filter   expr
+		over     *window // row_number() OVER (...)
 	}
 	binExpr struct {
 		op   string
@@ -77,6 +78,12 @@ type (
 )
 
 type whenClause struct{ cond, then expr }
+
+// window is an OVER clause: partitions and their order (no frames).
+type window struct {
+	partition []expr
+	order     []orderItem
+}
 
 type orderItem struct {
 	e          expr
@@ -233,8 +240,11 @@ var reserved = map[string]bool{
 	"and": true, "or": true, "not": true, "as": true, "is": true, "in": true, "like": true, "ilike": true,
 	"then": true, "when": true, "else": true, "end": true, "case": true, "asc": true, "desc": true, "nulls": true,
 	"fetch": true, "for": true, "window": true, "between": true, "collate": true, "similar": true, "lateral": true,
-	"into": true, "with": true, "returning": true, "escape": true,
+	"into": true, "with": true, "returning": true, "escape": true, "over": true, "partition": true,
 }
+
+// windowFuncs are the window functions the evaluator computes.
+var windowFuncs = map[string]bool{"row_number": true, "rank": true, "dense_rank": true}
 
 func (p *parser) alias() string {
 	if p.acceptKw("as") {
@@ -921,8 +931,25 @@ func (p *parser) funcCall(name string) *funcExpr {
 		f.filter = p.expr(0)
 		p.expectOp(")")
 	}
-	if p.isKw("over") {
-		p.fail("window functions are not supported")
+	if p.acceptKw("over") {
+		p.expectOp("(")
+		w := &window{}
+		if p.acceptKw("partition", "by") {
+			for {
+				w.partition = append(w.partition, p.expr(0))
+				if !p.acceptOp(",") {
+					break
+				}
+			}
+		}
+		if p.acceptKw("order", "by") {
+			w.order = p.orderList()
+		}
+		p.expectOp(")")
+		if !windowFuncs[name] {
+			p.fail("window function %s is not supported", name)
+		}
+		f.over = w
 	}
 	return f
 }

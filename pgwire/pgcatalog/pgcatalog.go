@@ -152,7 +152,7 @@ func isCatalogQuery(q *query) bool {
 		}
 	}, func(e expr) {
 		if f, isF := e.(*funcExpr); isF {
-			if _, known := functions[f.name]; !known && !aggregates[f.name] {
+			if _, known := functions[f.name]; !known && !aggregates[f.name] && f.over == nil {
 				ok = false
 			}
 		}

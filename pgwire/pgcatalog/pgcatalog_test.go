@@ -218,6 +218,32 @@ func TestClientQueries(t *testing.T) {
 		{q: "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_class WHERE relname = 'q7') THEN 'yes' ELSE 'no' END, ARRAY(SELECT relname FROM pg_class WHERE relkind = 'i' ORDER BY 1)",
 			want: []string{"yes|{q7_pkey,t1_pkey}"}},
 		{q: "SELECT 1", want: []string{"1"}},
+		// the shape of pgjdbc's DatabaseMetaData.getColumns: a window
+		// function numbers the live columns under a LIKE filter
+		{q: `SELECT * FROM (SELECT n.nspname, c.relname, a.attname, a.attnotnull OR (t.typtype = 'd' AND t.typnotnull) AS attnotnull,
+				row_number() OVER (PARTITION BY a.attrelid ORDER BY a.attnum) AS attnum, nullif(a.attidentity, '') AS attidentity,
+				pg_catalog.pg_get_expr(def.adbin, def.adrelid) AS adsrc, dsc.description
+			FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON (c.relnamespace = n.oid)
+			JOIN pg_catalog.pg_attribute a ON (a.attrelid = c.oid) JOIN pg_catalog.pg_type t ON (a.atttypid = t.oid)
+			LEFT JOIN pg_catalog.pg_attrdef def ON (a.attrelid = def.adrelid AND a.attnum = def.adnum)
+			LEFT JOIN pg_catalog.pg_description dsc ON (c.oid = dsc.objoid AND a.attnum = dsc.objsubid)
+			WHERE c.relkind IN ('r','p','v','f','m') AND a.attnum > 0 AND NOT a.attisdropped AND n.nspname LIKE $1 AND c.relname LIKE $2) c
+			WHERE true AND attname LIKE $3 ORDER BY nspname, c.relname, attnum`,
+			params: []*string{str("public"), str("t%"), str("%")},
+			want:   []string{"public|t1|id|t|1|<null>|<null>|<null>", "public|t1|name|f|2|<null>|<null>|<null>"}},
+		// the shape of pgjdbc's getTables: CASE over a boolean, a comma
+		// join beside a LEFT JOIN, ORDER BY output names
+		{q: `SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM, c.relname AS TABLE_NAME,
+				CASE n.nspname ~ '^pg_' OR n.nspname = 'information_schema' WHEN true THEN 'SYSTEM'
+				WHEN false THEN CASE c.relkind WHEN 'r' THEN 'TABLE' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'f' THEN 'FOREIGN TABLE' ELSE NULL END
+				ELSE NULL END AS TABLE_TYPE, d.description AS REMARKS
+			FROM pg_catalog.pg_namespace n, pg_catalog.pg_class c
+			LEFT JOIN pg_catalog.pg_description d ON (c.oid = d.objoid AND d.objsubid = 0 AND d.classoid = 'pg_class'::regclass)
+			WHERE c.relnamespace = n.oid AND c.relname LIKE '%' AND c.relkind <> 'i' ORDER BY TABLE_TYPE, TABLE_SCHEM, TABLE_NAME`,
+			want: []string{"<null>|public|out|FOREIGN TABLE|<null>", "<null>|public|q7|MATERIALIZED VIEW|<null>",
+				"<null>|public|bids|TABLE|<null>", "<null>|public|t1|TABLE|<null>"}},
+		{q: "SELECT relname, rank() OVER (ORDER BY relkind), dense_rank() OVER (ORDER BY relkind DESC) FROM pg_class WHERE relkind <> 'i' ORDER BY 1",
+			want: []string{"bids|3|1", "out|1|3", "q7|2|2", "t1|3|1"}},
 		{q: "SELECT format('%I.%I has %s: %L', 'public', 'Q7', 5, 'it''s'), format('100%%')", want: []string{`public."Q7" has 5: 'it''s'|100%`}},
 		{q: "SELECT c.relname FROM pg_class c WHERE c.tableoid = 'pg_class'::regclass AND c.relkind = 'm'", want: []string{"q7"}},
 		{q: "SELECT fdwname, fdwhandler::regproc FROM pg_foreign_data_wrapper", want: []string{"streamsql|-"}},
