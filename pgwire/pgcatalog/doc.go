@@ -11,12 +11,18 @@
 // Answer is the one entry point. It parses the query with a small,
 // tolerant SQL parser (SELECT lists, FROM with JOINs and subqueries,
 // WHERE, GROUP BY, ORDER BY, LIMIT/OFFSET, UNION, CASE, casts such as
-// ::regclass, OPERATOR(pg_catalog.~), COLLATE, ARRAY(subquery), EXISTS)
+// ::regclass, OPERATOR(pg_catalog.~), COLLATE, ARRAY(subquery), EXISTS,
+// aggregates, row_number() OVER (PARTITION BY … ORDER BY …))
 // and evaluates it over virtual tables that are rebuilt from the objects
 // on every call. It reports handled=false when the query reads nothing it
 // knows (no catalog table, no catalog function), so the server can hand
 // the query to the engine instead; it returns an error only for a query
-// it recognised as a catalog query but could not evaluate.
+// it recognised as a catalog query but could not evaluate. Handles gives
+// the same verdict from the text alone, for classifying a prepared
+// statement once.
+//
+// A query may build at most 300,000 intermediate rows (joins, per-row
+// subqueries); beyond that it fails with 54000 rather than exhaust memory.
 //
 // Mapping (what psql shows):
 //

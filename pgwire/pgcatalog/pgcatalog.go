@@ -122,6 +122,21 @@ func Answer(query string, params []*string, objs []Object, s Session) (res *Resu
 	return res, true, nil
 }
 
+// Handles reports whether Answer handles query (answers it, or fails it
+// as a catalog query), without needing the objects: a server can classify
+// a statement once, when it is prepared, and skip building []Object for
+// the engine's queries.
+func Handles(query string) bool {
+	if loadSeed() != nil {
+		return false
+	}
+	q, err := parseQuery(query)
+	if err != nil {
+		return looksCatalog(query)
+	}
+	return isCatalogQuery(q)
+}
+
 var catalogWord = regexp.MustCompile(`(?i)\b(pg_catalog|information_schema)\s*\.|\bpg_[a-z_]+\b`)
 
 func looksCatalog(q string) bool { return catalogWord.MatchString(q) }
