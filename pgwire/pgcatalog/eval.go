@@ -474,6 +474,19 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 		if err != nil {
 			return nil, err
 		}
+		if !typeOnly {
+			if li, ri, ok := equiConjunct(conj, cur.cols, r.cols); ok {
+				// a WHERE equality between what is joined so far and
+				// the new item: hash it instead of a full product
+				if cur, err = ev.hashProduct(cur, r, li, ri); err != nil {
+					return nil, err
+				}
+				if err := apply(false); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
 		if len(cur.rows)*len(r.rows) > maxWork {
 			return nil, ev.spend(maxWork + 1)
 		}
@@ -522,6 +535,41 @@ func (ev *evaluator) resolvable(e expr, cols []colDef) bool {
 		return ok
 	})
 	return ok
+}
+
+// equiConjunct finds among conj an equality of a column of l and one of r.
+func equiConjunct(conj []expr, l, r []colDef) (int, int, bool) {
+	for _, c := range conj {
+		if li, ri, ok := equiJoinKey(c, l, r); ok {
+			return li, ri, true
+		}
+	}
+	return 0, 0, false
+}
+
+// hashProduct is the rows of a × b whose columns ai and bi are equal.
+func (ev *evaluator) hashProduct(a, b *relation, ai, bi int) (*relation, error) {
+	out := &relation{cols: append(append([]colDef(nil), a.cols...), b.cols...)}
+	byKey := map[string][]int{}
+	for i, r := range b.rows {
+		if r[bi] != nil {
+			k := joinKey(r[bi])
+			byKey[k] = append(byKey[k], i)
+		}
+	}
+	for _, l := range a.rows {
+		if l[ai] == nil {
+			continue
+		}
+		for _, i := range byKey[joinKey(l[ai])] {
+			row := make([]any, 0, len(l)+len(b.rows[i]))
+			out.rows = append(out.rows, append(append(row, l...), b.rows[i]...))
+		}
+		if err := ev.spend(len(byKey[joinKey(l[ai])]) + 1); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func product(a, b *relation) *relation {
@@ -739,7 +787,17 @@ func sameClass(a, b uint32) bool {
 	return ca == cb && (ca == 'i' || ca == 's' || ca == 'b')
 }
 
-func joinKey(v any) string { return fmt.Sprintf("%T:%v", v, v) }
+func joinKey(v any) string {
+	switch x := v.(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case string:
+		return "s" + x
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprintf("%T:%v", v, v)
+}
 
 // colRefIx reads a column by position (JOIN USING conditions).
 type colRefIx struct{ i int }

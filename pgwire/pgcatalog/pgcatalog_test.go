@@ -344,3 +344,54 @@ func TestEveryCatalogTableReads(t *testing.T) {
 		}
 	}
 }
+
+// manyObjects is a catalog of n views with six columns and a key each.
+func manyObjects(n int) []Object {
+	objs := make([]Object, n)
+	for i := range objs {
+		objs[i] = Object{Name: "v" + itoa(int64(i)), Kind: "materialized view", Key: []string{"k"},
+			Columns: []Column{{"k", types.Int}, {"a", types.String}, {"b", types.Float}, {"c", types.Timestamp}, {"d", types.Interval}, {"e", types.Bool}}}
+	}
+	return objs
+}
+
+func benchAnswer(b *testing.B, q string, objs []Object) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := Answer(q, nil, objs, session); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkPsqlList is psql's \d over 200 views.
+func BenchmarkPsqlList(b *testing.B) {
+	q, _ := os.ReadFile("testdata/psql15/d.sql")
+	benchAnswer(b, string(q), manyObjects(200))
+}
+
+// BenchmarkPsqlIndexes is the heaviest query of psql's \d NAME (a
+// three-way comma join) over 200 views.
+func BenchmarkPsqlIndexes(b *testing.B) {
+	objs := manyObjects(200)
+	res, _, _ := Answer(strings.ReplaceAll(mustRead(b, "testdata/psql15/d_name_lookup.sql"), "{{NAME}}", "v7"), nil, objs, session)
+	benchAnswer(b, strings.ReplaceAll(mustRead(b, "testdata/psql15/d_name_indexes.sql"), "{{OID}}", *res.Rows[0][0]), objs)
+}
+
+// BenchmarkHandlesEngineQuery is the cost of asking whether an engine
+// query is a catalog query.
+func BenchmarkHandlesEngineQuery(b *testing.B) {
+	for b.Loop() {
+		if Handles("SELECT * FROM v WHERE key = $1") {
+			b.Fatal("handled")
+		}
+	}
+}
+
+func mustRead(b *testing.B, name string) string {
+	s, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(s)
+}
