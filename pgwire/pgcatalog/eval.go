@@ -444,19 +444,25 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 	if s.where != nil {
 		conj = splitAnd(s.where, nil)
 	}
-	apply := func(final bool) error {
+	local := map[string]bool{}
+	for _, f := range s.from {
+		fromNames(f, local)
+	}
+	// filter applies to rel the conjuncts that read only rel's columns
+	// (and qualified columns of enclosing queries), and drops them
+	filter := func(rel *relation, final bool) error {
 		if typeOnly {
 			return nil
 		}
 		var rest []expr
 		for _, c := range conj {
-			if !final && !ev.resolvable(c, cur.cols) {
+			if !final && !ev.resolvable(c, rel.cols, outer, local) {
 				rest = append(rest, c)
 				continue
 			}
-			kept := cur.rows[:0:0]
-			for _, row := range cur.rows {
-				v, err := ev.eval(c, &env{cols: cur.cols, row: row, outer: outer})
+			kept := rel.rows[:0:0]
+			for _, row := range rel.rows {
+				v, err := ev.eval(c, &env{cols: rel.cols, row: row, outer: outer})
 				if err != nil {
 					return err
 				}
@@ -464,7 +470,7 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 					kept = append(kept, row)
 				}
 			}
-			cur.rows = kept
+			rel.rows = kept
 		}
 		conj = rest
 		return nil
@@ -474,27 +480,30 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 		if err != nil {
 			return nil, err
 		}
-		if !typeOnly {
-			if li, ri, ok := equiConjunct(conj, cur.cols, r.cols); ok {
-				// a WHERE equality between what is joined so far and
-				// the new item: hash it instead of a full product
-				if cur, err = ev.hashProduct(cur, r, li, ri); err != nil {
-					return nil, err
-				}
-				if err := apply(false); err != nil {
-					return nil, err
-				}
-				continue
-			}
+		if typeOnly {
+			cur = product(cur, r)
+			continue
 		}
-		if len(cur.rows)*len(r.rows) > maxWork {
-			return nil, ev.spend(maxWork + 1)
-		}
-		cur = product(cur, r)
-		if err := ev.spend(len(cur.rows)); err != nil {
+		r = &relation{cols: r.cols, rows: r.rows} // filter replaces rows, never the shared table's
+		if err := filter(r, false); err != nil {
 			return nil, err
 		}
-		if err := apply(false); err != nil {
+		if li, ri, ok := equiConjunct(conj, cur.cols, r.cols); ok {
+			// a WHERE equality between what is joined so far and the
+			// new item: hash it instead of a full product
+			if cur, err = ev.hashProduct(cur, r, li, ri); err != nil {
+				return nil, err
+			}
+		} else {
+			if len(cur.rows)*len(r.rows) > maxWork {
+				return nil, ev.spend(maxWork + 1)
+			}
+			cur = product(cur, r)
+			if err := ev.spend(len(cur.rows)); err != nil {
+				return nil, err
+			}
+		}
+		if err := filter(cur, false); err != nil {
 			return nil, err
 		}
 	}
@@ -502,10 +511,25 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 		cur.rows = nil
 		return cur, nil
 	}
-	if err := apply(true); err != nil {
+	if err := filter(cur, true); err != nil {
 		return nil, err
 	}
 	return cur, nil
+}
+
+// fromNames collects the names FROM item f can be qualified by.
+func fromNames(f fromItem, into map[string]bool) {
+	switch f := f.(type) {
+	case *tableRef:
+		into[pick(f.alias, f.name)] = true
+	case *subRef:
+		into[f.alias] = true
+	case *funcRef:
+		into[pick(f.alias, f.fn.name)] = true
+	case *joinRef:
+		fromNames(f.l, into)
+		fromNames(f.r, into)
+	}
 }
 
 func splitAnd(e expr, out []expr) []expr {
@@ -515,9 +539,10 @@ func splitAnd(e expr, out []expr) []expr {
 	return append(out, e)
 }
 
-// resolvable reports whether every column e reads is in cols, and e has
-// no subquery (those wait for the whole FROM).
-func (ev *evaluator) resolvable(e expr, cols []colDef) bool {
+// resolvable reports whether every column e reads is in cols or is a
+// qualified column of an enclosing query (not named by this SELECT's FROM,
+// local), and e has no subquery (those wait for the whole FROM).
+func (ev *evaluator) resolvable(e expr, cols []colDef, outer *env, local map[string]bool) bool {
 	ok := true
 	walkExpr(e, func(x expr) bool {
 		switch c := x.(type) {
@@ -528,7 +553,16 @@ func (ev *evaluator) resolvable(e expr, cols []colDef) bool {
 		case *anyExpr:
 			ok = c.sub == nil
 		case *colExpr:
-			if _, _, err := (&env{cols: cols}).lookup(c.qual, c.name); err != nil {
+			if _, _, err := (&env{cols: cols}).lookup(c.qual, c.name); err == nil {
+				break
+			}
+			if c.qual == "" || local[c.qual] || outer == nil {
+				ok = false
+			} else if _, _, err := outer.lookup(c.qual, c.name); err != nil {
+				ok = false
+			}
+		case *funcExpr:
+			if c.over != nil || aggregates[c.name] {
 				ok = false
 			}
 		}
@@ -597,9 +631,6 @@ func (ev *evaluator) fromItem(f fromItem, outer *env, typeOnly bool) (*relation,
 				ev.tables = map[string]*relation{}
 			}
 			ev.tables[key] = r
-		}
-		if err := ev.spend(len(r.rows)); err != nil {
-			return nil, err
 		}
 		return aliased(r, pick(f.alias, f.name), f.colAliases), nil
 	case *subRef:

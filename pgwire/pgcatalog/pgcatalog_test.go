@@ -388,10 +388,34 @@ func BenchmarkHandlesEngineQuery(b *testing.B) {
 	}
 }
 
-func mustRead(b *testing.B, name string) string {
+func mustRead(b testing.TB, name string) string {
 	s, err := os.ReadFile(name)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return string(s)
+}
+
+// A wide view stays within the work bound: psql's column query runs two
+// correlated subqueries per column.
+func TestWideRelation(t *testing.T) {
+	wide := Object{Name: "wide", Kind: "materialized view", Key: []string{"c0"}}
+	for i := range 2000 {
+		wide.Columns = append(wide.Columns, Column{Name: "c" + itoa(int64(i)), Type: types.String})
+	}
+	objs := append(manyObjects(300), wide)
+	res, _, err := Answer(strings.ReplaceAll(mustRead(t, "testdata/psql15/d_name_lookup.sql"), "{{NAME}}", "wide"), nil, objs, session)
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"d_name_columns_plus", "d_name_indexes"} {
+		q := strings.ReplaceAll(mustRead(t, "testdata/psql15/"+f+".sql"), "{{OID}}", *res.Rows[0][0])
+		r, ok, err := Answer(q, nil, objs, session)
+		if !ok || err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if f == "d_name_columns_plus" && len(r.Rows) != 2000 {
+			t.Fatalf("%d columns", len(r.Rows))
+		}
+	}
 }
