@@ -28,6 +28,7 @@ type viewRT struct {
 	pipe    *exec.Pipeline
 	readers []*reader
 	sinks   []*sinkRT
+	subs    []*Subscription // SUBSCRIBE feeds (engine/subscribe.go)
 	updated int64
 	// err is the first error a sink returned from Write; the pipeline
 	// stops with it (sinks retry transient failures themselves).
@@ -203,6 +204,7 @@ func (v *viewRT) removeSink(name string) {
 // deliver hands a batch of view changes to the sinks.
 func (v *viewRT) deliver(ch []exec.Change) {
 	v.updated += int64(len(ch))
+	v.notify(ch)
 	if len(v.sinks) == 0 {
 		return
 	}
@@ -222,6 +224,7 @@ func (v *viewRT) deliver(ch []exec.Change) {
 }
 
 func (v *viewRT) close() {
+	v.endSubs()
 	for _, r := range v.readers {
 		if r.src != nil {
 			_ = r.src.Close()

@@ -267,7 +267,7 @@ func (s *session) simpleQuery(q string) {
 			return
 		}
 		if res.stream != nil {
-			err = s.streamRows(res, nil)
+			err = s.streamRows(res, nil, true)
 			if err != nil {
 				s.sendError(err, q, p.off)
 			}

@@ -140,7 +140,7 @@ func (s *session) execute(m *pgproto3.Execute) error {
 		return nil
 	case res.stream != nil:
 		p.done, p.res = true, nil
-		return s.streamRows(res, p.formats)
+		return s.streamRows(res, p.formats, false)
 	}
 	end := len(res.rows)
 	if m.MaxRows > 0 && int(m.MaxRows) < end-p.sent {

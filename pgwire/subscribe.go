@@ -2,32 +2,311 @@ package pgwire
 
 import (
 	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
-// subscription streams a view's changes to the client (SUBSCRIBE).
-type subscription struct{}
+// SUBSCRIBE streams a view: its current rows, then every change, each row
+// followed by an op column ("insert" or "delete"; for a view with a key,
+// "upsert" replaces the row with that key). It runs until the client
+// cancels (CancelRequest: the stream ends with 57014), the connection
+// closes, or the view is dropped. psql prints a result only when it ends,
+// so psql users DECLARE a cursor FOR SUBSCRIBE and FETCH from it.
 
-// cursor is a DECLAREd SUBSCRIBE cursor.
-type cursor struct{}
+// subscribeBuffer is how many change batches a subscriber may lag behind
+// before the engine drops it.
+const subscribeBuffer = 256
 
-func (c *cursor) close() {}
+var (
+	reSubscribe = regexp.MustCompile(`(?is)^\s*subscribe\s+(?:to\s+)?("(?:[^"]|"")+"|[\w$]+)\s*;?\s*$`)
+	reDeclare   = regexp.MustCompile(`(?is)^\s*declare\s+("(?:[^"]|"")+"|[\w$]+)\s+(?:[a-z ]*?\s)?cursor\s+(?:(?:with|without)\s+hold\s+)?for\s+(.+)$`)
+	reFetch     = regexp.MustCompile(`(?is)^\s*fetch\s+(?:(next|all|forward\s+all|forward\s+\d+|forward|\d+)\s+)?(?:(?:from|in)\s+)?("(?:[^"]|"")+"|[\w$]+)\s*;?\s*$`)
+	reClose     = regexp.MustCompile(`(?is)^\s*close\s+("(?:[^"]|"")+"|[\w$]+)\s*;?\s*$`)
+)
 
-func (s *session) subscribe(ctx context.Context, sql string) (*result, error) {
-	return nil, errNotSupported("SUBSCRIBE")
+// subscription is a SUBSCRIBE result: the engine's feed and the op
+// labels.
+type subscription struct {
+	sub   *engine.Subscription
+	added string // op of an inserted row: "insert", or "upsert" for keyed views
 }
 
+func opOf(keyed bool) string {
+	if keyed {
+		return "upsert"
+	}
+	return "insert"
+}
+
+func withOp(s types.Schema) []column {
+	return append(columnsOf(s), column{name: "op", oid: oidText})
+}
+
+func (s *session) subscribe(_ context.Context, sql string) (*result, error) {
+	m := reSubscribe.FindStringSubmatch(sql)
+	if m == nil {
+		return nil, pgError(codeSyntax, "syntax error in SUBSCRIBE: want SUBSCRIBE [TO] view")
+	}
+	sub, err := s.srv.cfg.Engine.Subscribe(unquoteIdent(m[1]), subscribeBuffer)
+	if err != nil {
+		return nil, err
+	}
+	return &result{cols: withOp(sub.Schema), stream: &subscription{sub: sub, added: opOf(sub.Keyed)}, tag: "SUBSCRIBE"}, nil
+}
+
+// subscribeColumns describes SUBSCRIBE without starting it.
 func (s *session) subscribeColumns(sql string) ([]column, error) {
-	return nil, errNotSupported("SUBSCRIBE")
+	m := reSubscribe.FindStringSubmatch(sql)
+	if m == nil {
+		return nil, pgError(codeSyntax, "syntax error in SUBSCRIBE: want SUBSCRIBE [TO] view")
+	}
+	sch, err := s.srv.cfg.Engine.Describe(context.Background(), `SELECT * FROM `+m[1])
+	if err != nil {
+		return nil, err
+	}
+	return withOp(sch), nil
 }
 
-func (s *session) declare(sql string) (*result, error) { return nil, errNotSupported("DECLARE") }
+// streamRows sends a subscription until the client cancels, the
+// connection fails or the subscription ends. describe sends the
+// RowDescription first (simple protocol).
+func (s *session) streamRows(res *result, formats []int16, describe bool) error {
+	ctx, done := s.statementContext()
+	defer done()
+	sub := res.stream.sub
+	defer sub.Close()
+	if describe {
+		s.be.Send(rowDescription(res.cols, nil))
+	}
+	n := len(sub.Schema)
+	send := func(r types.Row, op string) {
+		row := make(types.Row, n+1)
+		copy(row, r)
+		row[n] = types.StringValue(op)
+		one := &result{cols: res.cols, rows: []types.Row{row}}
+		s.sendRows(one, formats, 0, 1)
+	}
+	for _, r := range sub.Snapshot {
+		send(r, res.stream.added)
+	}
+	if err := s.be.Flush(); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case batch, ok := <-sub.C:
+			if !ok {
+				if err := sub.Err(); err != nil {
+					return &sqlerr.Error{Code: "57P05", Msg: err.Error()}
+				}
+				return nil
+			}
+			for _, c := range batch {
+				op := res.stream.added
+				if c.Delete {
+					op = "delete"
+				}
+				send(c.Row, op)
+			}
+			if err := s.be.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// cursor is a DECLAREd cursor: over a SUBSCRIBE (rows arrive as the view
+// changes) or over a query's result (rows fixed at DECLARE).
+type cursor struct {
+	cols    []column
+	pending []types.Row
+	sub     *subscription
+}
+
+func (c *cursor) close() {
+	if c.sub != nil {
+		c.sub.sub.Close()
+	}
+}
+
+func (s *session) declare(sql string) (*result, error) {
+	m := reDeclare.FindStringSubmatch(sql)
+	if m == nil {
+		return nil, pgError(codeSyntax, "syntax error in DECLARE: want DECLARE name CURSOR FOR query")
+	}
+	name := unquoteIdent(m[1])
+	if _, ok := s.cursors[name]; ok {
+		return nil, pgError(codeDuplicateCursor, "cursor \""+name+"\" already exists")
+	}
+	q := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), ";"))
+	st := s.prepare(q, nil)
+	if st.kind == kindSubscribe {
+		res, err := s.subscribe(context.Background(), q)
+		if err != nil {
+			return nil, err
+		}
+		c := &cursor{cols: res.cols, sub: res.stream}
+		for _, r := range res.stream.sub.Snapshot {
+			c.pending = append(c.pending, c.row(r, res.stream.added))
+		}
+		s.cursors[name] = c
+		return &result{tag: "DECLARE CURSOR"}, nil
+	}
+	ctx, done := s.statementContext()
+	defer done()
+	res, err := s.runStmtCtx(ctx, st, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if res.cols == nil || res.stream != nil {
+		return nil, pgError(sqlerr.FeatureNotSupport, "DECLARE CURSOR needs a query that returns rows")
+	}
+	s.cursors[name] = &cursor{cols: res.cols, pending: res.rows}
+	return &result{tag: "DECLARE CURSOR"}, nil
+}
+
+func (c *cursor) row(r types.Row, op string) types.Row {
+	row := make(types.Row, len(r)+1)
+	copy(row, r)
+	row[len(r)] = types.StringValue(op)
+	return row
+}
+
+// fetchWait is how long FETCH on a subscription waits for a change when
+// none is pending.
+const fetchWait = time.Second
+
+func (s *session) fetchCursor(sql string) (*cursor, int, error) {
+	m := reFetch.FindStringSubmatch(sql)
+	if m == nil {
+		return nil, 0, pgError(codeSyntax, "syntax error in FETCH: want FETCH [n|ALL|NEXT] FROM cursor")
+	}
+	c, ok := s.cursors[unquoteIdent(m[2])]
+	if !ok {
+		return nil, 0, pgError(codeInvalidCursor, "cursor \""+unquoteIdent(m[2])+"\" does not exist")
+	}
+	count := strings.ToLower(strings.Join(strings.Fields(m[1]), " "))
+	n := 1
+	switch count {
+	case "", "next", "forward":
+	case "all", "forward all":
+		n = -1
+	default:
+		k, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(count, "forward")))
+		if err != nil {
+			return nil, 0, pgError(codeSyntax, "bad FETCH count "+count)
+		}
+		n = k
+	}
+	return c, n, nil
+}
 
 func (s *session) fetch(ctx context.Context, sql string) (*result, error) {
-	return nil, errNotSupported("FETCH")
+	c, n, err := s.fetchCursor(sql)
+	if err != nil {
+		return nil, err
+	}
+	if c.sub != nil {
+		if err := c.pull(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	take := len(c.pending)
+	if n >= 0 && n < take {
+		take = n
+	}
+	res := &result{cols: c.cols, rows: c.pending[:take:take], tag: "FETCH " + itoa(take)}
+	c.pending = c.pending[take:]
+	return res, nil
 }
 
-func (s *session) fetchColumns(sql string) ([]column, error) { return nil, errNotSupported("FETCH") }
+// pull moves available changes into pending: when none is pending it
+// waits up to fetchWait for the first batch, then takes what is there
+// (up to n rows, all with n < 0).
+func (c *cursor) pull(ctx context.Context, n int) error {
+	add := func(batch []engine.Change) {
+		for _, ch := range batch {
+			op := c.sub.added
+			if ch.Delete {
+				op = "delete"
+			}
+			c.pending = append(c.pending, c.row(ch.Row, op))
+		}
+	}
+	if len(c.pending) == 0 {
+		t := time.NewTimer(fetchWait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		case batch, ok := <-c.sub.sub.C:
+			if !ok {
+				return c.ended()
+			}
+			add(batch)
+		}
+	}
+	for n < 0 || len(c.pending) < n {
+		select {
+		case batch, ok := <-c.sub.sub.C:
+			if !ok {
+				if len(c.pending) > 0 {
+					return nil
+				}
+				return c.ended()
+			}
+			add(batch)
+		default:
+			return nil
+		}
+	}
+	return nil
+}
 
-func (s *session) closeCursor(sql string) (*result, error) { return nil, errNotSupported("CLOSE") }
+func (c *cursor) ended() error {
+	if err := c.sub.sub.Err(); err != nil {
+		return &sqlerr.Error{Code: "57P05", Msg: err.Error()}
+	}
+	return errors.New("subscription ended")
+}
 
-func (s *session) streamRows(res *result, formats []int16) error { return nil }
+func (s *session) fetchColumns(sql string) ([]column, error) {
+	c, _, err := s.fetchCursor(sql)
+	if err != nil {
+		return nil, err
+	}
+	return c.cols, nil
+}
+
+func (s *session) closeCursor(sql string) (*result, error) {
+	if w := words(sql, 2); len(w) == 2 && w[1] == "all" {
+		for k, c := range s.cursors {
+			c.close()
+			delete(s.cursors, k)
+		}
+		return &result{tag: "CLOSE CURSOR"}, nil
+	}
+	m := reClose.FindStringSubmatch(sql)
+	if m == nil {
+		return nil, pgError(codeSyntax, "syntax error in CLOSE: want CLOSE cursor")
+	}
+	name := unquoteIdent(m[1])
+	c, ok := s.cursors[name]
+	if !ok {
+		return nil, pgError(codeInvalidCursor, "cursor \""+name+"\" does not exist")
+	}
+	c.close()
+	delete(s.cursors, name)
+	return &result{tag: "CLOSE CURSOR"}, nil
+}
