@@ -53,7 +53,7 @@ restarts and crashes.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&stateDir, "state-dir", "./.streamsql", "directory for state and checkpoints")
-	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd(), devCmd(), docsCmd())
+	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd(), devCmd(), docsCmd(), queryCmd(&stateDir))
 	return root
 }
 
