@@ -145,6 +145,10 @@ type SourceSpec struct {
 	Options map[string]string
 	// StateDir is a directory the connector may use for its own files.
 	StateDir string
+	// Table is set when the source feeds a TABLE (it may emit Ops); Key
+	// is then the primary key's positions in Schema.
+	Table bool
+	Key   []int
 }
 
 // SinkSpec is what a sink factory gets.

@@ -143,7 +143,13 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("source %s: state directory: %w", o.Name, err)
 	}
-	src, err := f.New(connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: dir})
+	spec := connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: dir, Table: o.Kind == catalog.Table}
+	for _, k := range o.Key { // key positions among the input columns
+		if i := slices.Index(o.InputColumns(), k); i >= 0 {
+			spec.Key = append(spec.Key, i)
+		}
+	}
+	src, err := f.New(spec)
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
 	}

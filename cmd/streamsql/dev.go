@@ -149,14 +149,21 @@ func produceBids(ctx context.Context, cl *kgo.Client, n, rate int64, poison floa
 }
 
 func devPostgresCmd() *cobra.Command {
-	return &cobra.Command{
+	var port int
+	cmd := &cobra.Command{
 		Use:   "postgres",
 		Short: "Run a throwaway Postgres (PostgreSQL 15 binaries from /usr/lib/postgresql/15/bin) until Ctrl-C",
+		Long: `Run a throwaway Postgres until Ctrl-C, with trust authentication for the
+user postgres on 127.0.0.1. Its data lives in a temporary directory that
+Ctrl-C deletes. As root, initdb and postgres run as the postgres OS user.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s, closeFn, err := pgtest.StartMain()
+			s, closeFn, err := pgtest.StartMainOnPort(port)
 			if err != nil {
+				if port != 0 {
+					return fmt.Errorf("%w (is another Postgres running? pick another with --port, or --port 0 for any free one)", err)
+				}
 				return err
 			}
 			defer closeFn()
@@ -165,4 +172,6 @@ func devPostgresCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().IntVar(&port, "port", 5432, "TCP port on 127.0.0.1 (0: any free port)")
+	return cmd
 }

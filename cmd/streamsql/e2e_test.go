@@ -496,3 +496,75 @@ func heapAfterGC() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
 }
+
+// TestKafkaUpsertTopicFeedsTable reads a keyed topic into a TABLE: later
+// records replace earlier ones by key and tombstones delete, across a
+// restart that resumes from the checkpointed offsets.
+func TestKafkaUpsertTopicFeedsTable(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "customers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("customers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	produce := func(recs ...[2]string) {
+		t.Helper()
+		for _, r := range recs {
+			rec := &kgo.Record{Key: []byte(r[0])}
+			if r[1] != "" {
+				rec.Value = []byte(r[1])
+			}
+			if err := cl.ProduceSync(context.Background(), rec).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	produce([2]string{`{"id":1}`, `{"id":1,"name":"ada","tier":"gold"}`},
+		[2]string{`{"id":2}`, `{"id":2,"name":"bob","tier":"silver"}`},
+		[2]string{`{"id":1}`, `{"id":1,"name":"ada","tier":"platinum"}`})
+	dir := t.TempDir()
+	ctx := context.Background()
+	open := func() *engine.Engine {
+		e, err := engine.Open(engine.Options{StateDir: dir, Registry: registry(io.Discard)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	contents := func(e *engine.Engine) string {
+		t.Helper()
+		if _, err := e.Exec(ctx, `FLUSH`); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Exec(ctx, `SELECT id, name, tier FROM customers`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res.Rows {
+			out = append(out, r.String())
+		}
+		return strings.Join(out, "; ")
+	}
+	e := open()
+	if _, err := e.Exec(ctx, fmt.Sprintf(`CREATE TABLE customers (id BIGINT PRIMARY KEY, name VARCHAR, tier VARCHAR)
+		WITH (connector = 'kafka', brokers = '%s', topic = 'customers', format = 'upsert-json')`, c.ListenAddrs()[0])); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := contents(e), "1 ada platinum; 2 bob silver"; got != want {
+		t.Fatalf("table = %q, want %q", got, want)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	produce([2]string{`{"id":2}`, ""}, [2]string{`{"id":3}`, `{"id":3,"name":"cy","tier":"gold"}`})
+	e = open()
+	defer e.Close()
+	if got, want := contents(e), "1 ada platinum; 3 cy gold"; got != want {
+		t.Fatalf("after a tombstone and a restart: table = %q, want %q", got, want)
+	}
+}

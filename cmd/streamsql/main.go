@@ -53,7 +53,8 @@ restarts and crashes.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&stateDir, "state-dir", "./.streamsql", "directory for state and checkpoints")
-	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd(), devCmd(), docsCmd(), serveCmd(&stateDir))
+	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd(), devCmd(), docsCmd(), queryCmd(&stateDir))
+	root.AddCommand(serveCmd(&stateDir))
 	return root
 }
 

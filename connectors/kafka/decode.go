@@ -220,7 +220,7 @@ func debeziumKey(key []byte) []byte {
 }
 
 // newRecordDecoder builds the decoder of the source's format.
-func newRecordDecoder(name string, schema types.Schema, opts connectors.Opts) (recordDecoder, error) {
+func newRecordDecoder(name string, schema types.Schema, tableKey []int, opts connectors.Opts) (recordDecoder, error) {
 	switch name {
 	case formatJSON, formatCSV:
 		dec, err := format.NewDecoder(name, schema, opts)
@@ -233,6 +233,9 @@ func newRecordDecoder(name string, schema types.Schema, opts connectors.Opts) (r
 		return nil, fmt.Errorf("format '%s' needs at least one column", name)
 	}
 	key := []int{0}
+	if len(tableKey) > 0 {
+		key = tableKey
+	}
 	if k := opts.String("key"); k != "" {
 		var err error
 		if key, err = columnList("key", k, schema.Names()); err != nil {

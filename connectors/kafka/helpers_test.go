@@ -93,7 +93,9 @@ var testSchema = types.Schema{
 func newTestSource(t testing.TB, schema types.Schema, opts map[string]string) connectors.Source {
 	t.Helper()
 	opts["connector"] = "kafka"
-	src, err := SourceFactory().New(connectors.SourceSpec{Name: "src", Schema: schema, Options: opts})
+	f := strings.ToLower(opts["format"])
+	table := f == "upsert-json" || f == "debezium-json"
+	src, err := SourceFactory().New(connectors.SourceSpec{Name: "src", Schema: schema, Options: opts, Table: table})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,13 @@ func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
 	if s.mode == startGroup && s.group == "" {
 		return nil, fmt.Errorf("scan.startup.mode = 'group-offsets' needs option 'group'")
 	}
-	if s.dec, err = newRecordDecoder(strings.ToLower(o.String("format")), spec.Schema, o); err != nil {
+	switch f := strings.ToLower(o.String("format")); {
+	case (f == formatUpsert || f == formatDebezium) && !spec.Table:
+		return nil, fmt.Errorf("format '%s' carries updates and deletes: use it in CREATE TABLE, not CREATE SOURCE", f)
+	case (f == formatJSON || f == formatCSV) && spec.Table:
+		return nil, fmt.Errorf("a TABLE reads a changelog: use format 'upsert-json' or 'debezium-json', not '%s'", f)
+	}
+	if s.dec, err = newRecordDecoder(strings.ToLower(o.String("format")), spec.Schema, spec.Key, o); err != nil {
 		return nil, err
 	}
 	iso := kgo.ReadUncommitted()

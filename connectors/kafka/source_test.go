@@ -389,12 +389,25 @@ func TestSourceOptions(t *testing.T) {
 		{map[string]string{"brokers": brokers, "topic": topic, "scan.startup.mode": "timestamp"}, "needs option 'scan.startup.timestamp'"},
 		{map[string]string{"brokers": brokers, "topic": topic, "scan.startup.mode": "timestamp", "scan.startup.timestamp": "soon"}, "invalid timestamp"},
 		{map[string]string{"brokers": brokers, "topic": topic, "scan.startup.mode": "group-offsets"}, "needs option 'group'"},
-		{map[string]string{"brokers": brokers, "topic": topic, "format": "upsert-json", "key": "nope"}, `option 'key': no column "nope"`},
+		{map[string]string{"brokers": brokers, "topic": topic, "format": "upsert-json", "key": "nope"}, "use it in CREATE TABLE, not CREATE SOURCE"},
 		{map[string]string{"brokers": brokers, "topic": topic, "csv.header": "true"}, "unknown option 'csv.header'"},
 	}
 	for _, tc := range tests {
 		tc.opts["connector"] = "kafka"
 		_, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: tc.opts})
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: err = %v, want %q", tc.opts, err, tc.err)
+		}
+	}
+	for _, tc := range []struct {
+		opts map[string]string
+		err  string
+	}{
+		{map[string]string{"brokers": brokers, "topic": topic, "format": "upsert-json", "key": "nope"}, `option 'key': no column "nope"`},
+		{map[string]string{"brokers": brokers, "topic": topic, "format": "json"}, "a TABLE reads a changelog"},
+	} {
+		tc.opts["connector"] = "kafka"
+		_, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: tc.opts, Table: true, Key: []int{0}})
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: err = %v, want %q", tc.opts, err, tc.err)
 		}

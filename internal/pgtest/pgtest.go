@@ -2,6 +2,7 @@
 //
 // Lifecycle: Start (or StartMain from a TestMain) runs initdb into a fresh
 // temporary directory and starts postgres on a free TCP port of 127.0.0.1
+// (StartMainOnPort takes a fixed port instead, for `streamsql dev postgres`)
 // with trust authentication, its unix socket in the same directory, and
 // durability switched off (fsync, synchronous_commit, full_page_writes) for
 // speed. NewDB creates a fresh database per test on the shared server, so
@@ -74,14 +75,22 @@ func Start(t testing.TB) *Server {
 // StartMain starts a server for a whole test package: call it from
 // TestMain and call the returned function after m.Run.
 func StartMain() (*Server, func(), error) {
-	s, err := start()
+	return StartMainOnPort(0)
+}
+
+// StartMainOnPort is StartMain on a fixed TCP port of 127.0.0.1 (0: a free
+// one). A port that is taken is an error naming it; it is not retried.
+func StartMainOnPort(port int) (*Server, func(), error) {
+	s, err := startOn(port)
 	if err != nil {
 		return nil, func() {}, fmt.Errorf("pgtest: %w", err)
 	}
 	return s, s.Close, nil
 }
 
-func start() (*Server, error) {
+func start() (*Server, error) { return startOn(0) }
+
+func startOn(port int) (*Server, error) {
 	bin := os.Getenv("PGTEST_BIN")
 	if bin == "" {
 		bin = DefaultBinDir
@@ -91,6 +100,15 @@ func start() (*Server, error) {
 			return nil, fmt.Errorf("PostgreSQL binaries not found: %s is missing (install postgresql-15 or set PGTEST_BIN): %w", filepath.Join(bin, name), err)
 		}
 	}
+	if port != 0 {
+		// Probe first (before the slow initdb): if another server holds
+		// the port, waitReady would connect to it and take it for ours.
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			return nil, fmt.Errorf("port %d is not free: %w", port, err)
+		}
+		_ = l.Close()
+	}
 	s := &Server{bin: bin, uid: os.Getuid()}
 	if err := s.prepareDir(); err != nil {
 		return nil, err
@@ -98,6 +116,14 @@ func start() (*Server, error) {
 	if err := s.initdb(); err != nil {
 		s.removeDir()
 		return nil, err
+	}
+	if port != 0 {
+		s.port = port
+		if err := s.Restart(); err != nil {
+			s.removeDir()
+			return nil, fmt.Errorf("port %d: %w", port, err)
+		}
+		return s, nil
 	}
 	var err error
 	for range 5 { // a free port can be taken between probing and binding

@@ -2,6 +2,8 @@ package pgtest
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,5 +66,36 @@ func TestSanitize(t *testing.T) {
 		if got := sanitize(tc.in); got != tc.want {
 			t.Errorf("sanitize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestStartOnPort starts a server on a port chosen by the caller and
+// checks that a port that is already taken is refused with its number
+// rather than mistaken for the new server.
+func TestStartOnPort(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, stop, err := StartMainOnPort(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if s.Port() != port {
+		t.Fatalf("server on port %d, want %d", s.Port(), port)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Close(ctx)
+
+	_, stop2, err := StartMainOnPort(port)
+	defer stop2()
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("port %d is not free", port)) {
+		t.Fatalf("second server on the same port: err = %v, want 'port %d is not free'", err, port)
 	}
 }

@@ -23,6 +23,9 @@ type colDef struct {
 type relation struct {
 	cols []colDef
 	rows [][]any
+	// table names the cached virtual table whose unfiltered rows these
+	// are ("" otherwise): its columns may be looked up by hash index
+	table string
 }
 
 // env is the row being evaluated, its columns, the rows of its group when
@@ -37,11 +40,12 @@ type env struct {
 }
 
 type evaluator struct {
-	cat    *catData
-	params []*string
-	regex  map[string]*regexp.Regexp
-	tables map[string]*relation // virtual tables built so far (rows are never modified)
-	work   int                  // rows built so far, against maxWork
+	cat     *catData
+	params  []*string
+	regex   map[string]*regexp.Regexp
+	tables  map[string]*relation        // virtual tables built so far (rows are never modified)
+	indexes map[string]map[string][]int // hash indexes on them: table\x00column → value → rows
+	work    int                         // rows built so far, against maxWork
 }
 
 // maxWork bounds the rows one query may build (joins, subqueries run per
@@ -460,8 +464,15 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 				rest = append(rest, c)
 				continue
 			}
+			rows := rel.rows
+			if cands, ok, err := ev.indexLookup(c, rel, outer); err != nil {
+				return err
+			} else if ok {
+				rows = cands
+			}
+			rel.table = ""
 			kept := rel.rows[:0:0]
-			for _, row := range rel.rows {
+			for _, row := range rows {
 				v, err := ev.eval(c, &env{cols: rel.cols, row: row, outer: outer})
 				if err != nil {
 					return err
@@ -515,6 +526,75 @@ func (ev *evaluator) fromWhere(s *selectStmt, outer *env, typeOnly bool) (*relat
 		return nil, err
 	}
 	return cur, nil
+}
+
+// indexLookup narrows a table's rows for a conjunct "column = value"
+// where value does not depend on the table: it returns the rows whose
+// column has that value (the conjunct still checks them), found through
+// a hash index built once per table and column.
+func (ev *evaluator) indexLookup(c expr, rel *relation, outer *env) ([][]any, bool, error) {
+	b, isBin := c.(*binExpr)
+	if rel.table == "" || !isBin || b.op != "=" {
+		return nil, false, nil
+	}
+	for _, side := range [2][2]expr{{b.l, b.r}, {b.r, b.l}} {
+		col, ok := side[0].(*colExpr)
+		if !ok {
+			continue
+		}
+		_, ci, err := (&env{cols: rel.cols}).lookup(col.qual, col.name)
+		if err != nil || !ev.resolvable(side[1], nil, outer, nil) {
+			continue
+		}
+		cls := classOf(rel.cols[ci].t)
+		if cls != 'i' && cls != 's' {
+			continue
+		}
+		v, err := ev.eval(side[1], &env{outer: outer})
+		if err != nil {
+			return nil, false, err
+		}
+		switch x := v.(type) {
+		case nil:
+			return nil, true, nil
+		case string:
+			if cls == 'i' {
+				n, ok := toIntStrict(x)
+				if !ok {
+					continue
+				}
+				v = n
+			}
+		case int64:
+			if cls != 'i' {
+				continue
+			}
+		default:
+			continue
+		}
+		key := rel.table + "\x00" + strconv.Itoa(ci)
+		idx, ok := ev.indexes[key]
+		if !ok {
+			idx = map[string][]int{}
+			for i, row := range rel.rows {
+				if row[ci] != nil {
+					k := joinKey(row[ci])
+					idx[k] = append(idx[k], i)
+				}
+			}
+			if ev.indexes == nil {
+				ev.indexes = map[string]map[string][]int{}
+			}
+			ev.indexes[key] = idx
+		}
+		hits := idx[joinKey(v)]
+		out := make([][]any, len(hits))
+		for i, h := range hits {
+			out[i] = rel.rows[h]
+		}
+		return out, true, nil
+	}
+	return nil, false, nil
 }
 
 // fromNames collects the names FROM item f can be qualified by.
@@ -632,7 +712,9 @@ func (ev *evaluator) fromItem(f fromItem, outer *env, typeOnly bool) (*relation,
 			}
 			ev.tables[key] = r
 		}
-		return aliased(r, pick(f.alias, f.name), f.colAliases), nil
+		out := aliased(r, pick(f.alias, f.name), f.colAliases)
+		out.table = key
+		return out, nil
 	case *subRef:
 		r, err := ev.query(f.q, outer, typeOnly)
 		if err != nil {
