@@ -148,6 +148,9 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 			spec.Key = append(spec.Key, i)
 		}
 	}
+	if i := slices.Index(o.InputColumns(), o.TimeCol); o.TimeCol >= 0 && i >= 0 {
+		spec.Required = []int{i}
+	}
 	src, err := f.New(spec)
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
