@@ -157,10 +157,13 @@ func TestAtLeastOnceFlushesEveryBatchRows(t *testing.T) {
 		t.Fatalf("pre-commit: %v, %v", staged, err)
 	}
 	same(t, "after PreCommit", psql(t, dsn, "SELECT id FROM t"), "1", "2", "3", "4", "5")
-	// A replay after a crash converges: upserts are by key.
+	// A replay after a crash converges (upserts are by key) and leaves
+	// rows that already hold the values untouched (same row version).
+	before := psql(t, dsn, "SELECT id, xmin FROM t")
 	mustWrite(t, s, up(row(4, "d", 4)...), up(row(5, "e", 5)...))
 	mustCommit(t, s, 2)
 	same(t, "after a replay", psql(t, dsn, "SELECT id, name FROM t"), "1 a", "2 b", "3 c", "4 d", "5 e")
+	same(t, "row versions after a replay", psql(t, dsn, "SELECT id, xmin FROM t"), before...)
 }
 
 func TestExistingTableShapes(t *testing.T) {
@@ -346,4 +349,24 @@ func TestCloseEndsABlockedCommit(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Commit still blocked 10 s after Close")
 	}
+}
+
+// TestOneValueColumn covers the upsert's SET and IS DISTINCT FROM lists
+// with a single non-key column, and an all-key view (DO NOTHING).
+func TestOneValueColumn(t *testing.T) {
+	dsn := newDB(t)
+	kv := types.Schema{{Name: "k", Type: types.Int}, {Name: "v", Type: types.Int}}
+	s := openSink(t, kv, []int{0}, nil, map[string]string{"dsn": dsn, "table": "kv", "create_table": "true"})
+	mustWrite(t, s, up(types.IntValue(1), types.IntValue(10)), up(types.IntValue(2), types.IntValue(20)))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, up(types.IntValue(1), types.IntValue(11)), up(types.IntValue(2), types.IntValue(20)))
+	mustCommit(t, s, 2)
+	same(t, "one value column", psql(t, dsn, "SELECT k, v FROM kv"), "1 11", "2 20")
+
+	all := openSink(t, kv, []int{0, 1}, nil, map[string]string{"dsn": dsn, "table": "kv_all", "create_table": "true"})
+	mustWrite(t, all, up(types.IntValue(1), types.IntValue(10)), up(types.IntValue(1), types.IntValue(11)))
+	mustCommit(t, all, 1)
+	mustWrite(t, all, up(types.IntValue(1), types.IntValue(10)), del(types.IntValue(1), types.IntValue(11)))
+	mustCommit(t, all, 2)
+	same(t, "every column in the key", psql(t, dsn, "SELECT k, v FROM kv_all"), "1 10")
 }
