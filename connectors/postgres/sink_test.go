@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
 )
@@ -369,4 +370,67 @@ func TestOneValueColumn(t *testing.T) {
 	mustWrite(t, all, up(types.IntValue(1), types.IntValue(10)), del(types.IntValue(1), types.IntValue(11)))
 	mustCommit(t, all, 2)
 	same(t, "every column in the key", psql(t, dsn, "SELECT k, v FROM kv_all"), "1 10")
+}
+
+// TestPostgresStopsMidCommit stops Postgres while Commit's transaction is
+// in flight (its INSERT waits on a lock another session holds, so the
+// timing is certain): the transaction dies with the server, Commit
+// retries after the restart, and every change lands exactly once.
+func TestPostgresStopsMidCommit(t *testing.T) {
+	db := srv.NewDB(t)
+	dsn := srv.DSNFor(db)
+	schema := types.Schema{{Name: "bidder", Type: types.Int}, {Name: "price", Type: types.Float}}
+	var logs logBuffer
+	s := openSink(t, schema, nil, logs.logger(), map[string]string{"dsn": dsn, "table": "bids", "create_table": "true", "retry_max_backoff": "200ms"})
+	mustWrite(t, s, up(types.IntValue(1), types.FloatValue(1)))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, up(types.IntValue(2), types.FloatValue(2)), up(types.IntValue(3), types.FloatValue(3)))
+	if _, err := s.PreCommit(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := context.Background()
+	locker, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx)
+	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE bids IN EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Commit(ctx, 2) }()
+	waitFor(t, "the sink's INSERT to wait on the lock", func() bool {
+		return len(psql(t, dsn, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%'")) == 1
+	})
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("commit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Commit did not finish 30 s after Postgres came back")
+	}
+	same(t, "after the restart", psql(t, dsn, "SELECT bidder, price FROM bids"), "1 1", "2 2", "3 3")
+	same(t, "progress", psql(t, dsn, "SELECT checkpoint FROM streamsql_sink_progress"), "2")
+	if !strings.Contains(logs.String(), "Postgres unavailable, retrying") {
+		t.Errorf("no retry logged:\n%s", logs.String())
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
 }
