@@ -153,7 +153,7 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	}
 	src, err := f.New(spec)
 	if err != nil {
-		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
+		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: redactedError{err}}
 	}
 	return src, nil
 }
@@ -188,7 +188,7 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	}
 	s, err := f.New(connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options})
 	if err != nil {
-		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: err}
+		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}
 	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s}
 	if err := e.recoverStaged(rt); err != nil {
