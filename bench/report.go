@@ -92,10 +92,9 @@ func FileSQL(path string) string {
     WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND
 ) WITH (connector = 'file', path = '` + strings.ReplaceAll(path, "'", "''") + `', format = 'json');
 
-CREATE MATERIALIZED VIEW q0 AS
+CREATE SINK q0_out AS
 SELECT auction, bidder, price, date_time
-FROM bid;
-
-CREATE SINK q0_out FROM q0 WITH (connector = 'blackhole');
+FROM bid
+WITH (connector = 'blackhole');
 `
 }

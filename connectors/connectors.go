@@ -149,6 +149,10 @@ type SourceSpec struct {
 	// is then the primary key's positions in Schema.
 	Table bool
 	Key   []int
+	// Required lists columns (positions in Schema) a record must have a
+	// non-NULL value for — the watermark's time column. A record without
+	// one is a DecodeError.
+	Required []int
 }
 
 // SinkSpec is what a sink factory gets.

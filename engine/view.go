@@ -149,9 +149,12 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 			spec.Key = append(spec.Key, i)
 		}
 	}
+	if i := slices.Index(o.InputColumns(), o.TimeCol); o.TimeCol >= 0 && i >= 0 {
+		spec.Required = []int{i}
+	}
 	src, err := f.New(spec)
 	if err != nil {
-		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: err}
+		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: redactedError{err}}
 	}
 	return src, nil
 }
@@ -186,7 +189,7 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	}
 	s, err := f.New(connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options})
 	if err != nil {
-		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: err}
+		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}
 	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s}
 	if err := e.recoverStaged(rt); err != nil {

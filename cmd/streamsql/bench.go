@@ -16,6 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/streamsql/streamsql/bench"
+	"github.com/streamsql/streamsql/connectors/datagen"
+	"github.com/streamsql/streamsql/connectors/format"
+	"github.com/streamsql/streamsql/types"
 )
 
 // benchCmd runs the Nexmark benchmark (bench/*.sql) and prints the median
@@ -26,6 +29,7 @@ func benchCmd() *cobra.Command {
 		repeats  int
 		queries  string
 		jsonFile string
+		bidsFile string
 		tempDir  string
 		asJSON   bool
 		interval time.Duration
@@ -43,6 +47,9 @@ wall s), peak RSS and the state size at the end.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if bidsFile != "" {
+				return writeBidsFile(bidsFile, events)
+			}
 			cfg := bench.Config{Registry: registry(io.Discard), TempDir: tempDir, CheckpointInterval: interval}
 			var reps []bench.Report
 			failed := false
@@ -100,7 +107,8 @@ wall s), peak RSS and the state size at the end.`,
 	f.Int64Var(&events, "events", 1_000_000, "events of the Nexmark sequence per run (all types; bids are 92%)")
 	f.IntVar(&repeats, "repeats", 3, "runs per query; the median is reported")
 	f.StringVar(&queries, "queries", strings.Join(bench.Queries, ","), "comma-separated queries of bench/ (or paths to .sql files)")
-	f.StringVar(&jsonFile, "json-file", "", "run q0 over the JSON-lines bids in FILE (needs the file connector)")
+	f.StringVar(&jsonFile, "json-file", "", "run q0 over the JSON-lines bids in FILE (parsing included)")
+	f.StringVar(&bidsFile, "write-bids", "", "write --events Nexmark bids as JSON lines to FILE (the input of --json-file) and exit")
 	f.StringVar(&tempDir, "temp-dir", "", "where the per-run state directories are created (default: the system temp dir)")
 	f.DurationVar(&interval, "checkpoint-interval", bench.CheckpointInterval, "wall time between checkpoints (the protocol's is 10s; checkpoints cannot be turned off)")
 	f.BoolVar(&asJSON, "json", false, "print the reports (every run) as JSON instead of a table")
@@ -139,4 +147,30 @@ func countLines(path string) (int64, error) {
 			return n, err
 		}
 	}
+}
+
+// writeBidsFile writes n Nexmark bids (datagen's, seed 42) as JSON lines.
+func writeBidsFile(path string, n int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	g := datagen.NewGenerator(datagen.DefaultConfig())
+	schema, _ := datagen.Schema("bid")
+	row := make(types.Row, len(schema))
+	var line []byte
+	for i := int64(0); i < n; i++ {
+		g.Bid(i, row)
+		line = append(format.AppendJSON(line[:0], schema, row), '\n')
+		if _, err := w.Write(line); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -48,11 +48,13 @@ func splitOffset(off int64) (int, int64) { return int(off >> ordinalShift), off 
 type source struct {
 	schema types.Schema
 	opts   connectors.Opts
-	format string
-	header bool
-	follow bool
-	poll   time.Duration
-	tgt    target
+	// required are the columns a line must have (the time column).
+	required []int
+	format   string
+	header   bool
+	follow   bool
+	poll     time.Duration
+	tgt      target
 	// seq: one partition reading the target's files one after another in
 	// manifest order (follow with a glob or directory).
 	seq      bool
@@ -123,6 +125,8 @@ func newSource(spec connectors.SourceSpec) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("file: %w", err)
 	}
+	s.required = spec.Required
+	dec = format.Require(dec, s.schema, s.required)
 	if _, ok := dec.(format.HeaderSetter); s.header && !ok {
 		return nil, errors.New("file: the csv decoder takes no header")
 	}
@@ -434,6 +438,7 @@ func (s *source) startFile(p *partition, f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("file: %w", err)
 	}
+	dec = format.Require(dec, s.schema, s.required)
 	p.needHeader = false
 	if s.header && p.pos == 0 {
 		p.needHeader = true

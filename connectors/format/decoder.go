@@ -126,3 +126,45 @@ func typeError(col types.Column, got string, raw []byte) error {
 	}
 	return fmt.Errorf("column %s: want %s, got %s %q", col.Name, col.Type, got, s)
 }
+
+// Require wraps dec so that a record whose value for one of cols (the
+// source's time column) is missing or NULL is a decode error, and so goes
+// to the source's on_error policy instead of into the pipeline. It keeps
+// dec's HeaderSetter. With no cols it returns dec.
+func Require(dec Decoder, schema types.Schema, cols []int) Decoder {
+	if len(cols) == 0 {
+		return dec
+	}
+	r := required{dec: dec, schema: schema, cols: cols}
+	if hs, ok := dec.(HeaderSetter); ok {
+		return requiredHeader{required: r, hs: hs}
+	}
+	return r
+}
+
+type required struct {
+	dec    Decoder
+	schema types.Schema
+	cols   []int
+}
+
+func (r required) Decode(record []byte) (types.Row, error) {
+	row, err := r.dec.Decode(record)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range r.cols {
+		if c < len(row) && row[c].IsNull() {
+			return nil, fmt.Errorf("column %s: missing or null, and it is the source's time column", r.schema[c].Name)
+		}
+	}
+	return row, nil
+}
+
+type requiredHeader struct {
+	required
+	hs HeaderSetter
+}
+
+func (r requiredHeader) SetHeader(names []string) error  { return r.hs.SetHeader(names) }
+func (r requiredHeader) SetHeaderLine(line []byte) error { return r.hs.SetHeaderLine(line) }

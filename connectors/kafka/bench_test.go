@@ -30,7 +30,7 @@ func benchBid(i int) []byte {
 // the network: records already polled are decoded into batches of 1024
 // (JSON bids, per core).
 func BenchmarkSourceDecodeBids(b *testing.B) {
-	dec, err := newRecordDecoder(formatJSON, benchBidSchema, nil, connectors.Opts{Specs: sourceOptions})
+	dec, err := newRecordDecoder(formatJSON, benchBidSchema, nil, nil, connectors.Opts{Specs: sourceOptions})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func BenchmarkSink(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			dec, _ := newRecordDecoder(formatJSON, benchBidSchema, nil, connectors.Opts{Specs: sourceOptions})
+			dec, _ := newRecordDecoder(formatJSON, benchBidSchema, nil, nil, connectors.Opts{Specs: sourceOptions})
 			batch := make([]connectors.Change, 1024)
 			for i := range batch {
 				row, _, _, err := dec.decode(nil, benchBid(i))

@@ -220,14 +220,14 @@ func debeziumKey(key []byte) []byte {
 }
 
 // newRecordDecoder builds the decoder of the source's format.
-func newRecordDecoder(name string, schema types.Schema, tableKey []int, opts connectors.Opts) (recordDecoder, error) {
+func newRecordDecoder(name string, schema types.Schema, tableKey, required []int, opts connectors.Opts) (recordDecoder, error) {
 	switch name {
 	case formatJSON, formatCSV:
 		dec, err := format.NewDecoder(name, schema, opts)
 		if err != nil {
 			return nil, err
 		}
-		return plainDecoder{dec}, nil
+		return plainDecoder{format.Require(dec, schema, required)}, nil
 	}
 	if len(schema) == 0 {
 		return nil, fmt.Errorf("format '%s' needs at least one column", name)

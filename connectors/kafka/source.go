@@ -85,7 +85,7 @@ func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
 	case (f == formatJSON || f == formatCSV) && spec.Table:
 		return nil, fmt.Errorf("a TABLE reads a changelog: use format 'upsert-json' or 'debezium-json', not '%s'", f)
 	}
-	if s.dec, err = newRecordDecoder(strings.ToLower(o.String("format")), spec.Schema, spec.Key, o); err != nil {
+	if s.dec, err = newRecordDecoder(strings.ToLower(o.String("format")), spec.Schema, spec.Key, spec.Required, o); err != nil {
 		return nil, err
 	}
 	iso := kgo.ReadUncommitted()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
 )
@@ -157,10 +158,13 @@ func TestAtLeastOnceFlushesEveryBatchRows(t *testing.T) {
 		t.Fatalf("pre-commit: %v, %v", staged, err)
 	}
 	same(t, "after PreCommit", psql(t, dsn, "SELECT id FROM t"), "1", "2", "3", "4", "5")
-	// A replay after a crash converges: upserts are by key.
+	// A replay after a crash converges (upserts are by key) and leaves
+	// rows that already hold the values untouched (same row version).
+	before := psql(t, dsn, "SELECT id, xmin FROM t")
 	mustWrite(t, s, up(row(4, "d", 4)...), up(row(5, "e", 5)...))
 	mustCommit(t, s, 2)
 	same(t, "after a replay", psql(t, dsn, "SELECT id, name FROM t"), "1 a", "2 b", "3 c", "4 d", "5 e")
+	same(t, "row versions after a replay", psql(t, dsn, "SELECT id, xmin FROM t"), before...)
 }
 
 func TestExistingTableShapes(t *testing.T) {
@@ -346,4 +350,87 @@ func TestCloseEndsABlockedCommit(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Commit still blocked 10 s after Close")
 	}
+}
+
+// TestOneValueColumn covers the upsert's SET and IS DISTINCT FROM lists
+// with a single non-key column, and an all-key view (DO NOTHING).
+func TestOneValueColumn(t *testing.T) {
+	dsn := newDB(t)
+	kv := types.Schema{{Name: "k", Type: types.Int}, {Name: "v", Type: types.Int}}
+	s := openSink(t, kv, []int{0}, nil, map[string]string{"dsn": dsn, "table": "kv", "create_table": "true"})
+	mustWrite(t, s, up(types.IntValue(1), types.IntValue(10)), up(types.IntValue(2), types.IntValue(20)))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, up(types.IntValue(1), types.IntValue(11)), up(types.IntValue(2), types.IntValue(20)))
+	mustCommit(t, s, 2)
+	same(t, "one value column", psql(t, dsn, "SELECT k, v FROM kv"), "1 11", "2 20")
+
+	all := openSink(t, kv, []int{0, 1}, nil, map[string]string{"dsn": dsn, "table": "kv_all", "create_table": "true"})
+	mustWrite(t, all, up(types.IntValue(1), types.IntValue(10)), up(types.IntValue(1), types.IntValue(11)))
+	mustCommit(t, all, 1)
+	mustWrite(t, all, up(types.IntValue(1), types.IntValue(10)), del(types.IntValue(1), types.IntValue(11)))
+	mustCommit(t, all, 2)
+	same(t, "every column in the key", psql(t, dsn, "SELECT k, v FROM kv_all"), "1 10")
+}
+
+// TestPostgresStopsMidCommit stops Postgres while Commit's transaction is
+// in flight (its INSERT waits on a lock another session holds, so the
+// timing is certain): the transaction dies with the server, Commit
+// retries after the restart, and every change lands exactly once.
+func TestPostgresStopsMidCommit(t *testing.T) {
+	db := srv.NewDB(t)
+	dsn := srv.DSNFor(db)
+	schema := types.Schema{{Name: "bidder", Type: types.Int}, {Name: "price", Type: types.Float}}
+	var logs logBuffer
+	s := openSink(t, schema, nil, logs.logger(), map[string]string{"dsn": dsn, "table": "bids", "create_table": "true", "retry_max_backoff": "200ms"})
+	mustWrite(t, s, up(types.IntValue(1), types.FloatValue(1)))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, up(types.IntValue(2), types.FloatValue(2)), up(types.IntValue(3), types.FloatValue(3)))
+	if _, err := s.PreCommit(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := context.Background()
+	locker, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx)
+	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE bids IN EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Commit(ctx, 2) }()
+	waitFor(t, "the sink's INSERT to wait on the lock", func() bool {
+		return len(psql(t, dsn, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%'")) == 1
+	})
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("commit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Commit did not finish 30 s after Postgres came back")
+	}
+	same(t, "after the restart", psql(t, dsn, "SELECT bidder, price FROM bids"), "1 1", "2 2", "3 3")
+	same(t, "progress", psql(t, dsn, "SELECT checkpoint FROM streamsql_sink_progress"), "2")
+	if !strings.Contains(logs.String(), "Postgres unavailable, retrying") {
+		t.Errorf("no retry logged:\n%s", logs.String())
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
 }

@@ -222,8 +222,9 @@ func TestBuildStatements(t *testing.T) {
 	c := &config{sink: "s", table: []string{"q7"}, schema: q7Schema, key: []int{0, 2}}
 	st := buildStatements(c)
 	for _, want := range []string{
-		`INSERT INTO "q7" ("window_start", "window_end", "auction", "max_price") SELECT * FROM unnest($1::timestamp[], $2::timestamp[], $3::int8[], $4::float8[])`,
-		`ON CONFLICT ("window_start", "auction") DO UPDATE SET "window_end" = EXCLUDED."window_end", "max_price" = EXCLUDED."max_price"`,
+		`INSERT INTO "q7" AS streamsql_t ("window_start", "window_end", "auction", "max_price") SELECT * FROM unnest($1::timestamp[], $2::timestamp[], $3::int8[], $4::float8[])`,
+		`ON CONFLICT ("window_start", "auction") DO UPDATE SET ("window_end", "max_price") = ROW(EXCLUDED."window_end", EXCLUDED."max_price")` +
+			` WHERE (streamsql_t."window_end", streamsql_t."max_price") IS DISTINCT FROM (EXCLUDED."window_end", EXCLUDED."max_price")`,
 	} {
 		if !strings.Contains(st.upsert, want) {
 			t.Errorf("upsert = %s\nwant it to contain %s", st.upsert, want)
@@ -306,6 +307,24 @@ func TestTransient(t *testing.T) {
 	} {
 		if got := transient(tc.err, tc.connLost); got != tc.want {
 			t.Errorf("transient(%v, %v) = %v, want %v", tc.err, tc.connLost, got, tc.want)
+		}
+	}
+}
+
+func TestDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		eo   bool
+		key  []int
+		want string
+	}{
+		{true, []int{0, 2}, "exactly-once (one Postgres transaction per checkpoint with progress row; key window_start, auction)"},
+		{true, nil, "exactly-once (one Postgres transaction per checkpoint with progress row; no key: append-only inserts)"},
+		{false, []int{2}, "at-least-once (idempotent bulk upserts every 10000 rows and at each checkpoint; key auction)"},
+		{false, nil, "at-least-once (bulk inserts every 10000 rows and at each checkpoint; no key: append-only inserts, a replay after a crash inserts rows again)"},
+	} {
+		s := &sink{cfg: &config{schema: q7Schema, key: tc.key, exactlyOnce: tc.eo, batchRows: 10000}}
+		if got := s.Delivery(); got != tc.want {
+			t.Errorf("Delivery() = %q, want %q", got, tc.want)
 		}
 	}
 }

@@ -24,19 +24,25 @@ func buildStatements(c *config) statements {
 	var st statements
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "INSERT INTO %s (%s) SELECT * FROM unnest(%s)", table, quoteIdents(names), arrayParams(c.schema, allColumns(len(c.schema))))
+	fmt.Fprintf(&b, "INSERT INTO %s AS streamsql_t (%s) SELECT * FROM unnest(%s)", table, quoteIdents(names), arrayParams(c.schema, allColumns(len(c.schema))))
 	if len(c.key) > 0 {
 		fmt.Fprintf(&b, " ON CONFLICT (%s) DO ", quoteIdents(c.keyNames()))
-		var set []string
+		var set, old, upd []string
 		for i, n := range names {
 			if !isKey(c.key, i) {
-				set = append(set, quoteIdent(n)+" = EXCLUDED."+quoteIdent(n))
+				q := quoteIdent(n)
+				set = append(set, q)
+				old = append(old, "streamsql_t."+q)
+				upd = append(upd, "EXCLUDED."+q)
 			}
 		}
 		if len(set) == 0 {
 			b.WriteString("NOTHING")
 		} else {
-			b.WriteString("UPDATE SET " + strings.Join(set, ", "))
+			// Rows that already hold the values (a replay) are left alone:
+			// no new row version, no WAL.
+			fmt.Fprintf(&b, "UPDATE SET (%s) = ROW(%s) WHERE (%s) IS DISTINCT FROM (%s)",
+				strings.Join(set, ", "), strings.Join(upd, ", "), strings.Join(old, ", "), strings.Join(upd, ", "))
 		}
 	}
 	st.upsert = b.String()

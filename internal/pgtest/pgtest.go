@@ -20,6 +20,27 @@
 // run as the current user. The binaries are taken from $PGTEST_BIN or
 // /usr/lib/postgresql/15/bin; when they are missing the test fails with a
 // message saying so (it does not skip).
+//
+// One server per package, a database per test:
+//
+//	var srv *pgtest.Server
+//
+//	func TestMain(m *testing.M) {
+//		s, stop, err := pgtest.StartMain()
+//		if err != nil {
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
+//		srv = s
+//		code := m.Run()
+//		stop()
+//		os.Exit(code)
+//	}
+//
+//	func TestX(t *testing.T) {
+//		dsn := srv.DSNFor(srv.NewDB(t))
+//		...
+//	}
 package pgtest
 
 import (
@@ -172,6 +193,10 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(s.bin, name), args...)
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	// Pdeathsig stops postgres (immediate shutdown) if the test binary
+	// dies without cleaning up. Linux sends it when the forking OS thread
+	// exits, which Go does only for goroutines that exit while locked to
+	// their thread; nothing here locks threads.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGQUIT}
 	return cmd
 }
