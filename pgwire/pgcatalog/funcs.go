@@ -655,8 +655,8 @@ func (ev *evaluator) tableFunc(f *funcExpr, outer *env, typeOnly bool) (*relatio
 		}
 		for i := from; step > 0 && i <= to || step < 0 && i >= to; i += step {
 			r.rows = append(r.rows, []any{i})
-			if len(r.rows) > 1_000_000 {
-				return nil, errf(sqlerr.InvalidParameter, "generate_series is limited to a million rows here")
+			if err := ev.spend(1); err != nil {
+				return nil, err
 			}
 		}
 	case "unnest":

@@ -141,9 +141,14 @@ type (
 )
 
 type parser struct {
-	toks []token
-	i    int
+	toks  []token
+	i     int
+	depth int // nesting of expressions and subqueries
 }
+
+// maxDepth bounds nesting so a query of a million parentheses fails
+// instead of growing the stack.
+const maxDepth = 200
 
 type parseError struct{ msg string }
 
@@ -259,6 +264,11 @@ func (p *parser) alias() string {
 }
 
 func (p *parser) query() *query {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		p.fail("query nested too deeply")
+	}
 	if p.isKw("with") {
 		p.fail("WITH is not supported")
 	}
@@ -467,6 +477,11 @@ func (p *parser) colAliases() []string {
 }
 
 func (p *parser) fromPrimary() fromItem {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		p.fail("FROM nested too deeply")
+	}
 	p.acceptKw("lateral")
 	p.acceptKw("only")
 	if p.isOp("(") {
@@ -552,6 +567,11 @@ func binPrec(t token) (string, int) {
 // expr parses an expression whose operators bind at least as tightly as
 // min.
 func (p *parser) expr(min int) expr {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		p.fail("expression nested too deeply")
+	}
 	var left expr
 	if p.isKw("not") && min <= precNot {
 		p.i++

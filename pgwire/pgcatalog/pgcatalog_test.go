@@ -304,6 +304,9 @@ func TestCatalogErrors(t *testing.T) {
 		{"SELECT (SELECT relname FROM pg_class)", "21000"},
 		{"SELECT relname FROM pg_catalog.pg_class WHERE (relname", sqlerr.FeatureNotSupport},
 		{"SELECT count(*) FROM pg_type a, pg_type b, pg_type c", "54000"},
+		{"SELECT count(*) FROM generate_series(1, 100000000) g", "54000"},
+		{"SELECT 1 FROM " + strings.Repeat("(", 100000) + "pg_class" + strings.Repeat(")", 100000), sqlerr.FeatureNotSupport},
+		{"SELECT " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + " FROM pg_class", sqlerr.FeatureNotSupport},
 		{"SELECT count(*) FROM (SELECT oid FROM pg_type) a JOIN (SELECT oid FROM pg_type) b ON a.oid < b.oid JOIN (SELECT oid FROM pg_type) c ON true", "54000"},
 	} {
 		_, ok, err := Answer(c.q, nil, fixture, session)
