@@ -124,7 +124,11 @@ func TestPsqlDescribeQueries(t *testing.T) {
 			if c.name != "" {
 				oid = oidOf(t, c.name)
 			}
-			res, rows := answer(t, psqlQuery(t, c.file, c.name, oid))
+			q := psqlQuery(t, c.file, c.name, oid)
+			if !Handles(q) {
+				t.Error("Handles is false")
+			}
+			res, rows := answer(t, q)
 			if strings.Join(rows, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(c.want, "\n"))
 			}
