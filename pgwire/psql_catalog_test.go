@@ -125,6 +125,21 @@ Indexes:
  ts      | timestamp without time zone |           |          |
 `},
 
+		{[]string{`\di`}, `
+             List of relations
+ Schema |  Name   | Type  | Owner  | Table
+--------+---------+-------+--------+-------
+ public | q7_pkey | index | tester | q7
+(1 row)
+`},
+		{[]string{`\d q7_pkey`}, `
+                      Index "public.q7_pkey"
+    Column    |            Type             | Key? |  Definition
+--------------+-----------------------------+------+--------------
+ auction      | bigint                      | yes  | auction
+ window_start | timestamp without time zone | yes  | window_start
+primary key, btree, for table "public.q7"
+`},
 		{[]string{`\dn`}, `
   List of schemas
   Name  | Owner  
