@@ -248,6 +248,9 @@ var reserved = map[string]bool{
 	"into": true, "with": true, "returning": true, "escape": true, "over": true, "partition": true,
 }
 
+var intervalUnits = map[string]bool{"microsecond": true, "millisecond": true, "second": true, "minute": true,
+	"hour": true, "day": true, "week": true, "month": true, "year": true}
+
 // windowFuncs are the window functions the evaluator computes.
 var windowFuncs = map[string]bool{"row_number": true, "rank": true, "dense_rank": true}
 
@@ -891,7 +894,15 @@ func (p *parser) primary() expr {
 			p.i--
 			tt := p.typeName()
 			s := p.next()
-			return &castExpr{e: &litExpr{v: s.s, t: OIDUnknown}, t: tt}
+			v := s.s
+			if tt == OIDInterval {
+				// INTERVAL '1' SECOND: the unit follows the literal
+				if u := p.peek(); u.k == tIdent && intervalUnits[u.s] {
+					p.i++
+					v += " " + u.s
+				}
+			}
+			return &castExpr{e: &litExpr{v: v, t: OIDUnknown}, t: tt}
 		}
 		return p.identExpr(t)
 	}

@@ -222,6 +222,7 @@ func TestClientQueries(t *testing.T) {
 		{q: "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_class WHERE relname = 'q7') THEN 'yes' ELSE 'no' END, ARRAY(SELECT relname FROM pg_class WHERE relkind = 'i' ORDER BY 1)",
 			want: []string{"yes|{q7_pkey,t1_pkey}"}},
 		{q: "SELECT 1", want: []string{"1"}},
+		{q: "SELECT 7 / 2, 7 % 2, -(2 + 3) * 2, 1.5 + 1, 'a' || 'b', INTERVAL '1' SECOND", want: []string{"3|1|-10|2.5|ab|1 second"}},
 		// the shape of pgjdbc's DatabaseMetaData.getColumns: a window
 		// function numbers the live columns under a LIKE filter
 		{q: `SELECT * FROM (SELECT n.nspname, c.relname, a.attname, a.attnotnull OR (t.typtype = 'd' AND t.typnotnull) AS attnotnull,
