@@ -120,6 +120,11 @@ func coerce(v types.Value, c types.Column) (types.Value, error) {
 
 // query runs an ad-hoc SELECT over view and table snapshots.
 func (e *Engine) query(st *parser.QueryStmt) (*Result, error) {
+	// A point read of a view by its key reads those rows only
+	// (engine/lookup.go) instead of copying the view.
+	if p := e.matchPoint(st); p != nil && !p.hasParams() {
+		return e.runPoint(p, nil)
+	}
 	n, err := planner.BuildQuery(st, e.cat, true)
 	if err != nil {
 		return nil, err

@@ -63,7 +63,13 @@ type Options struct {
 // Engine is one streamsql instance over a state directory. Its methods
 // are safe for concurrent use; statements run one at a time.
 type Engine struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// readMu serialises reading from sources, so Step can read with mu
+	// released (a source may wait in Read: a throttled datagen, a Kafka
+	// poll) while queries run. It is taken before mu, by Step and by
+	// statements that read, open or close sources (see needsReadLock).
+	readMu   sync.Mutex
+	stepping bool // Step holds readMu and releases mu around Read
 	opts     Options
 	store    *state.Store
 	cat      *catalog.Catalog
@@ -277,6 +283,10 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if needsReadLock(stmts) {
+		e.readMu.Lock()
+		defer e.readMu.Unlock()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -293,6 +303,21 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// needsReadLock reports whether a script may read, open or close sources
+// (DDL, FLUSH): it then runs under readMu, never while Step reads.
+// Queries, INSERT, SET and the read-only statements do not wait for a
+// source's Read.
+func needsReadLock(stmts []parser.Stmt) bool {
+	for _, s := range stmts {
+		switch s.(type) {
+		case *parser.QueryStmt, *parser.InsertStmt, *parser.SetStmt, *parser.ShowStmt, *parser.DescribeStmt, *parser.ExplainStmt:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
@@ -405,6 +430,8 @@ func (e *Engine) checkpoint() error {
 
 // Close checkpoints and closes the engine.
 func (e *Engine) Close() error {
+	e.readMu.Lock()
+	defer e.readMu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -421,6 +448,8 @@ func (e *Engine) Close() error {
 
 // Crash drops the engine without a checkpoint, as a killed process would.
 func (e *Engine) Crash() error {
+	e.readMu.Lock()
+	defer e.readMu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {

@@ -8,7 +8,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -23,7 +25,8 @@ type PointQuery struct {
 	rt     *viewRT // the view runtime it was prepared against
 	cols   []int   // view columns returned, in order
 	schema types.Schema
-	params []int // per view-key column: the parameter number ($n)
+	params []int         // per view-key column: the parameter number ($n), or 0
+	consts []types.Value // per view-key column when params is 0: a constant
 	kinds  []types.Column
 }
 
@@ -35,15 +38,25 @@ var ErrStalePointQuery = errors.New("point query: the view changed since it was 
 func (p *PointQuery) Schema() types.Schema { return p.schema }
 
 // PreparePointQuery recognises a point read of a view in sql (one SELECT,
-// with $n parameters); it returns nil when sql is anything else, which the
-// caller then runs as usual.
+// with $n parameters or constants); it returns nil when sql is anything
+// else, which the caller then runs as usual.
 func (e *Engine) PreparePointQuery(sql string) *PointQuery {
 	stmts, err := parser.Parse(sql)
 	if err != nil || len(stmts) != 1 {
 		return nil
 	}
 	q, ok := stmts[0].(*parser.QueryStmt)
-	if !ok || len(q.Windows) > 0 {
+	if !ok {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.matchPoint(q)
+}
+
+// matchPoint returns the point read q is, or nil; e.mu is held.
+func (e *Engine) matchPoint(q *parser.QueryStmt) *PointQuery {
+	if len(q.Windows) > 0 {
 		return nil
 	}
 	sel, ok := q.Select.(*ast.SelectStmt)
@@ -64,8 +77,6 @@ func (e *Engine) PreparePointQuery(sql string) *PointQuery {
 		return nil
 	}
 	alias := ts.AsName.L
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	o, ok := e.cat.Get(tn.Name.O)
 	if !ok || o.Kind != catalog.View {
 		return nil
@@ -107,6 +118,8 @@ func (e *Engine) PreparePointQuery(sql string) *PointQuery {
 	}
 	key := rt.pipe.View0.Key()
 	p.params = make([]int, len(key))
+	p.consts = make([]types.Value, len(key))
+	pinned := make([]bool, len(key))
 	var conds []ast.ExprNode
 	var split func(ex ast.ExprNode)
 	split = func(ex ast.ExprNode) {
@@ -131,25 +144,61 @@ func (e *Engine) PreparePointQuery(sql string) *PointQuery {
 			return nil
 		}
 		l, r := b.L, b.R
-		if paramNumber(l) > 0 {
+		if _, ok := l.(*ast.ColumnNameExpr); !ok || paramNumber(l) > 0 {
 			l, r = r, l
 		}
-		n := paramNumber(r)
 		col, ok := l.(*ast.ColumnNameExpr)
-		if n == 0 || !ok || col.Name.Schema.L != "" || !qualOK(col.Name.Table) {
+		if !ok || paramNumber(l) > 0 || col.Name.Schema.L != "" || !qualOK(col.Name.Table) {
 			return nil
 		}
 		i := o.Schema.Index(col.Name.Name.O)
 		k := indexOf(key, i)
-		if i < 0 || k < 0 || p.params[k] != 0 {
+		if i < 0 || k < 0 || pinned[k] {
 			return nil
 		}
-		p.params[k] = n
+		pinned[k] = true
+		if n := paramNumber(r); n > 0 {
+			p.params[k] = n
+			continue
+		}
+		v, ok := constValue(r)
+		if !ok || !sameMeaning(v, o.Schema[i].Type) {
+			return nil
+		}
+		p.consts[k] = v
 	}
 	for _, k := range key {
 		p.kinds = append(p.kinds, o.Schema[k])
 	}
 	return p
+}
+
+// constValue evaluates a constant expression (a literal, a cast of one,
+// a negated number); ok is false for anything that reads columns or fails.
+func constValue(ex ast.ExprNode) (types.Value, bool) {
+	switch ex.(type) {
+	case ast.ValueExpr, *ast.FuncCastExpr, *ast.UnaryOperationExpr, *ast.ParenthesesExpr:
+	default:
+		return types.Value{}, false
+	}
+	s, err := planner.BindScalar(ex, noColumns{})
+	if err != nil {
+		return types.Value{}, false
+	}
+	v, err := exec.EvalConst(s)
+	if err != nil {
+		return types.Value{}, false
+	}
+	return v, true
+}
+
+// sameMeaning reports whether comparing a column of kind k with v by key
+// gives what the general query path's = gives: same kinds, a string
+// (which = converts to the column's type), NULL, or an integer for a
+// float column. Anything else takes the general path, which decides (and
+// reports type errors).
+func sameMeaning(v types.Value, k types.Kind) bool {
+	return v.K == k || v.K == types.String || v.K == types.Null || (v.K == types.Int && k == types.Float)
 }
 
 func indexOf(xs []int, x int) int {
@@ -166,12 +215,26 @@ func indexOf(xs []int, x int) int {
 // as INSERT converts them. It returns ErrStalePointQuery when the view was
 // dropped or re-created since.
 func (e *Engine) RunPointQuery(p *PointQuery, args []types.Value) (*Result, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrStalePointQuery
+	}
+	return e.runPoint(p, args)
+}
+
+// runPoint reads the rows of a point query; e.mu is held.
+func (e *Engine) runPoint(p *PointQuery, args []types.Value) (*Result, error) {
 	key := make(types.Row, len(p.params))
 	for i, n := range p.params {
-		if n > len(args) {
-			return nil, ErrStalePointQuery
+		v := p.consts[i]
+		if n > 0 {
+			if n > len(args) || !sameMeaning(args[n-1], p.kinds[i].Type) {
+				return nil, ErrStalePointQuery
+			}
+			v = args[n-1]
 		}
-		v, err := coerce(args[n-1], p.kinds[i])
+		v, err := coerce(v, p.kinds[i])
 		if err != nil {
 			return nil, err
 		}
@@ -183,9 +246,7 @@ func (e *Engine) RunPointQuery(p *PointQuery, args []types.Value) (*Result, erro
 			return res, nil
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed || e.views[strings.ToLower(p.view)] != p.rt {
+	if e.views[strings.ToLower(p.view)] != p.rt {
 		return nil, ErrStalePointQuery
 	}
 	rows, err := p.rt.pipe.View0.Get(key)
@@ -201,4 +262,13 @@ func (e *Engine) RunPointQuery(p *PointQuery, args []types.Value) (*Result, erro
 		res.Rows[i] = out
 	}
 	return res, nil
+}
+
+func (p *PointQuery) hasParams() bool {
+	for _, n := range p.params {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -37,6 +37,9 @@ func TestPointQuery(t *testing.T) {
 		{"SELECT * FROM v WHERE c = $1", nil, ""},
 		{"SELECT * FROM s WHERE k = $1", nil, ""},
 		{"SELECT k + 1 FROM v WHERE k = $1", nil, ""},
+		{"SELECT * FROM v WHERE k = 2", nil, "[[2 2 c]]"},
+		{"SELECT * FROM v WHERE k = 1.5", nil, ""},
+		{"SELECT c FROM v WHERE (k = CAST('1' AS BIGINT))", nil, "[[1]]"},
 	}
 	for _, tt := range tests {
 		p := e.PreparePointQuery(tt.sql)

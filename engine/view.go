@@ -659,7 +659,17 @@ func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b
 	if r.src == nil || r.ended {
 		return false, nil
 	}
-	b, err := r.src.Read(ctx, max)
+	var b connectors.Batch
+	var err error
+	if e.stepping {
+		// Step holds readMu: no statement touches sources meanwhile, and
+		// queries need not wait while the source waits for data.
+		e.mu.Unlock()
+		b, err = r.src.Read(ctx, max)
+		e.mu.Lock()
+	} else {
+		b, err = r.src.Read(ctx, max)
+	}
 	if errors.Is(err, connectors.ErrEndOfInput) {
 		r.ended = true
 		// A bounded input that ended closes every window: event time is
@@ -692,8 +702,15 @@ func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b
 // Step reads and processes one batch per external source of every view;
 // it reports whether anything was read and whether every source ended.
 func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err error) {
+	e.readMu.Lock()
+	defer e.readMu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return false, true, nil
+	}
+	e.stepping = true
+	defer func() { e.stepping = false }()
 	done = true
 	for _, v := range e.views {
 		p, err := e.step(ctx, v, max)

@@ -1,0 +1,105 @@
+package pgwire
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// BenchmarkPointQuery: `SELECT * FROM v WHERE key = $1`, prepared, from 8
+// pgx connections against a 10,000-row view. It reports queries/s and the
+// p99 latency in milliseconds.
+//
+//	go test -run XXX -bench PointQuery -benchtime 40000x ./pgwire
+func BenchmarkPointQuery(b *testing.B) {
+	for _, m := range []struct {
+		name string
+		mode pgx.QueryExecMode
+	}{
+		{"cache_statement", pgx.QueryExecModeCacheStatement},
+		{"simple", pgx.QueryExecModeSimpleProtocol},
+		{"exec", pgx.QueryExecModeExec},
+		{"describe_exec", pgx.QueryExecModeDescribeExec},
+	} {
+		b.Run(m.name, func(b *testing.B) { benchPoint(b, m.mode) })
+	}
+}
+
+func benchPoint(b *testing.B, mode pgx.QueryExecMode) {
+	const conns, keys = 8, 10000
+	addr, e := startServer(b)
+	ctx := context.Background()
+	if _, err := e.Exec(ctx, "CREATE SOURCE s (k BIGINT, v BIGINT) WITH (connector = 'memory'); CREATE MATERIALIZED VIEW v AS SELECT k, count(*) AS n, max(v) AS top FROM s GROUP BY k"); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < keys; i += 1000 {
+		q := "INSERT INTO s VALUES "
+		for j := i; j < i+1000; j++ {
+			if j > i {
+				q += ", "
+			}
+			q += "(" + itoa(j) + ", " + itoa(j*7) + ")"
+		}
+		if _, err := e.Exec(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := e.Exec(ctx, "FLUSH"); err != nil {
+		b.Fatal(err)
+	}
+	cs := make([]*pgx.Conn, conns)
+	for i := range cs {
+		cs[i] = connect(b, addr, mode)
+		var n, top int64
+		if err := cs[i].QueryRow(ctx, "SELECT n, top FROM v WHERE k = $1", 5).Scan(&n, &top); err != nil || top != 35 {
+			b.Fatalf("warm-up: %v %v", top, err)
+		}
+	}
+	lat := make([][]time.Duration, conns)
+	var next int64
+	var mu sync.Mutex
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(i), 7))
+			for {
+				mu.Lock()
+				if next >= int64(b.N) {
+					mu.Unlock()
+					return
+				}
+				next++
+				mu.Unlock()
+				k := r.Int64N(keys)
+				t0 := time.Now()
+				var n, top int64
+				if err := c.QueryRow(ctx, "SELECT n, top FROM v WHERE k = $1", k).Scan(&n, &top); err != nil || top != 7*k {
+					b.Errorf("k=%d: %d %v", k, top, err)
+					return
+				}
+				lat[i] = append(lat[i], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	b.StopTimer()
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	if len(all) > 0 {
+		b.ReportMetric(float64(len(all))/el.Seconds(), "qps")
+		b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99_ms")
+	}
+}
