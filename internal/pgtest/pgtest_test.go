@@ -99,3 +99,12 @@ func TestStartOnPort(t *testing.T) {
 		t.Fatalf("second server on the same port: err = %v, want 'port %d is not free'", err, port)
 	}
 }
+
+func TestMissingBinariesSayWhere(t *testing.T) {
+	t.Setenv("PGTEST_BIN", "/nonexistent/pg/bin")
+	_, stop, err := StartMain()
+	defer stop()
+	if err == nil || !strings.Contains(err.Error(), "PostgreSQL binaries not found: /nonexistent/pg/bin/initdb is missing") {
+		t.Fatalf("StartMain with missing binaries: %v", err)
+	}
+}
