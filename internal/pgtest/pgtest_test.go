@@ -108,3 +108,23 @@ func TestMissingBinariesSayWhere(t *testing.T) {
 		t.Fatalf("StartMain with missing binaries: %v", err)
 	}
 }
+
+// TestRestartRefusesAnotherServer starts a second server on a port that a
+// first one took after the probe (the race the probe cannot close): the
+// first server answers, and the second must not take it for itself.
+func TestRestartRefusesAnotherServer(t *testing.T) {
+	first := Start(t)
+	s, err := startOn(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s.port = first.Port()
+	err = s.Restart()
+	if err == nil || !strings.Contains(err.Error(), "taken by another PostgreSQL server") {
+		t.Fatalf("Restart on a port another server holds: err = %v", err)
+	}
+}
