@@ -34,6 +34,18 @@ func devCmd() *cobra.Command {
 	return cmd
 }
 
+// printing reports a command's error on stderr (the root command silences
+// cobra's own reporting) and exits 1.
+func printing(run func(cmd *cobra.Command, args []string) error) func(cmd *cobra.Command, args []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := run(cmd, args); err != nil {
+			printErr(err)
+			return exitError{1}
+		}
+		return nil
+	}
+}
+
 func devKafkaCmd() *cobra.Command {
 	var (
 		port       int
@@ -47,7 +59,7 @@ func devKafkaCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kafka",
 		Short: "Run an in-process Kafka (kfake) until Ctrl-C, optionally producing Nexmark bids as JSON",
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: printing(func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			c, err := kfake.NewCluster(kfake.Ports(port), kfake.SeedTopics(int32(partitions), topics...), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(partitions))
@@ -72,7 +84,7 @@ func devKafkaCmd() *cobra.Command {
 			}
 			<-ctx.Done()
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().IntVar(&port, "port", 9092, "TCP port on 127.0.0.1")
 	cmd.Flags().StringSliceVar(&topics, "topic", []string{"bids"}, "topics to create")
@@ -156,13 +168,13 @@ func devPostgresCmd() *cobra.Command {
 		Long: `Run a throwaway Postgres until Ctrl-C, with trust authentication for the
 user postgres on 127.0.0.1. Its data lives in a temporary directory that
 Ctrl-C deletes. As root, initdb and postgres run as the postgres OS user.`,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: printing(func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			s, closeFn, err := pgtest.StartMainOnPort(port)
 			if err != nil {
 				if port != 0 {
-					return fmt.Errorf("%w (is another Postgres running? pick another with --port, or --port 0 for any free one)", err)
+					return fmt.Errorf("%w (is another Postgres running? pick another port with --port, or --port 0 for any free one)", err)
 				}
 				return err
 			}
@@ -170,7 +182,7 @@ Ctrl-C deletes. As root, initdb and postgres run as the postgres OS user.`,
 			fmt.Printf("postgres listening; DSN: %s\nCtrl-C stops it and deletes its data\n", s.DSN())
 			<-ctx.Done()
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().IntVar(&port, "port", 5432, "TCP port on 127.0.0.1 (0: any free port)")
 	return cmd

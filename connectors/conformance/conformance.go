@@ -6,7 +6,30 @@
 //
 // A connector's package adds a conformance_test.go that describes how to
 // set up an empty input or destination and how to read it back, and calls
-// RunSource or RunSink.
+// RunSource or RunSink. They do: file and kafka (source and sink),
+// postgres (sink), and stdout (sink; its test parses the printed
+// changelog back into rows).
+//
+// # Documented exceptions
+//
+// Two connectors cannot run the suite, because what it needs does not
+// exist for them:
+//
+//   - blackhole (sink) has no destination to read back: it only counts
+//     changes. It is covered by the Nexmark harness (bench.TestRunSmall
+//     runs every query into it, and `streamsql bench` reports the rows it
+//     counted) and by testdata/sqllogic/sink_as_query.slt.
+//   - datagen (source) has no input to append to, and every row it makes
+//     is well-typed, so there is no poison record to report: its input is
+//     the deterministic Nexmark sequence. connectors/datagen/source_test.go
+//     covers what the suite would: TestResumeFromOffsets and
+//     TestOpenAtAnyOffset (resume exactly at stored offsets),
+//     TestPartitionsSplitTheSequence and TestEmptyPartition (partitions),
+//     TestBoundedCountsAndEndOfInput (ErrEndOfInput) and
+//     TestRowsMatchGenerator (the rows themselves).
+//
+// The engine's memory source is not a connector package; its log, offsets
+// and replay are tested in engine and by the sqllogic suite.
 package conformance
 
 import (

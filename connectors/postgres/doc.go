@@ -36,7 +36,8 @@
 // named. The DSN's password never appears in logs, errors or Delivery().
 //
 // The table: with create_table = true the sink creates it (BIGINT, TEXT,
-// DOUBLE PRECISION, BOOLEAN, TIMESTAMP, INTERVAL and the primary key);
+// DOUBLE PRECISION, BOOLEAN, TIMESTAMP, INTERVAL, the primary key and a
+// fillfactor that leaves room for HOT updates);
 // otherwise it checks the existing table fits — every view column exists
 // with a compatible type and a primary key or unique index covers exactly
 // the key columns — and says what does not. Sessions run with TimeZone

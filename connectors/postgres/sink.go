@@ -84,6 +84,7 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 		connLost := s.conn == nil || s.conn.IsClosed()
 		s.dropConn()
 		if !transient(err, connLost) {
+			s.close()
 			return nil, s.red.error(s.wrap("open", err))
 		}
 		logger.Warn("postgres sink: Postgres unreachable at startup; the table is checked on first use",

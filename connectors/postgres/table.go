@@ -106,6 +106,9 @@ func createTableSQL(c *config) string {
 		b.WriteByte(')')
 	}
 	b.WriteByte(')')
+	if c.fillfactor > 0 && c.fillfactor < 100 {
+		fmt.Fprintf(&b, " WITH (fillfactor = %d)", c.fillfactor)
+	}
 	return b.String()
 }
 

@@ -207,14 +207,14 @@ func TestCheckFit(t *testing.T) {
 }
 
 func TestCreateTableSQL(t *testing.T) {
-	c := &config{table: []string{"app", "Q7"}, schema: q7Schema, key: []int{0, 2}}
-	want := `CREATE TABLE IF NOT EXISTS "app"."Q7" ("window_start" TIMESTAMP, "window_end" TIMESTAMP, "auction" BIGINT, "max_price" DOUBLE PRECISION, PRIMARY KEY ("window_start", "auction"))`
+	c := &config{table: []string{"app", "Q7"}, schema: q7Schema, key: []int{0, 2}, fillfactor: 90}
+	want := `CREATE TABLE IF NOT EXISTS "app"."Q7" ("window_start" TIMESTAMP, "window_end" TIMESTAMP, "auction" BIGINT, "max_price" DOUBLE PRECISION, PRIMARY KEY ("window_start", "auction")) WITH (fillfactor = 90)`
 	if got := createTableSQL(c); got != want {
 		t.Errorf("createTableSQL =\n%s\nwant\n%s", got, want)
 	}
-	c.key = nil
-	if got := createTableSQL(c); strings.Contains(got, "PRIMARY KEY") {
-		t.Errorf("a keyless view got a primary key: %s", got)
+	c.key, c.fillfactor = nil, 100
+	if got := createTableSQL(c); strings.Contains(got, "PRIMARY KEY") || strings.Contains(got, "WITH") {
+		t.Errorf("a keyless view with fillfactor 100: %s", got)
 	}
 }
 
@@ -268,6 +268,7 @@ func TestOptionErrors(t *testing.T) {
 		{base("tabel", "x"), "did you mean 'table'?"},
 		{base("delivery", "twice"), "must be one of exactly_once, at_least_once"},
 		{base("batch_rows", "0"), "'batch_rows' must be positive"},
+		{base("fillfactor", "101"), "'fillfactor' must be between 10 and 100"},
 		{base("retry_max_backoff", "soon"), "must be a duration"},
 		{base("primary_key", "auction, nope"), "nope is not a column of the view"},
 		{base("primary_key", "auction, auction"), "named twice"},
@@ -283,7 +284,7 @@ func TestOptionErrors(t *testing.T) {
 		}
 	}
 	c, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: schema, Key: []int{0, 2}, Options: base("primary_key", `AUCTION`)})
-	if err != nil || !slices.Equal(c.key, []int{2}) || !c.exactlyOnce || c.batchRows != 10000 {
+	if err != nil || !slices.Equal(c.key, []int{2}) || !c.exactlyOnce || c.batchRows != 10000 || c.fillfactor != 90 {
 		t.Errorf("primary_key AUCTION: %+v, %v", c, err)
 	}
 }

@@ -1,6 +1,19 @@
 // Package stdout is the sink that prints a view's changelog, one line per
-// change: `<sink> <op> (<values>)`. It is at-least-once: after a crash the
-// changes since the last checkpoint are printed again.
+// change, as each Write arrives:
+//
+//	<sink> <op> (<value>, <value>, ...)
+//
+// op is upsert or delete. Values print as in query results (NULL, t/f,
+// numbers, 'YYYY-MM-DD HH:MM:SS[.ffffff]' timestamps, interval text),
+// except that strings are double-quoted with Go's escapes
+// (strconv.Quote), so a string holding ", ", a newline or the text NULL
+// reads back unambiguously: "Bob, Jr." and NULL differ from "NULL". The
+// conformance test parses the lines back this way.
+//
+// It is at-least-once: PreCommit flushes and Commit does nothing, so after
+// a crash the changes since the last checkpoint are printed again. Several
+// stdout sinks of one factory share its writer; a line is never split
+// between them.
 package stdout
 
 import (
@@ -8,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -54,7 +68,11 @@ func (s *sink) Write(_ context.Context, changes []connectors.Change) error {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(v.String())
+			if v.K == types.String {
+				b.WriteString(strconv.Quote(v.S))
+			} else {
+				b.WriteString(v.String())
+			}
 		}
 		b.WriteString(")\n")
 		if _, err := s.w.WriteString(b.String()); err != nil {
@@ -75,4 +93,10 @@ func (s *sink) flush() error {
 }
 
 func (s *sink) Commit(context.Context, uint64) error { return nil }
-func (s *sink) Close() error                         { return s.flush() }
+
+// Delivery states the sink's guarantee for EXPLAIN.
+func (s *sink) Delivery() string {
+	return "at-least-once (printed as computed; after a crash the changes since the last checkpoint print again)"
+}
+
+func (s *sink) Close() error { return s.flush() }

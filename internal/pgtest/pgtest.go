@@ -2,7 +2,9 @@
 //
 // Lifecycle: Start (or StartMain from a TestMain) runs initdb into a fresh
 // temporary directory and starts postgres on a free TCP port of 127.0.0.1
-// (StartMainOnPort takes a fixed port instead, for `streamsql dev postgres`)
+// (StartMainOnPort takes a fixed port instead, for `streamsql dev postgres`;
+// a server that answers on the port but has another data directory is an
+// error, never mistaken for ours)
 // with trust authentication, its unix socket in the same directory, and
 // durability switched off (fsync, synchronous_commit, full_page_writes) for
 // speed. NewDB creates a fresh database per test on the shared server, so
@@ -252,12 +254,19 @@ func (s *Server) waitReady(done <-chan struct{}) error {
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		conn, err := pgx.Connect(ctx, s.DSN())
+		var dataDir string
 		if err == nil {
-			err = conn.Ping(ctx)
+			err = conn.QueryRow(ctx, "SELECT current_setting('data_directory')").Scan(&dataDir)
 			_ = conn.Close(ctx)
 		}
 		cancel()
 		if err == nil {
+			// Whoever answers must be our server: another one that took
+			// the port first (ours then exits, unable to bind) must not
+			// pass for it.
+			if dataDir != s.dataDir() {
+				return fmt.Errorf("port %d is taken by another PostgreSQL server (data directory %s)", s.port, dataDir)
+			}
 			return nil
 		}
 		select {

@@ -99,3 +99,32 @@ func TestStartOnPort(t *testing.T) {
 		t.Fatalf("second server on the same port: err = %v, want 'port %d is not free'", err, port)
 	}
 }
+
+func TestMissingBinariesSayWhere(t *testing.T) {
+	t.Setenv("PGTEST_BIN", "/nonexistent/pg/bin")
+	_, stop, err := StartMain()
+	defer stop()
+	if err == nil || !strings.Contains(err.Error(), "PostgreSQL binaries not found: /nonexistent/pg/bin/initdb is missing") {
+		t.Fatalf("StartMain with missing binaries: %v", err)
+	}
+}
+
+// TestRestartRefusesAnotherServer starts a second server on a port that a
+// first one took after the probe (the race the probe cannot close): the
+// first server answers, and the second must not take it for itself.
+func TestRestartRefusesAnotherServer(t *testing.T) {
+	first := Start(t)
+	s, err := startOn(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s.port = first.Port()
+	err = s.Restart()
+	if err == nil || !strings.Contains(err.Error(), "taken by another PostgreSQL server") {
+		t.Fatalf("Restart on a port another server holds: err = %v", err)
+	}
+}
