@@ -102,6 +102,9 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 		return err
 	}
 	res, err := e.Exec(ctx, string(src))
+	if err != nil && ctx.Err() != nil {
+		return e.Close() // interrupted while starting: a clean stop
+	}
 	if err != nil {
 		_ = e.Close()
 		return fmt.Errorf("%s: %w", file, err)

@@ -180,6 +180,8 @@ func (s *source) Open(ctx context.Context, offsets []int64) error {
 			}
 		}
 		offsets = start
+	} else if err := s.checkOffsets(ctx, offsets); err != nil {
+		return err
 	}
 	copy(s.next, offsets)
 	at := make(map[int32]kgo.Offset, s.parts)
@@ -188,6 +190,25 @@ func (s *source) Open(ctx context.Context, offsets []int64) error {
 	}
 	s.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{s.topic: at})
 	s.opened = true
+	return nil
+}
+
+// checkOffsets refuses checkpointed offsets past a partition's end: the
+// topic was deleted and recreated (or truncated), and resuming there
+// would silently skip or misplace its records.
+func (s *source) checkOffsets(ctx context.Context, offsets []int64) error {
+	ends, err := kadm.NewClient(s.cl).ListEndOffsets(ctx, s.topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("kafka source %s: end offsets of %s: %w", s.name, s.topic, err)
+	}
+	for p, o := range offsets {
+		if end, ok := ends.Lookup(s.topic, int32(p)); ok && o > end.Offset {
+			return fmt.Errorf("kafka source %s: the checkpoint resumes partition %d of %s at offset %d, but the partition ends at %d (was the topic recreated?); drop and recreate the source to read it from its startup mode", s.name, p, s.topic, o, end.Offset)
+		}
+	}
 	return nil
 }
 

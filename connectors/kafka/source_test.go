@@ -10,6 +10,7 @@ import (
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 func bidJSON(id int, name string) string {
@@ -448,5 +449,25 @@ func TestSourceBoundedBuffer(t *testing.T) {
 	}
 	if got != 20 {
 		t.Fatalf("read %d rows, want 20", got)
+	}
+}
+
+// TestResumePastEndOfRecreatedTopic: offsets from a checkpoint that lie
+// beyond a partition's end (the topic was recreated) are refused instead
+// of silently waiting for records that will never come at those offsets.
+func TestResumePastEndOfRecreatedTopic(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	src, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: map[string]string{"connector": "kafka", "brokers": c.ListenAddrs()[0], "topic": "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	err = src.Open(context.Background(), []int64{500})
+	if err == nil || !strings.Contains(err.Error(), "was the topic recreated?") {
+		t.Fatalf("open past the end: %v", err)
 	}
 }
