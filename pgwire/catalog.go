@@ -12,7 +12,7 @@ func (s *session) catalogAnswer(sql string, params []*string) (*result, bool, er
 	infos := s.srv.cfg.Engine.Objects()
 	objs := make([]pgcatalog.Object, 0, len(infos))
 	for _, o := range infos {
-		po := pgcatalog.Object{Name: o.Name, Kind: o.Kind.String(), Key: o.Key, Definition: o.SQL}
+		po := pgcatalog.Object{Name: o.Name, Kind: o.Kind.String(), Key: o.Key, Definition: o.SQL, Options: o.Options}
 		for _, c := range o.Columns {
 			po.Columns = append(po.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type})
 		}
@@ -27,6 +27,7 @@ func (s *session) catalogAnswer(sql string, params []*string) (*result, bool, er
 		User:       s.user,
 		Settings:   settings,
 		BackendPID: int32(s.pid),
+		Version:    pgcatalog.ServerVersion,
 	})
 	if err != nil || !ok {
 		return nil, ok, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/pgwire/pgcatalog"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -70,9 +71,7 @@ func classify(sql string) stmtKind {
 	case "close":
 		return kindCloseCursor
 	case "select", "with", "table", "values":
-		low := strings.ToLower(sql)
-		if strings.Contains(low, "pg_") || strings.Contains(low, "information_schema") || strings.Contains(low, "(") ||
-			!strings.Contains(low, "from") {
+		if pgcatalog.Handles(sql) {
 			return kindCatalog
 		}
 	}
