@@ -1,7 +1,8 @@
 // Command streamsql runs streaming-SQL pipelines: `run` executes a .sql
 // file until its bounded sources end (or Ctrl-C), `test` runs
 // sqllogictest files, `explain` and `check` print the plans and the
-// lateness contract.
+// lateness contract, `serve` keeps pipelines running behind a Postgres
+// wire server (serve.go, docs/server.md).
 package main
 
 import (
