@@ -20,19 +20,18 @@ func errNotSupported(what string) error {
 
 // SQLSTATE codes of protocol-level errors.
 const (
-	codeProtocolViolation   = "08P01"
-	codeDuplicatePrepared   = "42P05"
-	codeDuplicateCursor     = "42P03"
-	codeInvalidStatement    = "26000"
-	codeInvalidCursor       = "34000"
-	codeInvalidTextRepr     = "22P02"
-	codeInvalidParamValue   = "22023"
-	codeQueryCanceled       = sqlerr.QueryCanceled
-	codeInvalidAuth         = "28P01"
-	codeInternal            = sqlerr.InternalError
-	codeUndefinedParam      = "42P02"
-	codeSyntax              = sqlerr.SyntaxError
-	codeActiveSQLTransation = "25001"
+	codeProtocolViolation = "08P01"
+	codeDuplicatePrepared = "42P05"
+	codeDuplicateCursor   = "42P03"
+	codeInvalidStatement  = "26000"
+	codeInvalidCursor     = "34000"
+	codeInvalidTextRepr   = "22P02"
+	codeInvalidParamValue = "22023"
+	codeQueryCanceled     = sqlerr.QueryCanceled
+	codeInvalidAuth       = "28P01"
+	codeInternal          = sqlerr.InternalError
+	codeUndefinedParam    = "42P02"
+	codeSyntax            = sqlerr.SyntaxError
 )
 
 // sendError sends err as an ErrorResponse. query and off locate the

@@ -79,13 +79,15 @@ func classify(sql string) stmtKind {
 }
 
 // prepare builds the statement for sql; oids are the parameter types the
-// client gave (0: unspecified).
-func (s *session) prepare(sql string, oids []uint32) *prepared {
+// client gave (0: unspecified). A Parse (reused) also looks for a point
+// read; a simple query's statement runs once, and the engine finds point
+// reads among those itself.
+func (s *session) prepare(sql string, oids []uint32, reused bool) *prepared {
 	st := &prepared{sql: sql, kind: classify(sql)}
 	n := max(len(oids), maxParam(sql))
 	if n == 0 {
-		if st.kind == kindEngine {
-			// nothing to infer
+		if reused && st.kind == kindEngine {
+			st.point = s.srv.cfg.Engine.PreparePointQuery(sql)
 		}
 		return st
 	}

@@ -32,7 +32,7 @@ func (s *session) parse(m *pgproto3.Parse) error {
 	if ps := splitStatements(m.Query); len(ps) == 1 {
 		text = ps[0].text
 	}
-	s.stmts[m.Name] = s.prepare(text, append([]uint32(nil), m.ParameterOIDs...))
+	s.stmts[m.Name] = s.prepare(text, append([]uint32(nil), m.ParameterOIDs...), true)
 	s.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
