@@ -50,6 +50,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	sessions  map[uint32]*session
+	conns     map[net.Conn]bool // every open connection, sessions or not yet
 	listeners map[net.Listener]bool
 	nextPID   uint32
 	closed    bool
@@ -70,7 +71,7 @@ func New(cfg Config) *Server {
 		cfg.Database = "streamsql"
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, sessions: map[uint32]*session{}, listeners: map[net.Listener]bool{}, nextPID: 1000, ctx: ctx, stop: stop}
+	return &Server{cfg: cfg, sessions: map[uint32]*session{}, conns: map[net.Conn]bool{}, listeners: map[net.Listener]bool{}, nextPID: 1000, ctx: ctx, stop: stop}
 }
 
 // ErrServerClosed is returned by Serve after Close.
@@ -121,6 +122,19 @@ func (s *Server) Serve(ln net.Listener) error {
 // ServeConn runs one client connection to its end (the Terminate message,
 // a closed socket, a protocol error or Close). It closes c.
 func (s *Server) ServeConn(c net.Conn) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = c.Close()
+		return
+	}
+	s.conns[c] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+	}()
 	sess := newSession(s, c)
 	defer c.Close()
 	if err := sess.run(); err != nil && s.cfg.Logf != nil {
@@ -139,6 +153,9 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	for _, sess := range s.sessions {
 		sess.kill()
+	}
+	for c := range s.conns {
+		_ = c.Close() // connections still in startup
 	}
 	s.mu.Unlock()
 	s.stop()
