@@ -24,7 +24,9 @@ func TestServe(t *testing.T) {
 		t.Helper()
 		sctx, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
-		go func() { done <- serve(sctx, dir, serveFlags{listen: addr, interval: time.Second, stepRows: 512, user: "streamsql"}) }()
+		go func() {
+			done <- serve(sctx, dir, serveFlags{listen: addr, interval: time.Second, stepRows: 512, user: "streamsql"})
+		}()
 		var c *pgx.Conn
 		var err error
 		for i := 0; i < 100; i++ {
