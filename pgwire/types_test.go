@@ -1,0 +1,164 @@
+package pgwire
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// TestParamDecoding decodes parameters of every type a client may send,
+// in text and binary, with pgx's own encoders producing the binary forms.
+func TestParamDecoding(t *testing.T) {
+	m := pgtype.NewMap()
+	enc := func(oid uint32, v any) []byte {
+		b, err := m.Encode(oid, pgtype.BinaryFormatCode, v, nil)
+		if err != nil {
+			t.Fatalf("encode %v as %d: %v", v, oid, err)
+		}
+		return b
+	}
+	ts := time.Date(2024, 5, 6, 7, 8, 9, 123456000, time.UTC)
+	tests := []struct {
+		oid    uint32
+		format int16
+		in     []byte
+		want   types.Value
+	}{
+		{oidBool, 1, enc(oidBool, true), types.BoolValue(true)},
+		{oidBool, 0, []byte("f"), types.BoolValue(false)},
+		{oidInt2, 1, enc(oidInt2, int16(-7)), types.IntValue(-7)},
+		{oidInt4, 1, enc(oidInt4, int32(1 << 30)), types.IntValue(1 << 30)},
+		{oidInt8, 1, enc(oidInt8, int64(math.MinInt64)), types.IntValue(math.MinInt64)},
+		{oidInt8, 0, []byte("42"), types.IntValue(42)},
+		{oidFloat4, 1, enc(oidFloat4, float32(1.5)), types.FloatValue(1.5)},
+		{oidFloat8, 1, enc(oidFloat8, -2.25), types.FloatValue(-2.25)},
+		{oidNumeric, 1, enc(oidNumeric, 12345.678), types.FloatValue(12345.678)},
+		{oidNumeric, 1, enc(oidNumeric, -0.5), types.FloatValue(-0.5)},
+		{oidNumeric, 0, []byte("3.25"), types.FloatValue(3.25)},
+		{oidText, 1, []byte("héllo"), types.StringValue("héllo")},
+		{oidVarchar, 0, []byte("x"), types.StringValue("x")},
+		{oidTimestamp, 1, enc(oidTimestamp, ts), types.TimestampValue(ts.UnixMicro())},
+		{oidTimestampTZ, 1, enc(oidTimestampTZ, ts), types.TimestampValue(ts.UnixMicro())},
+		{oidTimestamp, 0, []byte("2024-05-06 07:08:09.123456"), types.TimestampValue(ts.UnixMicro())},
+		{oidTimestampTZ, 0, []byte("2024-05-06 09:08:09.123456+02"), types.TimestampValue(ts.UnixMicro())},
+		{oidInterval, 1, enc(oidInterval, pgtype.Interval{Microseconds: 5_000_000, Days: 1, Valid: true}), types.IntervalValue(types.Day + 5*types.Second)},
+		{oidInterval, 0, []byte("00:01:30"), types.IntervalValue(90 * types.Second)},
+		{oidBytea, 1, []byte{0xde, 0xad}, types.StringValue(`\xdead`)},
+		{oidUnknown, 0, []byte("7"), types.StringValue("7")},
+		{oidInt8, 1, nil, types.NullValue},
+	}
+	for _, tt := range tests {
+		got, err := decodeParam(tt.oid, tt.format, tt.in)
+		if err != nil {
+			t.Errorf("oid %d format %d %x: %v", tt.oid, tt.format, tt.in, err)
+			continue
+		}
+		if got.K != tt.want.K || !types.Equal(got, tt.want) {
+			t.Errorf("oid %d format %d %x: %v (%v), want %v (%v)", tt.oid, tt.format, tt.in, got, got.K, tt.want, tt.want.K)
+		}
+	}
+	for _, bad := range []struct {
+		oid    uint32
+		format int16
+		in     []byte
+	}{
+		{oidInt8, 1, []byte{1, 2, 3}},
+		{oidInt4, 0, []byte("x")},
+		{oidNumeric, 1, []byte{0, 9, 0, 0, 0, 0, 0, 0}},
+		{oidTimestamp, 0, []byte("yesterday-ish")},
+		{oidBool, 0, []byte("maybe")},
+	} {
+		if v, err := decodeParam(bad.oid, bad.format, bad.in); err == nil {
+			t.Errorf("oid %d %x: decoded %v, want an error", bad.oid, bad.in, v)
+		}
+	}
+}
+
+// TestResultEncoding checks the binary forms against pgx's decoders and
+// the text forms against Postgres's spelling.
+func TestResultEncoding(t *testing.T) {
+	m := pgtype.NewMap()
+	ts := time.Date(2024, 5, 6, 7, 8, 9, 500000000, time.UTC)
+	for _, tt := range []struct {
+		v    types.Value
+		text string
+		dst  any
+		want any
+	}{
+		{types.BoolValue(true), "t", new(bool), true},
+		{types.IntValue(-3), "-3", new(int64), int64(-3)},
+		{types.FloatValue(0.1), "0.1", new(float64), 0.1},
+		{types.FloatValue(math.Inf(1)), "Infinity", new(float64), math.Inf(1)},
+		{types.StringValue("a'b"), "a'b", new(string), "a'b"},
+		{types.TimestampValue(ts.UnixMicro()), "2024-05-06 07:08:09.5", new(time.Time), ts},
+		{types.IntervalValue(26*types.Hour + 500*types.Millisecond), "1 day 02:00:00.5", new(time.Duration), 26*time.Hour + 500*time.Millisecond},
+		{types.IntervalValue(-26 * types.Hour), "-1 days -02:00:00", new(time.Duration), -26 * time.Hour},
+	} {
+		oid := oidOf(tt.v.K)
+		if got := string(appendText(nil, oid, tt.v)); got != tt.text {
+			t.Errorf("%v: text %q, want %q", tt.v, got, tt.text)
+		}
+		for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
+			var b []byte
+			if f == pgtype.BinaryFormatCode {
+				b = appendBinary(nil, oid, tt.v)
+			} else {
+				b = appendText(nil, oid, tt.v)
+			}
+			if err := m.Scan(oid, f, b, tt.dst); err != nil {
+				t.Errorf("%v format %d: pgx cannot read %x: %v", tt.v, f, b, err)
+				continue
+			}
+			var got any
+			switch d := tt.dst.(type) {
+			case *bool:
+				got = *d
+			case *int64:
+				got = *d
+			case *float64:
+				got = *d
+			case *string:
+				got = *d
+			case *time.Time:
+				got = d.UTC()
+			case *time.Duration:
+				got = *d
+			}
+			if got != tt.want {
+				t.Errorf("%v format %d: pgx read %v, want %v", tt.v, f, got, tt.want)
+			}
+		}
+	}
+	if b := appendBinary(nil, oidInt4, types.IntValue(7)); binary.BigEndian.Uint32(b) != 7 || len(b) != 4 {
+		t.Errorf("int4 binary %x", b)
+	}
+}
+
+// TestLiteral checks parameter values rendered into SQL.
+func TestLiteral(t *testing.T) {
+	for _, tt := range []struct {
+		v    types.Value
+		want string
+	}{
+		{types.NullValue, "NULL"},
+		{types.BoolValue(false), "FALSE"},
+		{types.IntValue(-1), "(-1)"},
+		{types.FloatValue(2), "2.0"},
+		{types.FloatValue(-1e300), "(-1e+300)"},
+		{types.StringValue("it's"), "'it''s'"},
+		{types.TimestampValue(0), "CAST('1970-01-01 00:00:00' AS TIMESTAMP)"},
+		{types.IntervalValue(1500), "'1500 microseconds'"},
+	} {
+		if got, err := literal(tt.v); err != nil || got != tt.want {
+			t.Errorf("%v: %q %v, want %q", tt.v, got, err, tt.want)
+		}
+	}
+	if _, err := literal(types.FloatValue(math.NaN())); err == nil {
+		t.Error("NaN became a literal")
+	}
+}
