@@ -32,7 +32,7 @@ func TestParamDecoding(t *testing.T) {
 		{oidBool, 1, enc(oidBool, true), types.BoolValue(true)},
 		{oidBool, 0, []byte("f"), types.BoolValue(false)},
 		{oidInt2, 1, enc(oidInt2, int16(-7)), types.IntValue(-7)},
-		{oidInt4, 1, enc(oidInt4, int32(1 << 30)), types.IntValue(1 << 30)},
+		{oidInt4, 1, enc(oidInt4, int32(1<<30)), types.IntValue(1 << 30)},
 		{oidInt8, 1, enc(oidInt8, int64(math.MinInt64)), types.IntValue(math.MinInt64)},
 		{oidInt8, 0, []byte("42"), types.IntValue(42)},
 		{oidFloat4, 1, enc(oidFloat4, float32(1.5)), types.FloatValue(1.5)},
