@@ -118,10 +118,11 @@ func paramNumber(ex ast.ExprNode) int {
 // paramVisitor collects the tables a query reads and the column each
 // parameter is compared with.
 type paramVisitor struct {
-	e      *Engine
-	out    map[int]types.Kind
-	tables []string
-	pairs  []paramPair
+	e       *Engine
+	out     map[int]types.Kind
+	tables  []string
+	aliases map[string]string // alias → table name
+	pairs   []paramPair
 }
 
 type paramPair struct {
@@ -133,6 +134,13 @@ func (v *paramVisitor) Enter(n ast.Node) (ast.Node, bool) {
 	switch x := n.(type) {
 	case *ast.TableName:
 		v.tables = append(v.tables, x.Name.O)
+	case *ast.TableSource:
+		if tn, ok := x.Source.(*ast.TableName); ok && x.AsName.L != "" {
+			if v.aliases == nil {
+				v.aliases = map[string]string{}
+			}
+			v.aliases[x.AsName.L] = tn.Name.O
+		}
 	case *ast.BinaryOperationExpr:
 		switch x.Op {
 		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ:
@@ -164,8 +172,12 @@ func (v *paramVisitor) pair(p, col ast.ExprNode) {
 // (first match by name; a qualifier naming a table narrows the search).
 func (v *paramVisitor) resolve() {
 	for _, p := range v.pairs {
+		qual := p.col.Table.O
+		if a, ok := v.aliases[p.col.Table.L]; ok {
+			qual = a
+		}
 		for _, t := range v.tables {
-			if p.col.Table.L != "" && !strings.EqualFold(p.col.Table.O, t) {
+			if qual != "" && !strings.EqualFold(qual, t) {
 				continue
 			}
 			o, ok := v.e.cat.Get(t)

@@ -119,6 +119,9 @@ func TestDescribeAndParamKinds(t *testing.T) {
 			t.Errorf("$%d: %v, want %v", n, kinds[n], k)
 		}
 	}
+	if kinds := e.ParamKinds("SELECT x.k FROM w AS x WHERE x.v = $1 AND $2 = x.k"); kinds[1] != types.String || kinds[2] != types.Int {
+		t.Errorf("aliased param kinds %v", kinds)
+	}
 	kinds = e.ParamKinds("INSERT INTO s (v, k) VALUES ($1, $2)")
 	if kinds[1] != types.String || kinds[2] != types.Int {
 		t.Errorf("insert param kinds %v", kinds)
