@@ -12,8 +12,8 @@ type ObjectInfo struct {
 	Kind    catalog.Kind
 	Columns types.Schema
 	Key     []string          // primary key / view key column names
-	SQL     string            // the DDL that created it
-	Options map[string]string // WITH options (connector, topic, ...)
+	SQL     string            // the DDL that created it, passwords hidden
+	Options map[string]string // WITH options (connector, topic, ...), passwords hidden
 	SideOf  string            // the view owning this side table, or ""
 }
 
@@ -25,7 +25,7 @@ func (e *Engine) Objects() []ObjectInfo {
 	objs := e.cat.List(0)
 	out := make([]ObjectInfo, 0, len(objs))
 	for _, o := range objs {
-		oi := ObjectInfo{Name: o.Name, Kind: o.Kind, Columns: append(types.Schema(nil), o.Schema...), SQL: o.SQL, SideOf: o.SideOf}
+		oi := ObjectInfo{Name: o.Name, Kind: o.Kind, Columns: append(types.Schema(nil), o.Schema...), SQL: redact(o.SQL), SideOf: o.SideOf}
 		for _, k := range o.Key {
 			if k >= 0 && k < len(o.Schema) {
 				oi.Key = append(oi.Key, o.Schema[k].Name)
@@ -34,7 +34,7 @@ func (e *Engine) Objects() []ObjectInfo {
 		if len(o.Options) > 0 {
 			oi.Options = make(map[string]string, len(o.Options))
 			for k, v := range o.Options {
-				oi.Options[k] = v
+				oi.Options[k] = redact(v)
 			}
 		}
 		out = append(out, oi)

@@ -1,6 +1,12 @@
 package engine
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/catalog"
+)
 
 func TestRedact(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -14,6 +20,25 @@ func TestRedact(t *testing.T) {
 	} {
 		if got := redact(c.in); got != c.want {
 			t.Errorf("redact(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestObjectsHidePasswords(t *testing.T) {
+	e, err := Open(Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Exec(context.Background(), `CREATE SOURCE s (k BIGINT) WITH (partitions = 1, note = 'postgres://u:hunter2@h/db')`); err == nil {
+		t.Fatal("an unknown option was accepted")
+	}
+	if err := e.cat.Add(&catalog.Object{Kind: catalog.Sink, Name: "k", SQL: `CREATE SINK k FROM v WITH (dsn = 'postgres://u:hunter2@h/db')`, Options: map[string]string{"dsn": "postgres://u:hunter2@h/db"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range e.Objects() {
+		if strings.Contains(o.SQL, "hunter2") || strings.Contains(o.Options["dsn"], "hunter2") {
+			t.Fatalf("Objects shows the password: %q %v", o.SQL, o.Options)
 		}
 	}
 }
