@@ -92,7 +92,7 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	srv := pgwire.New(cfg)
 	fmt.Fprintf(os.Stderr, "streamsql serving on %s (state in %s); connect with: psql -h %s -p %s\n", ln.Addr(), stateDir, hostOf(ln.Addr().String()), portOf(ln.Addr().String()))
 	runErr := make(chan error, 1)
-	go func() { runErr <- e.Run(ctx, engine.RunOptions{CheckpointInterval: f.interval, StepRows: f.stepRows}) }()
+	go func() { runErr <- drivePipelines(ctx, e, f) }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	var first error
@@ -118,6 +118,31 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 		first = nil
 	}
 	return first
+}
+
+// drivePipelines keeps the pipelines running until ctx ends. A pipeline error (a
+// sink that keeps failing, say) does not stop the server: it is logged,
+// clients can still inspect and fix things (DROP the sink), and the
+// driver retries after a pause. Only a failed checkpoint of a closed
+// engine ends it.
+func drivePipelines(ctx context.Context, e *engine.Engine, f serveFlags) error {
+	const pause = 5 * time.Second
+	var last string
+	for {
+		err := e.Run(ctx, engine.RunOptions{CheckpointInterval: f.interval, StepRows: f.stepRows})
+		if err == nil || ctx.Err() != nil {
+			return nil
+		}
+		if msg := err.Error(); msg != last {
+			fmt.Fprintf(os.Stderr, "streamsql: pipelines paused: %v (retrying every %v)\n", err, pause)
+			last = msg
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(pause):
+		}
+	}
 }
 
 // loadUsers reads --users (user:password lines, # comments) and adds
