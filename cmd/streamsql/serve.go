@@ -120,29 +120,16 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	return first
 }
 
-// drivePipelines keeps the pipelines running until ctx ends. A pipeline error (a
-// sink that keeps failing, say) does not stop the server: it is logged,
-// clients can still inspect and fix things (DROP the sink), and the
-// driver retries after a pause. Only a failed checkpoint of a closed
-// engine ends it.
+// drivePipelines keeps the pipelines running until ctx ends. A pipeline
+// error (a sink that keeps failing, say) stops the pipelines but not the
+// server: it is logged, and clients can still query and inspect until
+// the server is stopped; a restart resumes from the last checkpoint.
 func drivePipelines(ctx context.Context, e *engine.Engine, f serveFlags) error {
-	const pause = 5 * time.Second
-	var last string
-	for {
-		err := e.Run(ctx, engine.RunOptions{CheckpointInterval: f.interval, StepRows: f.stepRows})
-		if err == nil || ctx.Err() != nil {
-			return nil
-		}
-		if msg := err.Error(); msg != last {
-			fmt.Fprintf(os.Stderr, "streamsql: pipelines paused: %v (retrying every %v)\n", err, pause)
-			last = msg
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(pause):
-		}
+	err := e.Run(ctx, engine.RunOptions{CheckpointInterval: f.interval, StepRows: f.stepRows})
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(os.Stderr, "streamsql: pipelines stopped: %v\nThe server keeps answering queries; restart it to resume from the last checkpoint.\n", err)
 	}
+	return nil
 }
 
 // loadUsers reads --users (user:password lines, # comments) and adds
