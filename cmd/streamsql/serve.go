@@ -98,9 +98,6 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	var first error
 	select {
 	case <-ctx.Done():
-	case err := <-runErr:
-		first = fmt.Errorf("pipelines stopped: %w", err)
-		runErr <- nil
 	case err := <-serveErr:
 		first = err
 	}
