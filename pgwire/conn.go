@@ -245,10 +245,16 @@ func (s *session) handle(msg pgproto3.FrontendMessage) error {
 
 // extended reports an extended-protocol error and skips to Sync.
 func (s *session) extended(err error) {
-	if err != nil {
-		s.sendError(err, "", 0)
-		s.skip = true
+	if err == nil {
+		return
 	}
+	var se *stmtError
+	if errors.As(err, &se) {
+		s.sendError(err, se.sql, 0)
+	} else {
+		s.sendError(err, "", 0)
+	}
+	s.skip = true
 }
 
 // simpleQuery runs every statement of a Query message; an error ends the

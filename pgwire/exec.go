@@ -201,35 +201,58 @@ func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.V
 		}
 		st.point = nil
 	}
-	sql, err := bindText(st.sql, params)
+	sql, back, err := bindText(st.sql, params)
 	if err != nil {
 		return nil, err
 	}
 	r, err := e.Exec(ctx, sql)
 	if err != nil {
-		return nil, err
+		return nil, located(err, st.sql, back)
 	}
 	return engineResult(r), nil
 }
 
-// bindText substitutes parameter values into sql as literals.
-func bindText(sql string, params []types.Value) (string, error) {
+// stmtError is an error whose position is an offset into sql, a prepared
+// statement's text: the extended protocol reports Position against it.
+type stmtError struct {
+	err error
+	sql string
+}
+
+func (e *stmtError) Error() string { return e.err.Error() }
+func (e *stmtError) Unwrap() error { return e.err }
+
+// located maps a positioned engine error from the text the engine ran
+// (parameters substituted) back to the statement's text.
+func located(err error, sql string, back func(int) int) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || !se.Pos.IsValid() {
+		return err
+	}
+	c := *se
+	c.Pos = sqlerr.PosAt(sql, back(se.Pos.Offset))
+	return &stmtError{err: &c, sql: sql}
+}
+
+// bindText substitutes parameter values into sql as literals; back maps
+// offsets in the result to offsets in sql.
+func bindText(sql string, params []types.Value) (string, func(int) int, error) {
 	if len(params) == 0 {
-		return sql, nil
+		return sql, func(off int) int { return off }, nil
 	}
 	lits := make([]string, len(params))
 	for i, p := range params {
 		l, err := literal(p)
 		if err != nil {
-			return "", pgError(codeInvalidParamValue, err.Error())
+			return "", nil, pgError(codeInvalidParamValue, err.Error())
 		}
 		lits[i] = l
 	}
-	out, err := substitute(sql, lits)
+	out, back, err := substitute(sql, lits)
 	if err != nil {
-		return "", pgError(codeUndefinedParam, err.Error())
+		return "", nil, pgError(codeUndefinedParam, err.Error())
 	}
-	return out, nil
+	return out, back, nil
 }
 
 func engineResult(r *engine.Result) *result {
@@ -277,13 +300,16 @@ func (s *session) describeStmt(st *prepared, params []types.Value, text []*strin
 	if params == nil {
 		params = make([]types.Value, len(st.paramOIDs)) // NULLs
 	}
-	sql, err := bindText(st.sql, params)
+	sql, back, err := bindText(st.sql, params)
 	if err != nil {
 		return nil, err
 	}
 	sch, err := s.srv.cfg.Engine.Describe(context.Background(), sql)
-	if err != nil || sch == nil {
-		return nil, err
+	if err != nil {
+		return nil, located(err, st.sql, back)
+	}
+	if sch == nil {
+		return nil, nil
 	}
 	return columnsOf(sch), nil
 }

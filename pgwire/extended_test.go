@@ -179,7 +179,7 @@ func TestSplitAndSubstitute(t *testing.T) {
 		{"SELECT a$1, $12 FROM t", "SELECT a$1, $12 FROM t"},
 		{"SELECT $tag$ $1 $tag$, $1", "SELECT $tag$ $1 $tag$, 'x''y'"},
 	} {
-		got, err := bindText(c.in, []typesValue{strValue("x'y"), intValue(-5)})
+		got, _, err := bindText(c.in, []typesValue{strValue("x'y"), intValue(-5)})
 		if err != nil && !strings.Contains(c.in, "$12") {
 			t.Errorf("substitute %q: %v", c.in, err)
 			continue

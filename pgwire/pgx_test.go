@@ -123,6 +123,26 @@ func TestSyntaxErrorPosition(t *testing.T) {
 	}
 }
 
+// TestSyntaxErrorPositionExtended: in a prepared statement the position
+// counts in the statement as the client wrote it, parameters unsubstituted.
+func TestSyntaxErrorPositionExtended(t *testing.T) {
+	addr, _ := startServer(t)
+	c := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, c, "CREATE SOURCE s (k BIGINT) WITH (connector = 'memory')", "CREATE MATERIALIZED VIEW v AS SELECT k FROM s")
+	for _, m := range []pgx.QueryExecMode{pgx.QueryExecModeExec, pgx.QueryExecModeCacheStatement} {
+		c := connect(t, addr, m)
+		q := "SELECT k FROM v WHERE k = $1 GARBAGE"
+		_, err := c.Exec(context.Background(), q, 123456789)
+		code, pe := pgCode(err)
+		if code != "42601" {
+			t.Fatalf("mode %v: %v, want 42601", m, err)
+		}
+		if want := int32(strings.Index(q, "GARBAGE") + 1); pe.Position != want {
+			t.Errorf("mode %v: position %d, want %d", m, pe.Position, want)
+		}
+	}
+}
+
 // TestCancel cancels a long FLUSH (an unbounded datagen source) through
 // the context: pgx sends a CancelRequest and the statement ends with 57014;
 // the server and a fresh connection carry on.

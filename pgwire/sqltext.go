@@ -218,11 +218,14 @@ func maxParam(q string) int {
 	return m
 }
 
-// substitute replaces every $n in q by lits[n-1].
-func substitute(q string, lits []string) (string, error) {
+// substitute replaces every $n in q by lits[n-1]. back maps a byte
+// offset in the result to the offset in q it came from (an offset inside
+// a substituted literal maps to its $n).
+func substitute(q string, lits []string) (out string, back func(int) int, err error) {
+	type edit struct{ from, to, newFrom, newTo int }
 	var b strings.Builder
+	var edits []edit
 	last := 0
-	var err error
 	paramRefs(q, func(s, e, n int) {
 		if n > len(lits) {
 			if err == nil {
@@ -231,17 +234,32 @@ func substitute(q string, lits []string) (string, error) {
 			return
 		}
 		b.WriteString(q[last:s])
+		start := b.Len()
 		b.WriteString(lits[n-1])
+		edits = append(edits, edit{s, e, start, b.Len()})
 		last = e
 	})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if last == 0 {
-		return q, nil
+	if len(edits) == 0 {
+		return q, func(off int) int { return off }, nil
 	}
 	b.WriteString(q[last:])
-	return b.String(), nil
+	back = func(off int) int {
+		shift := 0
+		for _, ed := range edits {
+			switch {
+			case off < ed.newFrom:
+				return off - shift
+			case off < ed.newTo:
+				return ed.from
+			}
+			shift = ed.newTo - ed.to
+		}
+		return off - shift
+	}
+	return b.String(), back, nil
 }
 
 // words returns the first n words of q (lower-cased, outside comments),
