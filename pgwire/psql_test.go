@@ -115,3 +115,50 @@ func TestPsqlCancel(t *testing.T) {
 		t.Fatalf("SIGINT: %s", errb.String())
 	}
 }
+
+// TestPsqlWalkthrough runs docs/server.md's session through psql: a
+// throttled datagen source, a windowed view the server fills in the
+// background, \d listing it, and a SUBSCRIBE cursor fetched twice.
+func TestPsqlWalkthrough(t *testing.T) {
+	addr, _ := startServer(t)
+	setup := `CREATE SOURCE bid (
+    auction BIGINT, bidder BIGINT, price BIGINT, date_time TIMESTAMP,
+    WATERMARK FOR date_time AS date_time - INTERVAL '2' SECOND
+) WITH (connector = 'datagen', table = 'bid', throttle = '1000');
+
+CREATE MATERIALIZED VIEW per_10s AS
+SELECT window_start, count(*) AS bids, max(price) AS top
+FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND)
+GROUP BY window_start
+LATE DATA DROP;
+`
+	cmd := wirePsqlCmd(context.Background(), addr, "-v", "ON_ERROR_STOP=1", "-f", "-")
+	cmd.Stdin = strings.NewReader(setup)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	time.Sleep(300 * time.Millisecond) // the background driver fills the view
+	cmd = wirePsqlCmd(context.Background(), addr, "-v", "ON_ERROR_STOP=1", "-f", "-")
+	cmd.Stdin = strings.NewReader(`SELECT count(*) > 0 AS filling FROM per_10s;
+\d
+DECLARE c CURSOR FOR SUBSCRIBE TO per_10s;
+FETCH ALL FROM c;
+FETCH 10 FROM c;
+CLOSE c;
+`)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		" filling \n---------\n t",
+		"public | per_10s | materialized view",
+		"window_start | bids | top | op",
+		"| upsert",
+		"CLOSE CURSOR",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(string(out)), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
