@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,9 @@ func classify(sql string) stmtKind {
 	case "close":
 		return kindCloseCursor
 	case "select", "with", "table", "values":
+		if reCancelBackend.MatchString(sql) {
+			return kindSession
+		}
 		if pgcatalog.Handles(sql) {
 			return kindCatalog
 		}
@@ -93,6 +97,9 @@ func (s *session) prepare(sql string, oids []uint32, reused bool) *prepared {
 	}
 	st.paramOIDs = make([]uint32, n)
 	copy(st.paramOIDs, oids)
+	if st.kind == kindSession && reCancelBackend.MatchString(sql) && st.paramOIDs[0] == 0 {
+		st.paramOIDs[0] = oidInt4 // pg_cancel_backend(integer)
+	}
 	var kinds map[int]types.Kind
 	for i, o := range st.paramOIDs {
 		if o != 0 {
@@ -177,7 +184,11 @@ func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.V
 	case kindEmpty:
 		return &result{tag: ""}, nil
 	case kindSession:
-		return s.sessionStmt(ctx, st.sql)
+		sql, _, err := bindText(st.sql, params)
+		if err != nil {
+			return nil, err
+		}
+		return s.sessionStmt(ctx, sql)
 	case kindSubscribe:
 		return s.subscribe(ctx, st.sql)
 	case kindDeclare:
@@ -274,6 +285,9 @@ func (s *session) describeStmt(st *prepared, params []types.Value, text []*strin
 	case kindEmpty, kindDeclare, kindCloseCursor:
 		return nil, nil
 	case kindSession:
+		if m := reCancelBackend.FindStringSubmatch(st.sql); m != nil {
+			return []column{{name: "pg_" + strings.ToLower(m[1]) + "_backend", oid: oidBool}}, nil
+		}
 		if w := words(st.sql, 1); len(w) == 1 && w[0] == "show" {
 			res, err := s.sessionStmt(context.Background(), st.sql)
 			if err != nil {
@@ -355,6 +369,8 @@ func (s *session) sessionStmt(ctx context.Context, sql string) (*result, error) 
 		return &result{tag: "DISCARD"}, nil
 	case "show":
 		return s.show(ctx, sql)
+	case "select":
+		return s.cancelBackend(sql)
 	}
 	st, err := parseSet(sql)
 	if err != nil {
@@ -388,6 +404,28 @@ func (s *session) sessionStmt(ctx context.Context, sql string) (*result, error) 
 		}
 	}
 	return &result{tag: tag}, nil
+}
+
+// reCancelBackend matches SELECT pg_cancel_backend(pid) and
+// pg_terminate_backend(pid).
+var reCancelBackend = regexp.MustCompile(`(?is)^\s*select\s+(?:pg_catalog\.)?pg_(cancel|terminate)_backend\s*\(\s*'?(\d+|\$\d+)'?\s*\)\s*(?:as\s+\w+\s*)?;?\s*$`)
+
+// cancelBackend cancels the statement of another session (as a
+// CancelRequest would), or with pg_terminate_backend also closes it. Any
+// user may: sessions are not isolated from each other (there is one user
+// namespace). It returns whether a session with that process id exists.
+func (s *session) cancelBackend(sql string) (*result, error) {
+	m := reCancelBackend.FindStringSubmatch(sql)
+	if m == nil {
+		return nil, pgError(codeSyntax, "syntax error")
+	}
+	pid, err := strconv.ParseUint(m[2], 10, 32)
+	if err != nil {
+		return nil, pgError(codeInvalidParamValue, "invalid process id "+m[2])
+	}
+	found := s.srv.signal(uint32(pid), strings.EqualFold(m[1], "terminate"))
+	name := "pg_" + strings.ToLower(m[1]) + "_backend"
+	return &result{cols: []column{{name: name, oid: oidBool}}, rows: []types.Row{{types.BoolValue(found)}}}, nil
 }
 
 func (s *session) sendStatus(name string) {

@@ -177,6 +177,25 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("cancel took %v", d)
 	}
 	c2 := connect(t, addr, pgx.QueryExecModeExec)
+
+	// pg_cancel_backend from another session.
+	c3 := connect(t, addr, pgx.QueryExecModeExec)
+	pid := c3.PgConn().PID()
+	cancelled := make(chan struct{})
+	go func() {
+		defer close(cancelled)
+		time.Sleep(200 * time.Millisecond)
+		var ok bool
+		if err := c2.QueryRow(context.Background(), "SELECT pg_cancel_backend($1)", pid).Scan(&ok); err != nil || !ok {
+			t.Errorf("pg_cancel_backend(%d): %v %v", pid, ok, err)
+		}
+	}()
+	mustExec(t, c3, "SET flush_limit_rows = 2000000000", "SET statement_timeout = '20s'") // a safety net
+	_, err = c3.Exec(context.Background(), "FLUSH")
+	if code, pe := pgCode(err); code != "57014" || !strings.Contains(pe.Message, "user request") {
+		t.Fatalf("FLUSH: %v, want SQLSTATE 57014 by pg_cancel_backend", err)
+	}
+	<-cancelled
 	mustExec(t, c2, "SET flush_limit_rows = 1000")
 }
 

@@ -212,3 +212,20 @@ func (s *Server) cancel(pid uint32, secret []byte) {
 	}
 	sess.cancelRunning()
 }
+
+// signal cancels the running statement of session pid, and with
+// terminate closes its connection; it reports whether the session exists.
+func (s *Server) signal(pid uint32, terminate bool) bool {
+	s.mu.Lock()
+	sess := s.sessions[pid]
+	s.mu.Unlock()
+	if sess == nil {
+		return false
+	}
+	if terminate {
+		sess.kill()
+	} else {
+		sess.cancelRunning()
+	}
+	return true
+}
