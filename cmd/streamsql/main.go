@@ -197,7 +197,7 @@ func explainCmd(stateDir *string, check bool) *cobra.Command {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			e, err := engine.Open(engine.Options{StateDir: dir, Registry: registry(discard{})})
+			e, err := engine.Open(engine.Options{StateDir: dir, Registry: registry(discard{}), PlanOnly: true})
 			if err != nil {
 				return err
 			}
