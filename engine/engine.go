@@ -58,6 +58,9 @@ type Options struct {
 	// SkipSameDDL makes a CREATE of an existing object with the same text
 	// a no-op, so `streamsql run FILE` can be re-run on its state.
 	SkipSameDDL bool
+	// PlanOnly validates connector options without opening connectors
+	// (see planonly.go): for explain and check.
+	PlanOnly bool
 }
 
 // Engine is one streamsql instance over a state directory. Its methods

@@ -138,6 +138,9 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", o.Options["connector"])
 	}
+	if e.opts.PlanOnly {
+		return plannedSource{}, nil
+	}
 	// Each source gets its own directory beside Badger's files.
 	dir := filepath.Join(e.opts.StateDir, "connectors", strings.ToLower(o.Name))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -186,6 +189,10 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, o.Options); err != nil {
 			return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", o.Name, err)}
 		}
+	}
+	if e.opts.PlanOnly {
+		v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options)})
+		return nil
 	}
 	s, err := f.New(connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options})
 	if err != nil {

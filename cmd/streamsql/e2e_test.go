@@ -568,3 +568,34 @@ func TestKafkaUpsertTopicFeedsTable(t *testing.T) {
 		t.Fatalf("after a tombstone and a restart: table = %q, want %q", got, want)
 	}
 }
+
+// TestExplainConnectsToNothing: explain and check validate a Kafka →
+// Postgres file without any service running (no connection, no table
+// created) and still name each sink's declared delivery.
+func TestExplainConnectsToNothing(t *testing.T) {
+	sql := fmt.Sprintf(kafkaToPostgres, "127.0.0.1:1", "postgres://u:pw@127.0.0.1:1/db", "exactly_once")
+	file := filepath.Join(t.TempDir(), "p.sql")
+	if err := os.WriteFile(file, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(streamsqlBinary(t), "explain", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("explain without services: %v\n%s", err, out)
+	}
+	for _, want := range []string{"sink volume_pg: postgres, exactly-once (as declared; not connected)", "source errors: bids dead_letter → table bids_dlq"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "pw@") {
+		t.Errorf("explain shows the DSN's password:\n%s", out)
+	}
+	bad := strings.Replace(sql, "topic = 'bids'", "topc = 'bids'", 1)
+	if err := os.WriteFile(file, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(streamsqlBinary(t), "check", file).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "did you mean 'topic'?") {
+		t.Fatalf("check of a misspelt option: %v\n%s", err, out)
+	}
+}

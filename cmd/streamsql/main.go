@@ -98,7 +98,8 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	if err != nil {
 		return err
 	}
-	e, err := engine.Open(engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true})
+	status := &statusLine{on: term.IsTerminal(int(os.Stderr.Fd()))}
+	e, err := engine.Open(engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true})
 	if err != nil {
 		return err
 	}
@@ -113,24 +114,26 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	if res != nil && res.Schema != nil {
 		printRows(res)
 	}
-	status := term.IsTerminal(int(os.Stderr.Fd()))
 	start := time.Now()
 	var events int64
+	line := func() string {
+		upd, wm := e.Stats()
+		return fmt.Sprintf("%6.1fs  batches %d  watermark %s  view changes %d", time.Since(start).Seconds(), events, fmtWM(wm), upd)
+	}
 	err = e.Run(ctx, engine.RunOptions{CheckpointInterval: interval, UntilDone: true, OnStep: func(progressed bool) {
 		if progressed {
 			events++
 		}
-		if status {
-			upd, wm := e.Stats()
-			fmt.Fprintf(os.Stderr, "\r%6.1fs  batches %d  watermark %s  view changes %d ", time.Since(start).Seconds(), events, fmtWM(wm), upd)
+		if status.on {
+			status.draw(line())
 		}
 	}})
 	if err != nil {
 		_ = e.Close()
 		return err
 	}
-	if status {
-		fmt.Fprintln(os.Stderr)
+	if status.on {
+		status.finish(line())
 	}
 	return e.Close()
 }
@@ -194,7 +197,7 @@ func explainCmd(stateDir *string, check bool) *cobra.Command {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			e, err := engine.Open(engine.Options{StateDir: dir, Registry: registry(discard{})})
+			e, err := engine.Open(engine.Options{StateDir: dir, Registry: registry(discard{}), PlanOnly: true})
 			if err != nil {
 				return err
 			}
