@@ -28,4 +28,9 @@ nexmark:
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser/
+	go test -run '^$$' -fuzz FuzzBackend -fuzztime 60s ./pgwire/
+	go test -run '^$$' -fuzz FuzzAnswer -fuzztime 60s ./pgwire/pgcatalog/
+	go test -run '^$$' -fuzz FuzzDecodeChanges -fuzztime 30s ./connectors/
+	go test -run '^$$' -fuzz FuzzJSONScan -fuzztime 30s ./connectors/format/
+	go test -run '^$$' -fuzz FuzzDecodeValue -fuzztime 30s ./exec/state/
 	go test -run '^$$' -fuzz FuzzDecodeValue -fuzztime 30s ./exec/state/
