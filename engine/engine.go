@@ -364,13 +364,40 @@ func (e *Engine) saveCatalog() error {
 
 // Checkpoint commits every view's changed state, reader positions and the
 // catalog in one transaction, then tells sinks to commit.
+//
+// Sinks commit after the state is stored, with the statement lock
+// released but the read lock held: a slow or unreachable destination
+// holds the pipeline (nothing is read: backpressure) while queries,
+// INSERTs and SUBSCRIBE go on.
 func (e *Engine) Checkpoint() error {
+	e.readMu.Lock()
+	defer e.readMu.Unlock()
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.checkpoint()
+	if e.closed {
+		e.mu.Unlock()
+		return errors.New("engine is closed")
+	}
+	id, err := e.storeCheckpoint()
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	// readMu keeps DDL (the only writer of e.views) out while mu is free.
+	return e.commitSinks(id)
 }
 
+// checkpoint stores a checkpoint and commits the sinks, holding mu.
 func (e *Engine) checkpoint() error {
+	id, err := e.storeCheckpoint()
+	if err != nil {
+		return err
+	}
+	return e.commitSinks(id)
+}
+
+// storeCheckpoint pre-commits every sink and writes the next checkpoint:
+// changed state, positions, staged sink changes and the catalog.
+func (e *Engine) storeCheckpoint() (uint64, error) {
 	id := e.ckpt + 1
 	ctx := context.Background()
 	staged := map[string][]byte{}
@@ -378,7 +405,7 @@ func (e *Engine) checkpoint() error {
 		for _, s := range v.sinks {
 			b, err := s.sink.PreCommit(ctx, id)
 			if err != nil {
-				return fmt.Errorf("checkpoint %d: sink %s: %w", id, s.name, err)
+				return 0, fmt.Errorf("checkpoint %d: sink %s: %w", id, s.name, err)
 			}
 			if b != nil {
 				staged[s.name] = b
@@ -387,7 +414,7 @@ func (e *Engine) checkpoint() error {
 	}
 	cat, err := e.cat.Encode()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	err = e.store.Checkpoint(id, func(w *state.Writer) error {
 		for _, v := range e.views {
@@ -418,9 +445,15 @@ func (e *Engine) checkpoint() error {
 		return w.Set(keyCatalog, cat)
 	})
 	if err != nil {
-		return fmt.Errorf("checkpoint %d: %w", id, err)
+		return 0, fmt.Errorf("checkpoint %d: %w", id, err)
 	}
 	e.ckpt = id
+	return id, nil
+}
+
+// commitSinks makes checkpoint id visible in every sink's destination.
+func (e *Engine) commitSinks(id uint64) error {
+	ctx := context.Background()
 	for _, v := range e.views {
 		for _, s := range v.sinks {
 			if err := s.sink.Commit(ctx, id); err != nil {
