@@ -11,6 +11,16 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Run("merge", func(t *testing.T) { runConformance(t) })
+	// Servers before Postgres 15 get INSERT ... ON CONFLICT instead.
+	t.Run("on_conflict", func(t *testing.T) {
+		useMerge = func(*pgx.Conn) bool { return false }
+		defer func() { useMerge = supportsMerge }()
+		runConformance(t)
+	})
+}
+
+func runConformance(t *testing.T) {
 	for _, delivery := range []string{ExactlyOnce, AtLeastOnce} {
 		t.Run(delivery, func(t *testing.T) {
 			conformance.RunSink(t, conformance.SinkTarget{

@@ -1,6 +1,7 @@
 // Package postgres is the sink that writes a view's changelog into a
-// PostgreSQL table: upserts become INSERT ... ON CONFLICT (key) DO UPDATE,
-// deletes (retractions) become DELETEs by key.
+// PostgreSQL table: upserts become one MERGE per batch on Postgres 15+ (a
+// join of the batch with the table) or INSERT ... ON CONFLICT (key) DO
+// UPDATE before that, deletes (retractions) become DELETEs by key.
 //
 // Writes are bulk: the changes of a flush are collapsed per key (Postgres
 // rejects a statement that touches one key twice) and sent as one

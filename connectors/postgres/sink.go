@@ -312,7 +312,7 @@ func (s *sink) writeTx(ctx context.Context, conn *pgx.Conn, changes []connectors
 		}
 	}
 	b := &pgx.Batch{}
-	if err := queueChanges(b, s.cfg, &s.sql, changes); err != nil {
+	if err := queueChanges(b, s.cfg, &s.sql, changes, useMerge(conn)); err != nil {
 		return false, err
 	}
 	if s.cfg.exactlyOnce {

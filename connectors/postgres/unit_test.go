@@ -230,6 +230,13 @@ func TestBuildStatements(t *testing.T) {
 			t.Errorf("upsert = %s\nwant it to contain %s", st.upsert, want)
 		}
 	}
+	if want := `MERGE INTO "q7" AS streamsql_t USING (SELECT * FROM unnest($1::timestamp[], $2::timestamp[], $3::int8[], $4::float8[]) AS streamsql_s("window_start", "window_end", "auction", "max_price")) AS streamsql_s` +
+		` ON streamsql_t."window_start" = streamsql_s."window_start" AND streamsql_t."auction" = streamsql_s."auction"` +
+		` WHEN MATCHED AND (streamsql_t."window_end", streamsql_t."max_price") IS DISTINCT FROM (streamsql_s."window_end", streamsql_s."max_price")` +
+		` THEN UPDATE SET "window_end" = streamsql_s."window_end", "max_price" = streamsql_s."max_price"` +
+		` WHEN NOT MATCHED THEN INSERT ("window_start", "window_end", "auction", "max_price") VALUES (streamsql_s."window_start", streamsql_s."window_end", streamsql_s."auction", streamsql_s."max_price")`; st.merge != want {
+		t.Errorf("merge = %s\nwant    %s", st.merge, want)
+	}
 	if want := `DELETE FROM "q7" AS streamsql_t USING unnest($1::timestamp[], $2::int8[]) AS streamsql_d("window_start", "auction")`; !strings.HasPrefix(st.delete, want) {
 		t.Errorf("delete = %s", st.delete)
 	}
@@ -237,12 +244,12 @@ func TestBuildStatements(t *testing.T) {
 		t.Errorf("progress = %s", st.progress)
 	}
 	c.key = []int{0, 1, 2, 3}
-	if st := buildStatements(c); !strings.HasSuffix(st.upsert, "DO NOTHING") {
-		t.Errorf("an all-key upsert = %s", st.upsert)
+	if st := buildStatements(c); !strings.HasSuffix(st.upsert, "DO NOTHING") || strings.Contains(st.merge, "WHEN MATCHED") {
+		t.Errorf("an all-key upsert = %s; merge = %s", st.upsert, st.merge)
 	}
 	c.key, c.table = nil, []string{"s", "t"}
 	st = buildStatements(c)
-	if strings.Contains(st.upsert, "ON CONFLICT") || st.delete != "" {
+	if strings.Contains(st.upsert, "ON CONFLICT") || st.delete != "" || st.merge != "" {
 		t.Errorf("keyless statements: %q, %q", st.upsert, st.delete)
 	}
 	if !strings.Contains(st.progress, `"s"."streamsql_sink_progress"`) {

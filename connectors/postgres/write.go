@@ -12,6 +12,7 @@ import (
 // statements is the SQL a sink sends, built once from its config.
 type statements struct {
 	upsert         string // all columns as arrays; ON CONFLICT by key
+	merge          string // the same as one MERGE (Postgres 15+); "" without a key
 	delete         string // key columns as arrays
 	progress       string // $1 sink, $2 checkpoint
 	readProgress   string // $1 sink; locks the row
@@ -46,6 +47,7 @@ func buildStatements(c *config) statements {
 		}
 	}
 	st.upsert = b.String()
+	st.merge = buildMerge(c, table, names)
 
 	if len(c.key) > 0 {
 		keys := c.keyNames()
@@ -93,7 +95,7 @@ func arrayParams(schema types.Schema, cols []int) string {
 
 // queueChanges adds the statements applying changes (collapsed: one
 // change per key) to b, batchRows rows per statement.
-func queueChanges(b *pgx.Batch, c *config, st *statements, changes []connectors.Change) error {
+func queueChanges(b *pgx.Batch, c *config, st *statements, changes []connectors.Change, merge bool) error {
 	var ups, dels []connectors.Change
 	for _, ch := range changes {
 		if ch.Op == connectors.Delete {
@@ -108,7 +110,11 @@ func queueChanges(b *pgx.Batch, c *config, st *statements, changes []connectors.
 	if err := queueChunks(b, c, st.delete, c.key, dels); err != nil {
 		return err
 	}
-	return queueChunks(b, c, st.upsert, allColumns(len(c.schema)), ups)
+	upsert := st.upsert
+	if merge && st.merge != "" {
+		upsert = st.merge
+	}
+	return queueChunks(b, c, upsert, allColumns(len(c.schema)), ups)
 }
 
 func queueChunks(b *pgx.Batch, c *config, sql string, cols []int, changes []connectors.Change) error {
@@ -130,4 +136,61 @@ func at(row types.Row, c int) types.Value {
 		return row[c]
 	}
 	return types.Value{}
+}
+
+// buildMerge is the upsert as MERGE, which Postgres 15 runs as one join of
+// the batch with the table: new keys become plain inserts and existing
+// ones updates, instead of a speculative insertion per row (measured on
+// this machine: new keys about 1.5x faster than ON CONFLICT, existing
+// keys the same or better). The batch holds each key once (changes are
+// collapsed), as MERGE requires. Unlike ON CONFLICT it does not wait out
+// a concurrent insert of the same key — the sink is the table's only
+// writer (a concurrent writer gets a unique violation, not lost data).
+func buildMerge(c *config, table string, names []string) string {
+	if len(c.key) == 0 {
+		return ""
+	}
+	src := make([]string, len(names))
+	for i, n := range names {
+		src[i] = "streamsql_s." + quoteIdent(n)
+	}
+	on := make([]string, len(c.key))
+	for i, k := range c.keyNames() {
+		on[i] = "streamsql_t." + quoteIdent(k) + " = streamsql_s." + quoteIdent(k)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "MERGE INTO %s AS streamsql_t USING (SELECT * FROM unnest(%s) AS streamsql_s(%s)) AS streamsql_s ON %s",
+		table, arrayParams(c.schema, allColumns(len(c.schema))), quoteIdents(names), strings.Join(on, " AND "))
+	var set, old, upd []string
+	for i, n := range names {
+		if !isKey(c.key, i) {
+			q := quoteIdent(n)
+			set = append(set, q+" = streamsql_s."+q)
+			old = append(old, "streamsql_t."+q)
+			upd = append(upd, "streamsql_s."+q)
+		}
+	}
+	if len(set) > 0 {
+		fmt.Fprintf(&b, " WHEN MATCHED AND (%s) IS DISTINCT FROM (%s) THEN UPDATE SET %s",
+			strings.Join(old, ", "), strings.Join(upd, ", "), strings.Join(set, ", "))
+	}
+	fmt.Fprintf(&b, " WHEN NOT MATCHED THEN INSERT (%s) VALUES (%s)", quoteIdents(names), strings.Join(src, ", "))
+	return b.String()
+}
+
+// useMerge decides per connection whether upserts are MERGE; a variable
+// so tests can run the ON CONFLICT path on a Postgres 15 server too.
+var useMerge = supportsMerge
+
+// supportsMerge reports whether the server runs Postgres 15 or later.
+func supportsMerge(conn *pgx.Conn) bool {
+	v := conn.PgConn().ParameterStatus("server_version")
+	major := 0
+	for _, r := range v {
+		if r < '0' || r > '9' {
+			break
+		}
+		major = major*10 + int(r-'0')
+	}
+	return major >= 15
 }
