@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/internal/benchrate"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -259,13 +260,13 @@ func BenchmarkDecodeBid(b *testing.B) {
 	d := NewJSONDecoder(bidSchema)
 	b.SetBytes(int64(len(bid)))
 	b.ReportAllocs()
-	p := startPerf()
+	p := benchrate.Start()
 	for range b.N {
 		if _, err := d.Decode(bid); err != nil {
 			b.Fatal(err)
 		}
 	}
-	p.report(b, b.N)
+	p.Report(b, b.N)
 }
 
 // BenchmarkDecodeBidCSV measures the CSV decoder on the same bid.
@@ -274,13 +275,13 @@ func BenchmarkDecodeBidCSV(b *testing.B) {
 	d, _ := NewDecoder("csv", bidSchema, connectors.Opts{})
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
-	p := startPerf()
+	p := benchrate.Start()
 	for range b.N {
 		if _, err := d.Decode(line); err != nil {
 			b.Fatal(err)
 		}
 	}
-	p.report(b, b.N)
+	p.Report(b, b.N)
 }
 
 // BenchmarkAppendJSONBid measures encoding a bid row for a sink.
@@ -291,11 +292,11 @@ func BenchmarkAppendJSONBid(b *testing.B) {
 	}
 	var buf []byte
 	b.ReportAllocs()
-	p := startPerf()
+	p := benchrate.Start()
 	for range b.N {
 		buf = AppendJSON(buf[:0], bidSchema, r)
 	}
-	p.report(b, b.N)
+	p.Report(b, b.N)
 }
 
 // FuzzJSONScan checks the single-pass scanner against the fastjson path:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/internal/benchrate"
 	"github.com/streamsql/streamsql/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -41,14 +42,14 @@ func BenchmarkSourceDecodeBids(b *testing.B) {
 	s := &source{dec: dec, parts: 1, next: make([]int64, 1), pending: make([][]*kgo.Record, 1)}
 	b.ReportAllocs()
 	b.ResetTimer()
-	perf := startPerf()
+	perf := benchrate.Start()
 	rows := 0
 	for rows < b.N {
 		s.pending[0] = append(s.pending[0][:0], recs...)
 		batch := s.batch(0, 1024)
 		rows += len(batch.Rows)
 	}
-	perf.report(b, rows)
+	perf.Report(b, rows)
 }
 
 // BenchmarkSourceKafkaBids reads JSON bids from a kfake topic over TCP
@@ -70,7 +71,7 @@ func BenchmarkSourceKafkaBids(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	perf := startPerf()
+	perf := benchrate.Start()
 	rows := 0
 	for rows < b.N {
 		batch, err := src.Read(context.Background(), 1024)
@@ -79,7 +80,7 @@ func BenchmarkSourceKafkaBids(b *testing.B) {
 		}
 		rows += len(batch.Rows) + len(batch.Errors)
 	}
-	perf.report(b, rows)
+	perf.Report(b, rows)
 }
 
 // BenchmarkSink writes bid-sized changes to kfake in batches of 1024 with a
@@ -108,7 +109,7 @@ func BenchmarkSink(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
-			perf := startPerf()
+			perf := benchrate.Start()
 			id := uint64(0)
 			for n := 0; n < b.N; n += len(batch) {
 				// Every batch has new keys, so the exactly-once collapse per
@@ -132,7 +133,7 @@ func BenchmarkSink(b *testing.B) {
 					}
 				}
 			}
-			perf.report(b, b.N)
+			perf.Report(b, b.N)
 		})
 	}
 }
