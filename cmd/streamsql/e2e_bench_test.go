@@ -91,7 +91,7 @@ func BenchmarkKafkaToPostgresThroughput(b *testing.B) {
 	errc := make(chan error, 1)
 	go func() { errc <- drive(ctx, e, benchCheckpoint) }()
 	for {
-		got, err := pgRows(b, dsn)
+		got, err := windowRows(dsn, volumeQuery)
 		if err == nil && strings.Join(got, "\n") == want {
 			break
 		}

@@ -199,8 +199,13 @@ CREATE SINK volume_pg FROM volume WITH (
   create_table = true, delivery = '%s');
 `
 
-// pgRows reads the sink's table as sorted text rows.
-func pgRows(t testing.TB, dsn string) ([]string, error) {
+// volumeQuery reads the sink table of kafkaToPostgres (see windowRows).
+const volumeQuery = `SELECT window_start, window_end, bids, total FROM volume`
+
+// windowRows runs query, which selects window start, window end, a count
+// and a total, and returns the rows as sorted "start end count total"
+// text.
+func windowRows(dsn, query string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -208,7 +213,7 @@ func pgRows(t testing.TB, dsn string) ([]string, error) {
 		return nil, err
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT window_start, window_end, bids, total FROM volume`)
+	rows, err := conn.Query(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -225,14 +230,15 @@ func pgRows(t testing.TB, dsn string) ([]string, error) {
 	return out, rows.Err()
 }
 
-// waitForRows polls Postgres until the table equals want.
-func waitForRows(t *testing.T, dsn string, want []string, timeout time.Duration) {
+// waitForRows polls Postgres until query's rows (see windowRows) equal
+// want.
+func waitForRows(t *testing.T, dsn, query string, want []string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var got []string
 	var err error
 	for time.Now().Before(deadline) {
-		got, err = pgRows(t, dsn)
+		got, err = windowRows(dsn, query)
 		if err == nil && strings.Join(got, "\n") == strings.Join(want, "\n") {
 			return
 		}
@@ -344,7 +350,7 @@ func TestKafkaToPostgresExactlyOnceSurvivesKill9(t *testing.T) {
 	// give this run time to recover and install its signal handler before
 	// the SIGTERM that ends it.
 	time.Sleep(time.Second)
-	waitForRows(t, dsn, in.wantRows(), 60*time.Second)
+	waitForRows(t, dsn, volumeQuery, in.wantRows(), 60*time.Second)
 	p.stop(c)
 	if got := p.deadLetters(t); strings.Join(got, ",") != strings.Join(in.poison, ",") {
 		t.Fatalf("dead letters %v, want the %d malformed records %v", got, len(in.poison), in.poison)
@@ -379,7 +385,7 @@ func TestPostgresOutageHoldsThePipeline(t *testing.T) {
 		t.Fatalf("produce: %v", err)
 	}
 	in.expect(t, n)
-	waitForRows(t, dsn, in.wantRows(), 60*time.Second)
+	waitForRows(t, dsn, volumeQuery, in.wantRows(), 60*time.Second)
 	_ = c.Process.Signal(syscall.SIGTERM)
 	if err := <-exited; err != nil {
 		t.Fatalf("run exited with %v; log:\n%s", err, p.logText())

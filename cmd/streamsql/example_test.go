@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -59,7 +56,7 @@ func TestKafkaToPostgresExample(t *testing.T) {
 	// killed while bids are still coming in.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		got, _ := exampleRows(dsn)
+		got, _ := windowRows(dsn, exampleQuery)
 		if len(got) > 0 {
 			t.Logf("killing the run with %d window(s) in Postgres", len(got))
 			break
@@ -88,7 +85,7 @@ func TestKafkaToPostgresExample(t *testing.T) {
 	// makes it exit 1 ("canceling statement"); give it time to get past
 	// them before the table check and the SIGTERM that ends it.
 	time.Sleep(time.Second)
-	waitForExampleRows(t, dsn, want, 30*time.Second)
+	waitForRows(t, dsn, exampleQuery, want, 30*time.Second)
 	p.stop(c)
 	if log := p.logText(); !strings.Contains(log, "bid_volume_out upsert (2024-01-01 00:00:00, 2024-01-01 00:00:10, ") {
 		t.Fatalf("the stdout sink printed no changelog line for the first window; log:\n%s", log)
@@ -117,44 +114,5 @@ func (in *bidsInput) closedWindows(end int64) []string {
 	return out
 }
 
-// exampleRows reads the example's table as sorted "start end bids total"
-// rows.
-func exampleRows(dsn string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT window_start, window_end, bids, total_price FROM bid_volume`)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for rows.Next() {
-		var ws, we time.Time
-		var n, total int64
-		if err := rows.Scan(&ws, &we, &n, &total); err != nil {
-			return nil, err
-		}
-		out = append(out, fmt.Sprintf("%s %s %d %d", types.FormatTimestamp(ws.UnixMicro()), types.FormatTimestamp(we.UnixMicro()), n, total))
-	}
-	sort.Strings(out)
-	return out, rows.Err()
-}
-
-func waitForExampleRows(t *testing.T, dsn string, want []string, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var got []string
-	var err error
-	for time.Now().Before(deadline) {
-		got, err = exampleRows(dsn)
-		if err == nil && strings.Join(got, "\n") == strings.Join(want, "\n") {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("bid_volume never matched (last error %v):\n got %v\nwant %v", err, got, want)
-}
+// exampleQuery reads the example's table (see windowRows).
+const exampleQuery = `SELECT window_start, window_end, bids, total_price FROM bid_volume`
