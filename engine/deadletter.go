@@ -113,15 +113,18 @@ func rawText(b []byte) string {
 }
 
 // Rows returns the table in key order.
-func (d *deadLetters) Rows() []types.Row {
-	keys := make([]string, 0, len(d.rows))
-	for k := range d.rows {
+func (d *deadLetters) Rows() []types.Row { return inKeyOrder(d.rows) }
+
+// inKeyOrder lists rows by their encoded key, which orders them by key.
+func inKeyOrder(rows map[string]types.Row) []types.Row {
+	keys := make([]string, 0, len(rows))
+	for k := range rows {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	out := make([]types.Row, len(keys))
 	for i, k := range keys {
-		out[i] = d.rows[k]
+		out[i] = rows[k]
 	}
 	return out
 }

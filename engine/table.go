@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -51,18 +50,7 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 }
 
 // Rows returns the table's contents in key order.
-func (t *tableRT) Rows() []types.Row {
-	keys := make([]string, 0, len(t.rows))
-	for k := range t.rows {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]types.Row, len(keys))
-	for i, k := range keys {
-		out[i] = t.rows[k]
-	}
-	return out
-}
+func (t *tableRT) Rows() []types.Row { return inKeyOrder(t.rows) }
 
 func (t *tableRT) checkpoint(w *state.Writer) error {
 	for k := range t.dirty {
