@@ -197,29 +197,3 @@ func (e *Engine) poison(r *reader, errs []connectors.DecodeError, now int64) err
 		Msg:  fmt.Sprintf("source %s: undecodable record at partition %d offset %d", r.obj.Name, de.Partition, de.Offset),
 		Hint: "set on_error = 'skip' or 'dead_letter' on the source to keep going", Err: de.Err}
 }
-
-// MemoryOptions are the WITH options of the engine's memory source.
-var MemoryOptions = []connectors.OptionSpec{
-	{Name: "partitions", Type: "int", Default: "1", Doc: "Number of partitions; `INSERT INTO s PARTITION (pN)` writes to one.", Example: "4"},
-}
-
-// validateSourceOptions checks a source's WITH options against its
-// connector's option specs and the options every source takes.
-func (e *Engine) validateSourceOptions(o *catalog.Object) error {
-	if _, err := onErrorPolicy(o); err != nil {
-		return err
-	}
-	conn := o.Options["connector"]
-	specs := MemoryOptions
-	if conn != "memory" {
-		f, ok := e.opts.Registry.Sources[conn]
-		if !ok || len(f.Options) == 0 {
-			return nil // unknown connectors are reported by the caller; a connector without specs checks its own
-		}
-		specs = f.Options
-	}
-	if err := connectors.ValidateOptions(conn, specs, connectors.CommonSourceOptions, o.Options); err != nil {
-		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("source %s: %v", o.Name, err)}
-	}
-	return nil
-}
