@@ -109,7 +109,7 @@ func (s *session) prepare(sql string, oids []uint32, reused bool) *prepared {
 			kinds = s.srv.cfg.Engine.ParamKinds(sql)
 		}
 		if k, ok := kinds[i+1]; ok && k != types.Null {
-			st.paramOIDs[i] = oidOf(k)
+			st.paramOIDs[i] = pgcatalog.TypeOID(k)
 		} else {
 			st.paramOIDs[i] = oidText
 		}

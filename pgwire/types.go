@@ -34,23 +34,6 @@ const (
 	oidNumeric     uint32 = 1700
 )
 
-// oidOf maps an engine kind to the Postgres type a column of it is sent as.
-func oidOf(k types.Kind) uint32 {
-	switch k {
-	case types.Bool:
-		return oidBool
-	case types.Int:
-		return oidInt8
-	case types.Float:
-		return oidFloat8
-	case types.Timestamp:
-		return oidTimestamp
-	case types.Interval:
-		return oidInterval
-	}
-	return oidText
-}
-
 // kindOf maps a parameter type OID to the engine kind its value becomes
 // (Null: take the text as it is).
 func kindOf(oid uint32) types.Kind {

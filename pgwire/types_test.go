@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/streamsql/streamsql/pgwire/pgcatalog"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -99,7 +100,7 @@ func TestResultEncoding(t *testing.T) {
 		{types.IntervalValue(26*types.Hour + 500*types.Millisecond), "1 day 02:00:00.5", new(time.Duration), 26*time.Hour + 500*time.Millisecond},
 		{types.IntervalValue(-26 * types.Hour), "-1 days -02:00:00", new(time.Duration), -26 * time.Hour},
 	} {
-		oid := oidOf(tt.v.K)
+		oid := pgcatalog.TypeOID(tt.v.K)
 		if got := string(appendText(nil, oid, tt.v)); got != tt.text {
 			t.Errorf("%v: text %q, want %q", tt.v, got, tt.text)
 		}

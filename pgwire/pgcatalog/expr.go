@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
 // eval computes e in en.
@@ -637,23 +638,11 @@ func toText(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return formatFloat(x)
+		return types.FormatFloat(x)
 	case []any:
 		return formatArray(x, 0)
 	}
 	return ""
-}
-
-func formatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case math.IsNaN(f):
-		return "NaN"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // textOf is the Postgres text form of v of static type t (bool as "t",
