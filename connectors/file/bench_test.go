@@ -11,20 +11,19 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/connectors/format"
 	"github.com/streamsql/streamsql/types"
 )
 
 // bidSchema is the Nexmark bid table as the datagen connector declares it.
-var bidSchema = types.Schema{
-	{Name: "auction", Type: types.Int},
-	{Name: "bidder", Type: types.Int},
-	{Name: "price", Type: types.Int},
-	{Name: "channel", Type: types.String},
-	{Name: "url", Type: types.String},
-	{Name: "date_time", Type: types.Timestamp},
-	{Name: "extra", Type: types.String},
-}
+var bidSchema = func() types.Schema {
+	s, err := datagen.Schema("bid")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
 
 // writeBids writes n Nexmark-like bids as JSON lines (about 200 bytes
 // each, as the reference generator's bids): hot auctions and bidders,

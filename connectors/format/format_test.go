@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/internal/benchrate"
 	"github.com/streamsql/streamsql/types"
 )
@@ -244,15 +245,13 @@ func TestFastTimestampMatchesParse(t *testing.T) {
 
 var bid = []byte(`{"auction":1000,"bidder":2001,"price":1234,"channel":"Google","url":"https://www.nexmark.com/google/item.htm?query=1","date_time":"2024-01-01 00:00:05.123","extra":""}`)
 
-var bidSchema = types.Schema{
-	{Name: "auction", Type: types.Int},
-	{Name: "bidder", Type: types.Int},
-	{Name: "price", Type: types.Int},
-	{Name: "channel", Type: types.String},
-	{Name: "url", Type: types.String},
-	{Name: "date_time", Type: types.Timestamp},
-	{Name: "extra", Type: types.String},
-}
+var bidSchema = func() types.Schema {
+	s, err := datagen.Schema("bid")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
 
 // BenchmarkDecodeBid measures JSON decoding of one Nexmark bid on one
 // core; events/s is the figure the issue asks for (≥ 1,000,000).

@@ -7,20 +7,19 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/internal/benchrate"
 	"github.com/streamsql/streamsql/types"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-var benchBidSchema = types.Schema{
-	{Name: "auction", Type: types.Int},
-	{Name: "bidder", Type: types.Int},
-	{Name: "price", Type: types.Int},
-	{Name: "channel", Type: types.String},
-	{Name: "url", Type: types.String},
-	{Name: "date_time", Type: types.Timestamp},
-	{Name: "extra", Type: types.String},
-}
+var benchBidSchema = func() types.Schema {
+	s, err := datagen.Schema("bid")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
 
 func benchBid(i int) []byte {
 	return fmt.Appendf(nil, `{"auction":%d,"bidder":%d,"price":%d,"channel":"Google","url":"https://www.nexmark.com/google/item.htm?query=1","date_time":"2024-01-01 00:00:%02d.%03d","extra":""}`,
