@@ -69,6 +69,25 @@ const (
 	GenProcTime        // the wall clock when the row is processed
 )
 
+// OnError is a source's on_error option in lower case ("fail" when it is
+// not set); the engine validates it when the source is created.
+func (o *Object) OnError() string {
+	if p := strings.ToLower(o.Options["on_error"]); p != "" {
+		return p
+	}
+	return "fail"
+}
+
+// DeadLetterTable names the table that receives a source's poison records
+// under on_error = 'dead_letter': its dead_letter option, or
+// <source>_dead_letter.
+func (o *Object) DeadLetterTable() string {
+	if n := o.Options["dead_letter"]; n != "" {
+		return n
+	}
+	return o.Name + "_dead_letter"
+}
+
 // InputColumns returns the positions of the columns read from the input
 // (the ones not generated), in schema order.
 func (o *Object) InputColumns() []int {

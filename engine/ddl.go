@@ -265,7 +265,7 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 		}
 		if o.DeadLetter {
 			for _, s := range e.cat.List(0) {
-				if pol, _ := onErrorPolicy(s); (s.Kind == catalog.Source || s.Kind == catalog.Table) && pol == onErrorDeadLetter && strings.EqualFold(deadLetterName(s), o.Name) {
+				if pol, _ := onErrorPolicy(s); (s.Kind == catalog.Source || s.Kind == catalog.Table) && pol == onErrorDeadLetter && strings.EqualFold(s.DeadLetterTable(), o.Name) {
 					return nil, sqlerr.New(sqlerr.InvalidParameter, "cannot drop table %q: it is the dead_letter table of source %q", o.Name, s.Name)
 				}
 			}

@@ -37,23 +37,11 @@ var deadLetterKey = []int{0, 1, 2}
 
 // onErrorPolicy returns a source's on_error option, validated.
 func onErrorPolicy(o *catalog.Object) (string, error) {
-	p := strings.ToLower(o.Options["on_error"])
-	switch p {
-	case "":
-		return onErrorFail, nil
+	switch p := o.OnError(); p {
 	case onErrorFail, onErrorSkip, onErrorDeadLetter:
 		return p, nil
 	}
 	return "", sqlerr.New(sqlerr.InvalidParameter, "on_error must be fail, skip or dead_letter, got %q", o.Options["on_error"])
-}
-
-// deadLetterName is the dead-letter table of a source with on_error =
-// 'dead_letter': the dead_letter option, or <source>_dead_letter.
-func deadLetterName(o *catalog.Object) string {
-	if n := o.Options["dead_letter"]; n != "" {
-		return n
-	}
-	return o.Name + "_dead_letter"
 }
 
 // deadLetters is the contents of one dead-letter table: poison records by
@@ -154,7 +142,7 @@ func (d *deadLetters) restore(st *state.Store) error {
 // ensureDeadLetterTable adds the dead-letter table of source o to the
 // catalog unless it exists; an existing table must be a dead-letter table.
 func (e *Engine) ensureDeadLetterTable(o *catalog.Object) error {
-	name := deadLetterName(o)
+	name := o.DeadLetterTable()
 	if t, ok := e.cat.Get(name); ok {
 		if t.DeadLetter {
 			return nil
@@ -186,7 +174,7 @@ func (e *Engine) poison(r *reader, errs []connectors.DecodeError, now int64) err
 	case onErrorSkip:
 		return nil
 	case onErrorDeadLetter:
-		d := e.deadLetterTable(deadLetterName(r.obj))
+		d := e.deadLetterTable(r.obj.DeadLetterTable())
 		for _, de := range errs {
 			d.add(r.obj.Name, de, now)
 		}

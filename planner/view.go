@@ -451,16 +451,9 @@ func sourceErrors(n Node, cat Resolver) string {
 		if conn != "memory" && conn != "datagen" && conn != "" {
 			typed = false
 		}
-		pol := o.Options["on_error"]
-		if pol == "" {
-			pol = "fail"
-		}
+		pol := o.OnError()
 		if pol == "dead_letter" {
-			dl := o.Options["dead_letter"]
-			if dl == "" {
-				dl = o.Name + "_dead_letter"
-			}
-			pol += " → table " + dl
+			pol += " → table " + o.DeadLetterTable()
 		}
 		parts = append(parts, s.Name+" "+pol)
 		return x, false
