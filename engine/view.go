@@ -53,6 +53,8 @@ type reader struct {
 	parts  int
 	// onError is the source's policy for undecodable records.
 	onError string
+	// in lists the columns the connector supplies (obj.InputColumns()).
+	in []int
 }
 
 func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
@@ -103,7 +105,7 @@ func (v *viewRT) openFresh() error {
 }
 
 func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
-	r := &reader{obj: o, parts: 1}
+	r := &reader{obj: o, parts: 1, in: o.InputColumns()}
 	var err error
 	if r.onError, err = onErrorPolicy(o); err != nil {
 		return nil, err
@@ -146,13 +148,14 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("source %s: state directory: %w", o.Name, err)
 	}
-	spec := connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, o.InputColumns()), Options: o.Options, StateDir: dir, Table: o.Kind == catalog.Table}
+	in := o.InputColumns()
+	spec := connectors.SourceSpec{Name: o.Name, Schema: pick(o.Schema, in), Options: o.Options, StateDir: dir, Table: o.Kind == catalog.Table}
 	for _, k := range o.Key { // key positions among the input columns
-		if i := slices.Index(o.InputColumns(), k); i >= 0 {
+		if i := slices.Index(in, k); i >= 0 {
 			spec.Key = append(spec.Key, i)
 		}
 	}
-	if i := slices.Index(o.InputColumns(), o.TimeCol); o.TimeCol >= 0 && i >= 0 {
+	if i := slices.Index(in, o.TimeCol); o.TimeCol >= 0 && i >= 0 {
 		spec.Required = []int{i}
 	}
 	src, err := f.New(spec)
@@ -414,7 +417,7 @@ func pick(s types.Schema, cols []int) types.Schema {
 // rows, filling INGESTION_TIME() columns with the row's ingestion time
 // (times[i], else the batch's).
 func (r *reader) expand(rows []types.Row, ingested int64, times []int64) []types.Row {
-	in := r.obj.InputColumns()
+	in := r.in
 	if len(in) == len(r.obj.Schema) {
 		return rows
 	}
