@@ -46,12 +46,6 @@ type progress struct {
 	Size int64  `json:"size"`
 }
 
-// staged is the collapsed changes PreCommit handed out for checkpoint id.
-type staged struct {
-	id      uint64
-	changes []connectors.Change
-}
-
 // sink is the file connectors.Sink: JSON lines of the changelog.
 type sink struct {
 	path   string
@@ -62,7 +56,7 @@ type sink struct {
 	buf    []byte // at-least-once: encoded, not yet written
 	// exactly-once state
 	pending []connectors.Change // written since the last PreCommit
-	staged  []staged            // pre-committed, not yet committed, by id
+	staged  connectors.Staged   // pre-committed, not yet committed
 	prog    progress
 	retry   time.Duration // first wait between commit attempts
 }
@@ -222,8 +216,7 @@ func (s *sink) PreCommit(_ context.Context, id uint64) ([]byte, error) {
 	}
 	c := connectors.Collapse(s.pending, s.key)
 	s.pending = nil
-	s.staged = append(s.staged, staged{id: id, changes: c})
-	return connectors.EncodeChanges(c), nil
+	return s.staged.Stage(id, c), nil
 }
 
 // Commit appends the staged changes of every pre-committed checkpoint up
@@ -232,17 +225,13 @@ func (s *sink) Commit(ctx context.Context, id uint64) error {
 	if !s.exact {
 		return nil
 	}
-	n := 0
-	for _, st := range s.staged {
-		if st.id > id {
-			break
-		}
-		if err := s.commit(ctx, st.id, st.changes); err != nil {
-			return err
-		}
-		n++
+	n, err := s.staged.Each(id, func(id uint64, changes []connectors.Change) error {
+		return s.commit(ctx, id, changes)
+	})
+	if err != nil {
+		return err
 	}
-	s.staged = s.staged[n:]
+	s.staged.Drop(n)
 	return nil
 }
 

@@ -44,17 +44,12 @@ type sink struct {
 
 	// exactly-once state
 	pending []connectors.Change // written since the last PreCommit
-	staged  []stagedCheckpoint  // pre-committed, not yet committed, by id
+	staged  connectors.Staged   // pre-committed, not yet committed
 
 	// at-least-once: the first asynchronous produce error
 	mu      sync.Mutex
 	prodErr error
 	promise func(*kgo.Record, error)
-}
-
-type stagedCheckpoint struct {
-	id      uint64
-	changes []connectors.Change
 }
 
 func newSink(spec connectors.SinkSpec) (connectors.Sink, error) {
@@ -245,8 +240,7 @@ func (s *sink) PreCommit(ctx context.Context, id uint64) ([]byte, error) {
 	}
 	changes := connectors.Collapse(s.pending, s.key)
 	s.pending = nil
-	s.staged = append(s.staged, stagedCheckpoint{id: id, changes: changes})
-	return connectors.EncodeChanges(changes), nil
+	return s.staged.Stage(id, changes), nil
 }
 
 // Commit writes the staged checkpoints up to id in one transaction with
@@ -255,25 +249,14 @@ func (s *sink) Commit(ctx context.Context, id uint64) error {
 	if !s.exactly {
 		return nil
 	}
-	var changes []connectors.Change
-	n := 0
-	for _, st := range s.staged {
-		if st.id > id {
-			break
-		}
-		changes = append(changes, st.changes...)
-		n++
-	}
+	changes, n := s.staged.UpTo(id, s.key)
 	if n == 0 {
 		return nil
-	}
-	if n > 1 {
-		changes = connectors.Collapse(changes, s.key)
 	}
 	if err := s.commitWithRetry(ctx, id, changes, false); err != nil {
 		return err
 	}
-	s.staged = s.staged[n:]
+	s.staged.Drop(n)
 	return nil
 }
 

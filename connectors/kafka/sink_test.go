@@ -200,7 +200,8 @@ func TestSinkCrashInsideTransaction(t *testing.T) {
 	if err := old.cl.BeginTransaction(); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.cl.ProduceSync(context.Background(), old.records(old.staged[0].changes)...).FirstErr(); err != nil {
+	changes, _ := old.staged.UpTo(1, old.key)
+	if err := old.cl.ProduceSync(context.Background(), old.records(changes)...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
 	s := newTestSink(t, "half", opts) // fences old, aborting its transaction

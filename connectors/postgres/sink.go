@@ -39,13 +39,7 @@ type sink struct {
 	buf        []connectors.Change // written since the last flush or PreCommit
 	collapsed  bool                // buf holds one change per key
 	collapseAt int                 // collapse buf when it grows past this
-	pending    []pendingCommit     // exactly-once: pre-committed, not yet committed
-}
-
-// pendingCommit is one pre-committed checkpoint's collapsed changes.
-type pendingCommit struct {
-	id      uint64
-	changes []connectors.Change
+	staged     connectors.Staged   // exactly-once: pre-committed, not yet committed
 }
 
 // exactlyOnceSink adds Recover; only the exactly-once mode implements
@@ -231,9 +225,7 @@ func (s *sink) PreCommit(ctx context.Context, id uint64) ([]byte, error) {
 		}
 		return nil, s.flush(ctx)
 	}
-	changes := s.take()
-	s.pending = append(s.pending, pendingCommit{id: id, changes: changes})
-	return connectors.EncodeChanges(changes), nil
+	return s.staged.Stage(id, s.take()), nil
 }
 
 // Commit writes the changes staged up to checkpoint id and the progress
@@ -244,18 +236,7 @@ func (s *sink) Commit(ctx context.Context, id uint64) error {
 	if !s.cfg.exactlyOnce {
 		return nil
 	}
-	var changes []connectors.Change
-	n := 0
-	for _, p := range s.pending {
-		if p.id > id {
-			break
-		}
-		changes = append(changes, p.changes...)
-		n++
-	}
-	if n > 1 {
-		changes = connectors.Collapse(changes, s.cfg.key)
-	}
+	changes, n := s.staged.UpTo(id, s.cfg.key)
 	err := s.retry(ctx, fmt.Sprintf("commit checkpoint %d", id), func(ctx context.Context, conn *pgx.Conn, attempt int) error {
 		// A retry after a lost connection may follow a COMMIT that went
 		// through: the progress row then already says id.
@@ -269,7 +250,7 @@ func (s *sink) Commit(ctx context.Context, id uint64) error {
 	if err != nil {
 		return err
 	}
-	s.pending = s.pending[n:]
+	s.staged.Drop(n)
 	return nil
 }
 
