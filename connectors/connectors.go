@@ -161,6 +161,10 @@ type SinkSpec struct {
 	Schema  types.Schema
 	Key     []int // key column positions in Schema
 	Options map[string]string
+	// AppendOnly is true when the view never replaces or deletes a row
+	// it has emitted (each key is written once), e.g. a window that
+	// emits on close; a sink may lay out its storage for inserts only.
+	AppendOnly bool
 }
 
 // OptionSpec describes one WITH option of a connector.

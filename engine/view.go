@@ -197,7 +197,9 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 		v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options)})
 		return nil
 	}
-	s, err := f.New(connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options})
+	spec := connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options,
+		AppendOnly: planner.PropsOf(v.plan.Optimized).AppendOnly}
+	s, err := f.New(spec)
 	if err != nil {
 		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}

@@ -37,8 +37,9 @@
 // named. The DSN's password never appears in logs, errors or Delivery().
 //
 // The table: with create_table = true the sink creates it (BIGINT, TEXT,
-// DOUBLE PRECISION, BOOLEAN, TIMESTAMP, INTERVAL, the primary key and a
-// fillfactor that leaves room for HOT updates);
+// DOUBLE PRECISION, BOOLEAN, TIMESTAMP, INTERVAL, the primary key, and
+// fillfactor 50 when the view updates rows, leaving room for HOT updates,
+// or 100 when it only inserts);
 // otherwise it checks the existing table fits — every view column exists
 // with a compatible type and a primary key or unique index covers exactly
 // the key columns — and says what does not. Sessions run with TimeZone

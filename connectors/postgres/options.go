@@ -23,7 +23,7 @@ var Options = []connectors.OptionSpec{
 	{Name: "table", Type: "string", Required: true, Doc: "The target table, optionally schema-qualified; unquoted names fold to lower case.", Example: "'public.q7_results'"},
 	{Name: "primary_key", Type: "string", Doc: "The ON CONFLICT target: comma-separated column names (default: the view's key).", Example: "'window_start, auction'"},
 	{Name: "create_table", Type: "bool", Default: "false", Doc: "Create the table (with the view's column types and the primary key) when it does not exist.", Example: "true"},
-	{Name: "fillfactor", Type: "int", Default: "90", Doc: "With create_table: the table's fillfactor (10–100). Below 100 leaves room on each page so an updated row's new version stays on its page (a HOT update, with no index write); 100 packs insert-only tables tightest.", Example: "80"},
+	{Name: "fillfactor", Type: "int", Doc: "With create_table: the table's fillfactor (10–100; default 50 for a keyed view that updates its rows, 100 for a view that only inserts). Below 100 leaves room on each page so an updated row's new version stays on its page (a HOT update, with no index write); 50 leaves room for every row to change once between Postgres's page cleanups, at twice the table's size.", Example: "70"},
 	{Name: "delivery", Type: "string", Default: ExactlyOnce, Enum: []string{ExactlyOnce, AtLeastOnce}, Doc: "`exactly_once`: each checkpoint's changes and a progress row commit in one Postgres transaction; `at_least_once`: bulk idempotent upserts, flushed when batch_rows are buffered and at each checkpoint.", Example: "'at_least_once'"},
 	{Name: "batch_rows", Type: "int", Default: "10000", Doc: "Rows per bulk statement; in at_least_once mode also the buffer size that triggers a flush between checkpoints.", Example: "50000"},
 	{Name: "retry_max_backoff", Type: "duration", Default: "5s", Doc: "The longest wait between retries while Postgres is unreachable.", Example: "'10s'"},
@@ -67,10 +67,13 @@ func parseConfig(spec connectors.SinkSpec) (*config, error) {
 		dsn:         o.String("dsn"),
 		schema:      spec.Schema,
 		create:      o.Bool("create_table"),
-		fillfactor:  int(o.Int("fillfactor")),
+		fillfactor:  defaultFillfactor(spec),
 		exactlyOnce: strings.EqualFold(o.String("delivery"), ExactlyOnce),
 		batchRows:   int(o.Int("batch_rows")),
 		maxBackoff:  o.Duration("retry_max_backoff"),
+	}
+	if v, ok := spec.Options["fillfactor"]; ok && v != "" {
+		c.fillfactor = int(o.Int("fillfactor"))
 	}
 	if c.batchRows <= 0 {
 		return nil, fmt.Errorf("option 'batch_rows' must be positive, got %d", c.batchRows)
@@ -92,6 +95,19 @@ func parseConfig(spec connectors.SinkSpec) (*config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// defaultFillfactor is the fillfactor of a table the sink creates when
+// the option is not set: 50 when the view updates rows by key, so that
+// each row of a page can take its next version on the same page (a HOT
+// update: no index entry, no new page; measured below in
+// BenchmarkUpsert, updates run about 1.5x faster than at 90), and 100
+// (packed) when the view only inserts.
+func defaultFillfactor(spec connectors.SinkSpec) int {
+	if spec.AppendOnly || (len(spec.Key) == 0 && strings.TrimSpace(spec.Options["primary_key"]) == "") {
+		return 100
+	}
+	return 50
 }
 
 // resolveKey returns the primary key's column positions: the named

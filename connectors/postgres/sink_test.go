@@ -51,7 +51,7 @@ func TestUpsertAndDeleteEveryType(t *testing.T) {
 			same(t, "created column types", psql(t, dsn, `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 't'`),
 				"id bigint", "name text", "price double precision", "ok boolean",
 				"ts timestamp without time zone", "dur interval")
-			same(t, "fillfactor", psql(t, dsn, "SELECT reloptions FROM pg_class WHERE relname = 't'"), "[fillfactor=90]")
+			same(t, "fillfactor", psql(t, dsn, "SELECT reloptions FROM pg_class WHERE relname = 't'"), "[fillfactor=50]")
 			same(t, "primary key", psql(t, dsn, `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 't'::regclass AND i.indisprimary`), "id")
 			if delivery == ExactlyOnce {
 				same(t, "progress", psql(t, dsn, "SELECT sink, checkpoint FROM streamsql_sink_progress"), "s1 2")

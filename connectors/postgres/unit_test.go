@@ -291,8 +291,37 @@ func TestOptionErrors(t *testing.T) {
 		}
 	}
 	c, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: schema, Key: []int{0, 2}, Options: base("primary_key", `AUCTION`)})
-	if err != nil || !slices.Equal(c.key, []int{2}) || !c.exactlyOnce || c.batchRows != 10000 || c.fillfactor != 90 {
+	if err != nil || !slices.Equal(c.key, []int{2}) || !c.exactlyOnce || c.batchRows != 10000 || c.fillfactor != 50 {
 		t.Errorf("primary_key AUCTION: %+v, %v", c, err)
+	}
+}
+
+func TestDefaultFillfactor(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		key        []int
+		appendOnly bool
+		opts       map[string]string
+		want       int
+	}{
+		{"a keyed view that updates rows", []int{0, 2}, false, nil, 50},
+		{"a keyed view that only inserts", []int{0, 2}, true, nil, 100},
+		{"a keyless view", nil, false, nil, 100},
+		{"a keyless view given a primary_key", nil, false, map[string]string{"primary_key": "auction"}, 50},
+		{"an explicit fillfactor", []int{0, 2}, false, map[string]string{"fillfactor": "80"}, 80},
+		{"an explicit fillfactor on an insert-only view", []int{0, 2}, true, map[string]string{"fillfactor": "70"}, 70},
+	} {
+		opts := map[string]string{"dsn": "postgres://u@h/db", "table": "t"}
+		for k, v := range tc.opts {
+			opts[k] = v
+		}
+		c, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: q7Schema, Key: tc.key, Options: opts, AppendOnly: tc.appendOnly})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c.fillfactor != tc.want {
+			t.Errorf("%s: fillfactor %d, want %d", tc.name, c.fillfactor, tc.want)
+		}
 	}
 }
 
