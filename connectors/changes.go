@@ -123,6 +123,39 @@ func Collapse(changes []Change, key []int) []Change {
 	return out
 }
 
+// Split deals collapsed changes into n parts by a hash of their key
+// (key column positions), so every change to one key lands in the same
+// part, in its original order; a sink writing through n connections
+// gives each one part. The hash (FNV-1a over the key's encoding, mixed) is the
+// same in every process. n <= 1 or no key returns one part.
+func Split(changes []Change, key []int, n int) [][]Change {
+	if n <= 1 || len(key) == 0 {
+		return [][]Change{changes}
+	}
+	parts := make([][]Change, n)
+	for i := range parts {
+		parts[i] = make([]Change, 0, len(changes)/n+len(changes)/(4*n)+1)
+	}
+	var kb []byte
+	for _, c := range changes {
+		kb = kb[:0]
+		for _, k := range key {
+			kb = appendKey(kb, c.Row[k])
+		}
+		h := uint64(14695981039346656037)
+		for _, b := range kb {
+			h = (h ^ uint64(b)) * 1099511628211
+		}
+		// FNV's low bits depend only on the bytes' low bits (a varint of
+		// an even number has an even last byte): mix the high bits down.
+		h ^= h >> 33
+		h *= 0xff51afd7ed558ccd
+		h ^= h >> 33
+		parts[h%uint64(n)] = append(parts[h%uint64(n)], c)
+	}
+	return parts
+}
+
 func appendKey(b []byte, v types.Value) []byte {
 	b = append(b, byte(v.K))
 	switch v.K {

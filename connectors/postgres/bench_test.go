@@ -25,24 +25,29 @@ import (
 //   - update-packed: the same in a table with fillfactor 100 (as a table
 //     created outside the sink is), where an update's new row version
 //     rarely fits on its page: the cost of the sink's default fillfactor
-//     (50 for a view that updates rows) not being there.
+//     (50 for a view that updates rows) not being there;
+//   - insert-2conns, update-2conns: insert and update with
+//     write_connections = 2.
 //
 // It reports rows/s (changes per second of wall time, commit included),
 // rows/cpu-s (changes per CPU second of this process and the sink's
-// Postgres backend together: client and server work one after the other,
+// Postgres backends together: client and server work one after the other,
 // so on an idle machine rows/s approaches it, and on a loaded one, as the
 // shared test machine is, it is the steadier figure) and the client and
 // server CPU nanoseconds per row.
 func BenchmarkUpsert(b *testing.B) {
 	const perCheckpoint, existing = 50_000, 200_000
 	for _, delivery := range []string{ExactlyOnce, AtLeastOnce} {
-		for _, pattern := range []string{"insert", "update", "update-packed"} {
+		for _, pattern := range []string{"insert", "update", "update-packed", "insert-2conns", "update-2conns"} {
 			b.Run(delivery+"/"+pattern, func(b *testing.B) {
 				dsn := newDB(b)
 				opts := map[string]string{"dsn": dsn, "table": "q7",
 					"create_table": "true", "delivery": delivery, "batch_rows": "50000"}
-				if pattern == "update-packed" {
+				switch pattern {
+				case "update-packed":
 					opts["fillfactor"] = "100"
+				case "insert-2conns", "update-2conns":
+					opts["write_connections"] = "2"
 				}
 				s := openSink(b, q7Schema, []int{0, 2}, nil, opts)
 				ctx := context.Background()
@@ -51,7 +56,7 @@ func BenchmarkUpsert(b *testing.B) {
 					batch := make([]connectors.Change, n)
 					for j := range batch {
 						k := first + int64(j)
-						if pattern != "insert" {
+						if strings.HasPrefix(pattern, "update") {
 							k %= existing
 						}
 						ws := t0 + (k%20)*10_000_000
@@ -71,15 +76,15 @@ func BenchmarkUpsert(b *testing.B) {
 					id++
 				}
 				checkpoint(0, existing, 0) // the rows updates hit, or a table of the same size
-				backend := backendPID(b, s)
-				self0, srv0 := selfCPU(), procCPU(b, backend)
+				backends := backendPIDs(b, s)
+				self0, srv0 := selfCPU(), procCPU(b, backends)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					checkpoint(existing+int64(i)*perCheckpoint, perCheckpoint, int64(i+1))
 				}
 				b.StopTimer()
 				n := float64(b.N * perCheckpoint)
-				self, server := selfCPU()-self0, procCPU(b, backend)-srv0
+				self, server := selfCPU()-self0, procCPU(b, backends)-srv0
 				b.ReportMetric(n/b.Elapsed().Seconds(), "rows/s")
 				b.ReportMetric(n/(self+server).Seconds(), "rows/cpu-s")
 				b.ReportMetric(float64(self)/n, "client-ns/row")
@@ -89,8 +94,9 @@ func BenchmarkUpsert(b *testing.B) {
 	}
 }
 
-// backendPID is the process id of the sink's Postgres backend.
-func backendPID(b *testing.B, s connectors.Sink) int {
+// backendPIDs are the process ids of the sink's Postgres backends, one
+// per write connection.
+func backendPIDs(b *testing.B, s connectors.Sink) []int {
 	b.Helper()
 	var core *sink
 	switch v := s.(type) {
@@ -99,11 +105,18 @@ func backendPID(b *testing.B, s connectors.Sink) int {
 	case exactlyOnceSink:
 		core = v.sink
 	}
-	var pid int
-	if err := core.conn.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		b.Fatal(err)
+	var pids []int
+	for _, l := range core.lanes {
+		if err := core.connect(context.Background(), l); err != nil {
+			b.Fatal(err)
+		}
+		var pid int
+		if err := l.conn.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			b.Fatal(err)
+		}
+		pids = append(pids, pid)
 	}
-	return pid
+	return pids
 }
 
 // selfCPU is this process's user+system CPU time.
@@ -113,22 +126,26 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// procCPU is another process's user+system CPU time from /proc (clock
+// procCPU is other processes' user+system CPU time from /proc (clock
 // ticks of 10 ms).
-func procCPU(b *testing.B, pid int) time.Duration {
+func procCPU(b *testing.B, pids []int) time.Duration {
 	b.Helper()
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
+	var total time.Duration
+	for _, pid := range pids {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+		f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+		var ut, st int64
+		if _, err := fmt.Sscan(f[11], &ut); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := fmt.Sscan(f[12], &st); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Duration(ut+st) * 10 * time.Millisecond
 	}
-	// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	var ut, st int64
-	if _, err := fmt.Sscan(f[11], &ut); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := fmt.Sscan(f[12], &st); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ut+st) * 10 * time.Millisecond
+	return total
 }

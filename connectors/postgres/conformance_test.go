@@ -11,23 +11,26 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	t.Run("merge", func(t *testing.T) { runConformance(t) })
+	t.Run("merge", func(t *testing.T) { runConformance(t, "1") })
+	// Changes dealt by key over two connections, each committing its own
+	// share and progress row.
+	t.Run("two_connections", func(t *testing.T) { runConformance(t, "2") })
 	// Servers before Postgres 15 get INSERT ... ON CONFLICT instead.
 	t.Run("on_conflict", func(t *testing.T) {
 		useMerge = func(*pgx.Conn) bool { return false }
 		defer func() { useMerge = supportsMerge }()
-		runConformance(t)
+		runConformance(t, "1")
 	})
 }
 
-func runConformance(t *testing.T) {
+func runConformance(t *testing.T, connections string) {
 	for _, delivery := range []string{ExactlyOnce, AtLeastOnce} {
 		t.Run(delivery, func(t *testing.T) {
 			conformance.RunSink(t, conformance.SinkTarget{
 				Factory: Factory(nil),
 				Setup: func(t *testing.T) map[string]string {
 					return map[string]string{"connector": "postgres", "dsn": newDB(t), "table": "conf",
-						"create_table": "true", "delivery": delivery}
+						"create_table": "true", "delivery": delivery, "write_connections": connections}
 				},
 				Read:        readConformance,
 				ExactlyOnce: delivery == ExactlyOnce,

@@ -18,6 +18,12 @@
 //     crash the engine calls Recover(id, staged): the sink skips the
 //     checkpoint when the progress row already shows id or later. Nothing
 //     is visible in Postgres before Commit.
+//   - write_connections = N > 1 (keyed views only): each flush's changes
+//     are dealt by key hash over N connections, each committing its share
+//     and its own progress row (name, name#1, ...) in parallel. Recover
+//     re-applies the whole checkpoint unless every progress row of the
+//     sink shows it, which stays exactly-once when N changes across a
+//     restart; a reader may see part of a checkpoint between the commits.
 //   - at_least_once: Write flushes whenever batch_rows changes are
 //     buffered, PreCommit flushes the rest, Commit does nothing. Replays
 //     after a crash are harmless because upserts and deletes are by key.

@@ -25,6 +25,7 @@ var Options = []connectors.OptionSpec{
 	{Name: "create_table", Type: "bool", Default: "false", Doc: "Create the table (with the view's column types and the primary key) when it does not exist.", Example: "true"},
 	{Name: "fillfactor", Type: "int", Doc: "With create_table: the table's fillfactor (10–100; default 50 for a keyed view that updates its rows, 100 for a view that only inserts). Below 100 leaves room on each page so an updated row's new version stays on its page (a HOT update, with no index write); 50 leaves room for every row to change once between Postgres's page cleanups, at twice the table's size.", Example: "70"},
 	{Name: "delivery", Type: "string", Default: ExactlyOnce, Enum: []string{ExactlyOnce, AtLeastOnce}, Doc: "`exactly_once`: each checkpoint's changes and a progress row commit in one Postgres transaction; `at_least_once`: bulk idempotent upserts, flushed when batch_rows are buffered and at each checkpoint.", Example: "'at_least_once'"},
+	{Name: "write_connections", Type: "int", Default: "1", Doc: "Connections a keyed sink writes through in parallel (1–16), each taking the changes whose key hashes to it, in its own transaction with its own progress row. Above 1, Postgres does several rows' work at once; each checkpoint still lands exactly once, but a reader may see one connection's share of a checkpoint before another's. 1 keeps every checkpoint one transaction.", Example: "2"},
 	{Name: "batch_rows", Type: "int", Default: "10000", Doc: "Rows per bulk statement; in at_least_once mode also the buffer size that triggers a flush between checkpoints.", Example: "50000"},
 	{Name: "retry_max_backoff", Type: "duration", Default: "5s", Doc: "The longest wait between retries while Postgres is unreachable.", Example: "'10s'"},
 }
@@ -54,6 +55,7 @@ type config struct {
 	fillfactor  int
 	exactlyOnce bool
 	batchRows   int
+	lanes       int // write_connections
 	maxBackoff  time.Duration
 }
 
@@ -70,6 +72,7 @@ func parseConfig(spec connectors.SinkSpec) (*config, error) {
 		fillfactor:  defaultFillfactor(spec),
 		exactlyOnce: strings.EqualFold(o.String("delivery"), ExactlyOnce),
 		batchRows:   int(o.Int("batch_rows")),
+		lanes:       int(o.Int("write_connections")),
 		maxBackoff:  o.Duration("retry_max_backoff"),
 	}
 	if v, ok := spec.Options["fillfactor"]; ok && v != "" {
@@ -80,6 +83,9 @@ func parseConfig(spec connectors.SinkSpec) (*config, error) {
 	}
 	if c.fillfactor < 10 || c.fillfactor > 100 {
 		return nil, fmt.Errorf("option 'fillfactor' must be between 10 and 100, got %d", c.fillfactor)
+	}
+	if c.lanes < 1 || c.lanes > 16 {
+		return nil, fmt.Errorf("option 'write_connections' must be between 1 and 16, got %d", c.lanes)
 	}
 	if c.maxBackoff <= 0 {
 		return nil, fmt.Errorf("option 'retry_max_backoff' must be positive, got %s", c.maxBackoff)
@@ -93,6 +99,12 @@ func parseConfig(spec connectors.SinkSpec) (*config, error) {
 	}
 	if c.key, err = resolveKey(o.String("primary_key"), spec.Schema, spec.Key); err != nil {
 		return nil, err
+	}
+	if c.lanes > 1 && len(c.key) == 0 {
+		return nil, fmt.Errorf("option 'write_connections' above 1 needs a key (the view's, or primary_key): a keyless view's inserts cannot be dealt over connections and replayed safely")
+	}
+	if c.lanes > 1 && strings.Contains(spec.Name, "#") {
+		return nil, fmt.Errorf("option 'write_connections' above 1: the sink's name %q may not contain '#', which names its connections' progress rows", spec.Name)
 	}
 	return c, nil
 }

@@ -8,10 +8,10 @@ import (
 	"math/rand/v2"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -87,17 +87,18 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// retry runs fn until it succeeds, fails permanently, or ctx is done,
-// reconnecting and backing off between attempts. attempt counts from 1.
-func (s *sink) retry(ctx context.Context, what string, fn func(ctx context.Context, conn *pgx.Conn, attempt int) error) error {
+// retry runs fn on lane l until it succeeds, fails permanently, or ctx is
+// done, reconnecting and backing off between attempts. attempt counts
+// from 1.
+func (s *sink) retry(ctx context.Context, what string, l *lane, fn func(ctx context.Context, l *lane, attempt int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(s.closing, func() { cancel(errClosed) })()
 	delay := initialBackoff
 	for attempt := 1; ; attempt++ {
-		err := s.connect(ctx)
+		err := s.connect(ctx, l)
 		if err == nil {
-			err = fn(ctx, s.conn, attempt)
+			err = fn(ctx, l, attempt)
 		}
 		if err == nil {
 			if attempt > 1 {
@@ -105,14 +106,14 @@ func (s *sink) retry(ctx context.Context, what string, fn func(ctx context.Conte
 			}
 			return nil
 		}
-		connLost := s.conn == nil || s.conn.IsClosed()
+		connLost := l.lost()
 		if ctx.Err() != nil || !transient(err, connLost) {
 			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 				err = fmt.Errorf("%w (last error: %w)", cause, err)
 			}
 			return s.red.error(s.wrap(what, err))
 		}
-		s.dropConn()
+		l.drop()
 		s.log.Warn("postgres sink: Postgres unavailable, retrying", "sink", s.cfg.sink, "table", s.tableName,
 			"op", what, "attempt", attempt, "retry_in", delay.String(), "error", s.red.string(err.Error()))
 		if err := sleep(ctx, delay); err != nil {
@@ -120,4 +121,43 @@ func (s *sink) retry(ctx context.Context, what string, fn func(ctx context.Conte
 		}
 		delay = min(2*delay, s.cfg.maxBackoff)
 	}
+}
+
+// onLanes runs fn on every lane, each with its own retries: on lane 0
+// alone for a one-connection sink, else in parallel once lane 0 has
+// connected and checked the table (so lanes never set up concurrently).
+// When one lane fails for good the others are cancelled, and the first
+// error is returned; lanes that committed stay committed (their progress
+// rows say so, and a retry or Recover redoes the rest).
+func (s *sink) onLanes(ctx context.Context, what string, fn func(ctx context.Context, l *lane, attempt int) error) error {
+	if len(s.lanes) == 1 {
+		return s.retry(ctx, what, s.lanes[0], fn)
+	}
+	if err := s.retry(ctx, what, s.lanes[0], func(context.Context, *lane, int) error { return nil }); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(s.lanes))
+	var wg sync.WaitGroup
+	for _, l := range s.lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[l.i] = s.retry(ctx, what, l, fn); errs[l.i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	var first error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }

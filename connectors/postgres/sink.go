@@ -33,13 +33,31 @@ type sink struct {
 	close   context.CancelFunc
 
 	mu    sync.Mutex
-	conn  *pgx.Conn
-	ready bool // the table (and progress table) were checked/created
+	lanes []*lane // one per write connection; lanes[0] also checks the table
+	ready bool    // the table (and progress table) were checked/created
 
 	buf        []connectors.Change // written since the last flush or PreCommit
 	collapsed  bool                // buf holds one change per key
 	collapseAt int                 // collapse buf when it grows past this
 	staged     connectors.Staged   // exactly-once: pre-committed, not yet committed
+}
+
+// lane is one of the sink's connections to Postgres. With
+// write_connections = N a keyed sink deals each flush's changes over N
+// lanes by key (connectors.Split) and writes them in parallel, one
+// transaction per lane, each with its own progress row.
+type lane struct {
+	i    int
+	conn *pgx.Conn
+}
+
+// laneName is lane i's row in the progress table: the sink's name for
+// lane 0 (so a one-connection sink's row is just its name), name#i after.
+func laneName(sink string, i int) string {
+	if i == 0 {
+		return sink
+	}
+	return fmt.Sprintf("%s#%d", sink, i)
 }
 
 // exactlyOnceSink adds Recover; only the exactly-once mode implements
@@ -71,12 +89,15 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 		cfg: cfg, connCfg: connCfg, log: logger, red: redactor{password: connCfg.Password},
 		sql: buildStatements(cfg), tableName: displayName(cfg.table), collapseAt: 4096,
 	}
+	for i := 0; i < cfg.lanes; i++ {
+		s.lanes = append(s.lanes, &lane{i: i})
+	}
 	s.closing, s.close = context.WithCancel(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
-	if err := s.connect(ctx); err != nil {
-		connLost := s.conn == nil || s.conn.IsClosed()
-		s.dropConn()
+	if err := s.connect(ctx, s.lanes[0]); err != nil {
+		connLost := s.lanes[0].lost()
+		s.lanes[0].drop()
 		if !transient(err, connLost) {
 			s.close()
 			return nil, s.red.error(s.wrap("open", err))
@@ -95,19 +116,20 @@ func (s *sink) wrap(what string, err error) error {
 	return fmt.Errorf("postgres sink %s (table %s): %s: %w", s.cfg.sink, s.tableName, what, err)
 }
 
-// connect opens the connection if there is none and, the first time,
-// checks or creates the table.
-func (s *sink) connect(ctx context.Context) error {
-	if s.conn == nil || s.conn.IsClosed() {
+// connect opens lane l's connection if it has none and, the first time
+// (only ever on lane 0, before other lanes run: see onLanes), checks or
+// creates the table.
+func (s *sink) connect(ctx context.Context, l *lane) error {
+	if l.lost() {
 		conn, err := pgx.ConnectConfig(ctx, s.connCfg)
 		if err != nil {
 			return err
 		}
 		registerArrays(conn.TypeMap())
-		s.conn = conn
+		l.conn = conn
 	}
 	if !s.ready {
-		if err := s.setup(ctx); err != nil {
+		if err := s.setup(ctx, l.conn); err != nil {
 			return err
 		}
 		s.ready = true
@@ -115,24 +137,27 @@ func (s *sink) connect(ctx context.Context) error {
 	return nil
 }
 
-func (s *sink) dropConn() {
-	if s.conn != nil {
+// lost reports whether the lane has no open connection.
+func (l *lane) lost() bool { return l.conn == nil || l.conn.IsClosed() }
+
+func (l *lane) drop() {
+	if l.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_ = s.conn.Close(ctx)
+		_ = l.conn.Close(ctx)
 		cancel()
-		s.conn = nil
+		l.conn = nil
 	}
 }
 
 // setup creates the table when asked, checks it fits the view, and
 // creates the progress table in exactly-once mode.
-func (s *sink) setup(ctx context.Context) error {
+func (s *sink) setup(ctx context.Context, conn *pgx.Conn) error {
 	if s.cfg.create {
-		if err := s.execDDL(ctx, createTableSQL(s.cfg)); err != nil {
+		if err := execDDL(ctx, conn, createTableSQL(s.cfg)); err != nil {
 			return fmt.Errorf("create table: %w", err)
 		}
 	}
-	ti, err := loadTable(ctx, s.conn, s.cfg.table)
+	ti, err := loadTable(ctx, conn, s.cfg.table)
 	if errors.Is(err, errNoTable) {
 		return permanent(fmt.Errorf("table %s does not exist (create it, or set create_table = true)", s.tableName))
 	}
@@ -144,7 +169,7 @@ func (s *sink) setup(ctx context.Context) error {
 		return permanent(err)
 	}
 	if s.cfg.exactlyOnce {
-		if err := s.execDDL(ctx, s.sql.createProgress); err != nil {
+		if err := execDDL(ctx, conn, s.sql.createProgress); err != nil {
 			return fmt.Errorf("create progress table: %w", err)
 		}
 	}
@@ -153,11 +178,11 @@ func (s *sink) setup(ctx context.Context) error {
 
 // execDDL runs a CREATE ... IF NOT EXISTS, once more if a concurrent
 // creator won the race (unique violation on the catalog).
-func (s *sink) execDDL(ctx context.Context, sql string) error {
-	_, err := s.conn.Exec(ctx, sql)
+func execDDL(ctx context.Context, conn *pgx.Conn, sql string) error {
+	_, err := conn.Exec(ctx, sql)
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && (pg.Code == "23505" || pg.Code == "42P07") {
-		_, err = s.conn.Exec(ctx, sql)
+		_, err = conn.Exec(ctx, sql)
 	}
 	return err
 }
@@ -199,12 +224,13 @@ func (s *sink) take() []connectors.Change {
 	return changes
 }
 
-// flush writes the buffer in one transaction (at-least-once mode).
+// flush writes the buffer in one transaction per lane (at-least-once
+// mode).
 func (s *sink) flush(ctx context.Context) error {
 	s.collapse()
-	changes := s.buf
-	err := s.retry(ctx, "flush", func(ctx context.Context, conn *pgx.Conn, _ int) error {
-		_, err := s.writeTx(ctx, conn, changes, 0, nil)
+	parts := connectors.Split(s.buf, s.cfg.key, len(s.lanes))
+	err := s.onLanes(ctx, "flush", func(ctx context.Context, l *lane, _ int) error {
+		_, err := s.writeTx(ctx, l, parts[l.i], 0, nil)
 		return err
 	})
 	if err != nil {
@@ -229,7 +255,8 @@ func (s *sink) PreCommit(ctx context.Context, id uint64) ([]byte, error) {
 }
 
 // Commit writes the changes staged up to checkpoint id and the progress
-// row in one transaction (exactly-once); at-least-once does nothing.
+// row in one transaction per lane (exactly-once); at-least-once does
+// nothing.
 func (s *sink) Commit(ctx context.Context, id uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -237,14 +264,15 @@ func (s *sink) Commit(ctx context.Context, id uint64) error {
 		return nil
 	}
 	changes, n := s.staged.UpTo(id, s.cfg.key)
-	err := s.retry(ctx, fmt.Sprintf("commit checkpoint %d", id), func(ctx context.Context, conn *pgx.Conn, attempt int) error {
+	parts := connectors.Split(changes, s.cfg.key, len(s.lanes))
+	err := s.onLanes(ctx, fmt.Sprintf("commit checkpoint %d", id), func(ctx context.Context, l *lane, attempt int) error {
 		// A retry after a lost connection may follow a COMMIT that went
-		// through: the progress row then already says id.
+		// through: the lane's progress row then already says id.
 		var skip func(int64) bool
 		if attempt > 1 {
 			skip = func(cur int64) bool { return cur == int64(id) }
 		}
-		_, err := s.writeTx(ctx, conn, changes, id, skip)
+		_, err := s.writeTx(ctx, l, parts[l.i], id, skip)
 		return err
 	})
 	if err != nil {
@@ -254,37 +282,113 @@ func (s *sink) Commit(ctx context.Context, id uint64) error {
 	return nil
 }
 
-// Recover commits checkpoint id's staged changes unless the progress row
-// already shows id or a later checkpoint.
+// Recover commits checkpoint id's staged changes unless Postgres already
+// has them. A keyless sink (one lane; its inserts are not idempotent)
+// decides by its progress row, read and locked in the transaction that
+// would write them. A keyed sink re-applies the whole checkpoint through
+// its current lanes unless every lane's row, including rows left by an
+// earlier run with more lanes, shows id or later: re-applying is harmless
+// (upserts and deletes by key to the values of checkpoint id, and
+// Postgres holds nothing later than id), and deciding per lane would be
+// wrong after write_connections changed, since keys then move between
+// lanes.
 func (s exactlyOnceSink) Recover(ctx context.Context, id uint64, staged []byte) error {
+	what := fmt.Sprintf("recover checkpoint %d", id)
 	changes, err := connectors.DecodeChanges(staged)
 	if err != nil {
-		return s.wrap(fmt.Sprintf("recover checkpoint %d", id), err)
+		return s.wrap(what, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.retry(ctx, fmt.Sprintf("recover checkpoint %d", id), func(ctx context.Context, conn *pgx.Conn, _ int) error {
-		skipped, err := s.writeTx(ctx, conn, changes, id, func(cur int64) bool { return cur >= int64(id) })
-		if err == nil && skipped {
-			s.log.Info("postgres sink: checkpoint already committed", "sink", s.cfg.sink, "checkpoint", id)
+	if len(s.cfg.key) == 0 {
+		return s.retry(ctx, what, s.lanes[0], func(ctx context.Context, l *lane, _ int) error {
+			skipped, err := s.writeTx(ctx, l, changes, id, func(cur int64) bool { return cur >= int64(id) })
+			if err == nil && skipped {
+				s.log.Info("postgres sink: checkpoint already committed", "sink", s.cfg.sink, "checkpoint", id)
+			}
+			return err
+		})
+	}
+	var done bool
+	var stale []string
+	err = s.retry(ctx, what, s.lanes[0], func(ctx context.Context, l *lane, _ int) error {
+		var err error
+		done, stale, err = s.committed(ctx, l.conn, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if done {
+		s.log.Info("postgres sink: checkpoint already committed", "sink", s.cfg.sink, "checkpoint", id)
+		return nil
+	}
+	parts := connectors.Split(changes, s.cfg.key, len(s.lanes))
+	return s.onLanes(ctx, what, func(ctx context.Context, l *lane, _ int) error {
+		var drop []string
+		if l.i == 0 {
+			drop = stale
 		}
+		_, err := s.writeTxDropping(ctx, l, parts[l.i], id, nil, drop)
 		return err
 	})
 }
 
-// writeTx applies changes (collapsed) in one transaction, with the
-// progress row (sink → id) in exactly-once mode. When skip is set, it
-// first reads and locks the progress row and does nothing if skip says
-// the checkpoint is already there.
-func (s *sink) writeTx(ctx context.Context, conn *pgx.Conn, changes []connectors.Change, id uint64, skip func(int64) bool) (skipped bool, err error) {
-	tx, err := conn.Begin(ctx)
+// committed reads the sink's progress rows: done when every current
+// lane's row exists and shows id or later and so does every other lane
+// row of this sink (stale: left by a run with more lanes, listed so the
+// replay can delete them).
+func (s *sink) committed(ctx context.Context, conn *pgx.Conn, id uint64) (done bool, stale []string, err error) {
+	rows, err := conn.Query(ctx, s.sql.laneProgress, s.cfg.sink)
+	if err != nil {
+		return false, nil, fmt.Errorf("read progress: %w", err)
+	}
+	cur := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var cp int64
+		if err := rows.Scan(&name, &cp); err != nil {
+			rows.Close()
+			return false, nil, fmt.Errorf("read progress: %w", err)
+		}
+		cur[name] = cp
+	}
+	if err := rows.Err(); err != nil {
+		return false, nil, fmt.Errorf("read progress: %w", err)
+	}
+	done = true
+	for _, l := range s.lanes {
+		cp, ok := cur[laneName(s.cfg.sink, l.i)]
+		done = done && ok && cp >= int64(id)
+		delete(cur, laneName(s.cfg.sink, l.i))
+	}
+	for name, cp := range cur {
+		stale = append(stale, name)
+		done = done && cp >= int64(id)
+	}
+	return done, stale, nil
+}
+
+// writeTx applies changes (collapsed) in one transaction on lane l, with
+// the lane's progress row (→ id) in exactly-once mode. When skip is set,
+// it first reads and locks the lane's progress row and does nothing if
+// skip says the checkpoint is already there.
+func (s *sink) writeTx(ctx context.Context, l *lane, changes []connectors.Change, id uint64, skip func(int64) bool) (skipped bool, err error) {
+	return s.writeTxDropping(ctx, l, changes, id, skip, nil)
+}
+
+// writeTxDropping is writeTx that also deletes the named progress rows
+// (stale lanes) in the same transaction.
+func (s *sink) writeTxDropping(ctx context.Context, l *lane, changes []connectors.Change, id uint64, skip func(int64) bool, drop []string) (skipped bool, err error) {
+	tx, err := l.conn.Begin(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	name := laneName(s.cfg.sink, l.i)
 	if skip != nil {
 		var cur int64
-		err := tx.QueryRow(ctx, s.sql.readProgress, s.cfg.sink).Scan(&cur)
+		err := tx.QueryRow(ctx, s.sql.readProgress, name).Scan(&cur)
 		switch {
 		case err == nil && skip(cur):
 			return true, nil
@@ -293,11 +397,14 @@ func (s *sink) writeTx(ctx context.Context, conn *pgx.Conn, changes []connectors
 		}
 	}
 	b := &pgx.Batch{}
-	if err := queueChanges(b, s.cfg, &s.sql, changes, useMerge(conn)); err != nil {
+	if err := queueChanges(b, s.cfg, &s.sql, changes, useMerge(l.conn)); err != nil {
 		return false, err
 	}
 	if s.cfg.exactlyOnce {
-		b.Queue(s.sql.progress, s.cfg.sink, int64(id))
+		b.Queue(s.sql.progress, name, int64(id))
+		if len(drop) > 0 {
+			b.Queue(s.sql.dropProgress, drop)
+		}
 	}
 	if b.Len() > 0 {
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
@@ -307,14 +414,16 @@ func (s *sink) writeTx(ctx context.Context, conn *pgx.Conn, changes []connectors
 	return false, tx.Commit(ctx)
 }
 
-// Close closes the connection, first ending any call blocked retrying.
+// Close closes the connections, first ending any call blocked retrying.
 // Uncommitted changes are dropped: the engine replays them from its last
 // checkpoint.
 func (s *sink) Close() error {
 	s.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dropConn()
+	for _, l := range s.lanes {
+		l.drop()
+	}
 	return nil
 }
 
@@ -323,6 +432,9 @@ func (s *sink) Delivery() string {
 	key := "no key: append-only inserts"
 	if len(s.cfg.key) > 0 {
 		key = "key " + strings.Join(s.cfg.keyNames(), ", ")
+	}
+	if s.cfg.exactlyOnce && len(s.lanes) > 1 {
+		return fmt.Sprintf("exactly-once (per checkpoint one Postgres transaction with a progress row on each of %d connections, keys dealt by hash; %s)", len(s.lanes), key)
 	}
 	if s.cfg.exactlyOnce {
 		return fmt.Sprintf("exactly-once (one Postgres transaction per checkpoint with progress row; %s)", key)

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +143,92 @@ func TestCrashThenRecoverTwice(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the view has no key") {
 		t.Fatalf("a delete on a keyless view: %v", err)
 	}
+}
+
+// TestRecoverAfterWriteConnectionsChange: a checkpoint that only some
+// connections committed before a crash is completed by Recover, also when
+// the sink comes back with a different write_connections (keys then move
+// between connections, so the whole checkpoint is re-applied), and a
+// shrunk sink's leftover progress rows are removed.
+func TestRecoverAfterWriteConnectionsChange(t *testing.T) {
+	dsn := newDB(t)
+	schema := types.Schema{{Name: "id", Type: types.Int}, {Name: "v", Type: types.String}}
+	open := func(conns string) connectors.Sink {
+		return openSink(t, schema, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t", "create_table": "true", "write_connections": conns})
+	}
+	version := func(v string) []connectors.Change {
+		var out []connectors.Change
+		for k := range int64(40) {
+			out = append(out, up(types.IntValue(k), types.StringValue(v)))
+		}
+		return out
+	}
+	all := func(v string) []string {
+		var out []string
+		for k := range 40 {
+			out = append(out, fmt.Sprintf("%d %s", k, v))
+		}
+		return out
+	}
+	// crashMidCommit stages checkpoint id and lets only connection lane
+	// commit its share before the process dies.
+	crashMidCommit := func(s connectors.Sink, id uint64, changes []connectors.Change, lane int) []byte {
+		t.Helper()
+		mustWrite(t, s, changes...)
+		staged, err := s.PreCommit(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		core := s.(exactlyOnceSink).sink
+		parts := connectors.Split(changes, []int{0}, len(core.lanes))
+		if len(parts[lane]) == 0 || len(parts[lane]) == len(changes) {
+			t.Fatalf("connection %d's share holds %d of %d changes", lane, len(parts[lane]), len(changes))
+		}
+		l := core.lanes[lane]
+		if err := core.connect(context.Background(), l); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := core.writeTx(context.Background(), l, parts[lane], id, nil); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Close()
+		return staged
+	}
+	recoverTwice := func(s connectors.Sink, id uint64, staged []byte) {
+		t.Helper()
+		for range 2 {
+			if err := s.(connectors.Recoverer).Recover(context.Background(), id, staged); err != nil {
+				t.Fatalf("recover %d: %v", id, err)
+			}
+		}
+	}
+	rows := func() []string { return psql(t, dsn, "SELECT id, v FROM t") }
+	progress := func() []string { return psql(t, dsn, "SELECT sink, checkpoint FROM streamsql_sink_progress") }
+
+	s := open("2")
+	mustWrite(t, s, version("a")...)
+	mustCommit(t, s, 1)
+	same(t, "two connections, checkpoint 1", rows(), all("a")...)
+	same(t, "two connections' progress", progress(), "s1 1", "s1#1 1")
+
+	staged := crashMidCommit(s, 2, version("b"), 0)
+	if got := rows(); slices.Equal(got, all("a")) || slices.Equal(got, all("b")) {
+		t.Fatalf("after the crash every row is %v: connection 0's share alone should have committed", got[0])
+	}
+	s = open("1")
+	recoverTwice(s, 2, staged)
+	same(t, "one connection after recovering checkpoint 2", rows(), all("b")...)
+	same(t, "the second connection's progress row is gone", progress(), "s1 2")
+
+	staged = crashMidCommit(open("3"), 3, version("c"), 2)
+	s = open("3")
+	recoverTwice(s, 3, staged)
+	same(t, "three connections after recovering checkpoint 3", rows(), all("c")...)
+	same(t, "three connections' progress", progress(), "s1 3", "s1#1 3", "s1#2 3")
+
+	mustWrite(t, s, version("d")...)
+	mustCommit(t, s, 4)
+	same(t, "checkpoint 4", rows(), all("d")...)
 }
 
 func TestAtLeastOnceFlushesEveryBatchRows(t *testing.T) {

@@ -276,6 +276,8 @@ func TestOptionErrors(t *testing.T) {
 		{base("delivery", "twice"), "must be one of exactly_once, at_least_once"},
 		{base("batch_rows", "0"), "'batch_rows' must be positive"},
 		{base("fillfactor", "101"), "'fillfactor' must be between 10 and 100"},
+		{base("write_connections", "0"), "'write_connections' must be between 1 and 16"},
+		{base("write_connections", "17"), "'write_connections' must be between 1 and 16"},
 		{base("retry_max_backoff", "soon"), "must be a duration"},
 		{base("primary_key", "auction, nope"), "nope is not a column of the view"},
 		{base("primary_key", "auction, auction"), "named twice"},
@@ -293,6 +295,20 @@ func TestOptionErrors(t *testing.T) {
 	c, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: schema, Key: []int{0, 2}, Options: base("primary_key", `AUCTION`)})
 	if err != nil || !slices.Equal(c.key, []int{2}) || !c.exactlyOnce || c.batchRows != 10000 || c.fillfactor != 50 {
 		t.Errorf("primary_key AUCTION: %+v, %v", c, err)
+	}
+}
+
+func TestWriteConnectionsNeedAKeyAndAPlainName(t *testing.T) {
+	opts := map[string]string{"dsn": "postgres://u@h/db", "table": "t", "write_connections": "2"}
+	if _, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: q7Schema, Options: opts}); err == nil || !strings.Contains(err.Error(), "needs a key") {
+		t.Errorf("a keyless view with two connections: %v", err)
+	}
+	if _, err := parseConfig(connectors.SinkSpec{Name: "s#1", Schema: q7Schema, Key: []int{0, 2}, Options: opts}); err == nil || !strings.Contains(err.Error(), "may not contain '#'") {
+		t.Errorf("a sink named s#1 with two connections: %v", err)
+	}
+	c, err := parseConfig(connectors.SinkSpec{Name: "s", Schema: q7Schema, Key: []int{0, 2}, Options: opts})
+	if err != nil || c.lanes != 2 {
+		t.Errorf("a keyed view with two connections: %+v, %v", c, err)
 	}
 }
 

@@ -16,6 +16,8 @@ type statements struct {
 	delete         string // key columns as arrays
 	progress       string // $1 sink, $2 checkpoint
 	readProgress   string // $1 sink; locks the row
+	laneProgress   string // $1 sink: every lane row of the sink (name, name#i)
+	dropProgress   string // $1 names
 	createProgress string
 }
 
@@ -63,6 +65,8 @@ func buildStatements(c *config) statements {
 	st.progress = "INSERT INTO " + prog + " (sink, checkpoint, updated_at) VALUES ($1, $2, now()) " +
 		"ON CONFLICT (sink) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, updated_at = EXCLUDED.updated_at"
 	st.readProgress = "SELECT checkpoint FROM " + prog + " WHERE sink = $1 FOR UPDATE"
+	st.laneProgress = "SELECT sink, checkpoint FROM " + prog + " WHERE sink = $1 OR (left(sink, length($1) + 1) = $1 || '#' AND substr(sink, length($1) + 2) ~ '^[0-9]+$')"
+	st.dropProgress = "DELETE FROM " + prog + " WHERE sink = ANY($1::text[])"
 	st.createProgress = createProgressSQL(c.table)
 	return st
 }
