@@ -49,23 +49,26 @@ func onErrorPolicy(o *catalog.Object) (string, error) {
 // checkpoint, together with the source offsets that skipped them, so a
 // replay neither loses nor repeats one.
 //
-// State: every row stays in memory as well as in Badger under
-// dl/<table>/; the table grows with the poison records it receives (it is
-// an ordinary table: users delete from the destination they sink it to).
+// State: the rows live in Badger under dl/<table>/; memory holds only
+// the records that arrived since the last checkpoint, so it is bounded by
+// the poison rate times the checkpoint interval, however long the table
+// grows (it is an ordinary table: users delete from the destination they
+// sink it to).
 type deadLetters struct {
-	name  string
-	rows  map[string]types.Row
-	dirty []string
+	name    string
+	store   *state.Store
+	pending map[string]types.Row // by encoded key, since the last checkpoint
 }
 
-func newDeadLetters(name string) *deadLetters {
-	return &deadLetters{name: name, rows: map[string]types.Row{}}
+func newDeadLetters(name string, store *state.Store) *deadLetters {
+	return &deadLetters{name: name, store: store, pending: map[string]types.Row{}}
 }
 
 func (d *deadLetters) prefix() string { return "dl/" + strings.ToLower(d.name) + "/" }
 
-// add records one poison record of source at ingestion time now.
-func (d *deadLetters) add(source string, e connectors.DecodeError, now int64) {
+// add records one poison record of source at ingestion time now, unless
+// the table already holds it (a replay, or another view of the source).
+func (d *deadLetters) add(source string, e connectors.DecodeError, now int64) error {
 	msg := "undecodable record"
 	if e.Err != nil {
 		msg = e.Err.Error()
@@ -73,11 +76,17 @@ func (d *deadLetters) add(source string, e connectors.DecodeError, now int64) {
 	row := types.Row{types.StringValue(source), types.IntValue(int64(e.Partition)), types.IntValue(e.Offset),
 		types.StringValue(rawText(e.Raw)), types.StringValue(msg), types.TimestampValue(now)}
 	k := string(state.AppendRow(nil, row[:3]))
-	if _, ok := d.rows[k]; ok {
-		return
+	if _, ok := d.pending[k]; ok {
+		return nil
 	}
-	d.rows[k] = row
-	d.dirty = append(d.dirty, k)
+	if _, ok, err := d.store.Get([]byte(d.prefix() + k)); err != nil || ok {
+		if err != nil {
+			return fmt.Errorf("dead_letter table %s: %w", d.name, err)
+		}
+		return nil
+	}
+	d.pending[k] = row
+	return nil
 }
 
 // rawText keeps valid UTF-8 as it is and escapes other bytes as \xNN, so
@@ -100,8 +109,27 @@ func rawText(b []byte) string {
 	return s.String()
 }
 
-// Rows returns the table in key order.
-func (d *deadLetters) Rows() []types.Row { return inKeyOrder(d.rows) }
+// Rows returns the table in key order: the checkpointed rows from
+// Badger and the ones since.
+func (d *deadLetters) Rows() ([]types.Row, error) {
+	rows := make(map[string]types.Row, len(d.pending))
+	p := d.prefix()
+	err := d.store.Scan([]byte(p), func(k, v []byte) error {
+		r, err := state.DecodeValue(v)
+		if err != nil || len(r) != 1 {
+			return fmt.Errorf("dead_letter table %s: bad row: %v", d.name, err)
+		}
+		rows[string(k[len(p):])] = r[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k, r := range d.pending {
+		rows[k] = r
+	}
+	return inKeyOrder(rows), nil
+}
 
 // inKeyOrder lists rows by their encoded key, which orders them by key.
 func inKeyOrder(rows map[string]types.Row) []types.Row {
@@ -117,27 +145,19 @@ func inKeyOrder(rows map[string]types.Row) []types.Row {
 	return out
 }
 
+// checkpoint writes the rows since the last checkpoint; they leave
+// memory once the checkpoint is stored (checkpointed).
 func (d *deadLetters) checkpoint(w *state.Writer) error {
-	for _, k := range d.dirty {
-		if err := w.Set([]byte(d.prefix()+k), state.EncodeValue(d.rows[k])); err != nil {
+	for k, r := range d.pending {
+		if err := w.Set([]byte(d.prefix()+k), state.EncodeValue(r)); err != nil {
 			return err
 		}
 	}
-	d.dirty = d.dirty[:0]
 	return nil
 }
 
-func (d *deadLetters) restore(st *state.Store) error {
-	p := d.prefix()
-	return st.Scan([]byte(p), func(k, v []byte) error {
-		rows, err := state.DecodeValue(v)
-		if err != nil || len(rows) != 1 {
-			return fmt.Errorf("restore dead letters %s: bad row: %v", d.name, err)
-		}
-		d.rows[string(k[len(p):])] = rows[0]
-		return nil
-	})
-}
+// checkpointed forgets the rows the stored checkpoint holds.
+func (d *deadLetters) checkpointed() { clear(d.pending) }
 
 // ensureDeadLetterTable adds the dead-letter table of source o to the
 // catalog unless it exists; an existing table must be a dead-letter table.
@@ -157,7 +177,7 @@ func (e *Engine) deadLetterTable(name string) *deadLetters {
 	k := strings.ToLower(name)
 	d := e.dlq[k]
 	if d == nil {
-		d = newDeadLetters(name)
+		d = newDeadLetters(name, e.store)
 		e.dlq[k] = d
 	}
 	return d
@@ -176,7 +196,9 @@ func (e *Engine) poison(r *reader, errs []connectors.DecodeError, now int64) err
 	case onErrorDeadLetter:
 		d := e.deadLetterTable(r.obj.DeadLetterTable())
 		for _, de := range errs {
-			d.add(r.obj.Name, de, now)
+			if err := d.add(r.obj.Name, de, now); err != nil {
+				return err
+			}
 		}
 		return nil
 	}

@@ -227,3 +227,76 @@ func TestUnknownOptionSuggests(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestDeadLettersLeaveMemoryAtCheckpoint: a dead-letter table's rows live
+// in the store once checkpointed, so memory holds only the poison records
+// since the last checkpoint, while queries still see every row, and a
+// replayed poison record is recorded once.
+func TestDeadLettersLeaveMemoryAtCheckpoint(t *testing.T) {
+	var lines []string
+	for i := range 3000 {
+		if i%3 == 0 {
+			lines = append(lines, fmt.Sprintf("bad %d", i))
+		} else {
+			lines = append(lines, fmt.Sprintf("%d,2024-01-01 00:00:01", i))
+		}
+	}
+	lineMu.Lock()
+	lineInput["bounded"] = lines[:1500]
+	lineMu.Unlock()
+	e, exec := openLines(t, t.TempDir())
+	defer e.Close()
+	for _, q := range []string{
+		`CREATE SOURCE src (k BIGINT, ts TIMESTAMP) WITH (connector = 'lines', input = 'bounded', follow = true, on_error = 'dead_letter')`,
+		`SET strict = off`,
+		`CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM src`,
+		`CREATE MATERIALIZED VIEW m2 AS SELECT k FROM src WHERE k > 10`,
+		`FLUSH`,
+	} {
+		if _, err := exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	count := func(want int) {
+		t.Helper()
+		r, err := exec(`SELECT count(*) FROM src_dead_letter`)
+		if err != nil || r.Rows[0][0].I != int64(want) {
+			t.Fatalf("dead letters: %v (%v), want %d", r, err, want)
+		}
+	}
+	pending := func() int {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.dlq["src_dead_letter"].pending)
+	}
+	count(500)
+	if n := pending(); n != 500 {
+		t.Fatalf("before the checkpoint %d dead letters are in memory, want 500", n)
+	}
+	if err := e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if n := pending(); n != 0 {
+		t.Fatalf("after the checkpoint %d dead letters are still in memory", n)
+	}
+	count(500)
+	lineMu.Lock()
+	lineInput["bounded"] = lines
+	lineMu.Unlock()
+	if _, err := exec(`FLUSH`); err != nil {
+		t.Fatal(err)
+	}
+	count(1000)
+	if n := pending(); n != 500 {
+		t.Fatalf("after more input %d dead letters are in memory, want the 500 new ones", n)
+	}
+	r, err := exec(`SELECT "offset" FROM src_dead_letter ORDER BY "offset"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range r.Rows {
+		if row[0].I != int64(3*i) {
+			t.Fatalf("dead letter %d has offset %d, want %d (stored and pending rows merged)", i, row[0].I, 3*i)
+		}
+	}
+}

@@ -153,7 +153,7 @@ func (e *Engine) snapshot(s *planner.Scan) ([]types.Row, error) {
 	}
 	if o.DeadLetter {
 		if d := e.dlq[strings.ToLower(o.Name)]; d != nil {
-			return d.Rows(), nil
+			return d.Rows()
 		}
 		return nil, nil
 	}

@@ -154,9 +154,7 @@ func (e *Engine) recover() error {
 	for _, o := range e.cat.List(catalog.Table) {
 		switch {
 		case o.DeadLetter:
-			if err := e.deadLetterTable(o.Name).restore(e.store); err != nil {
-				return err
-			}
+			e.deadLetterTable(o.Name) // its rows stay in the store
 		case o.SideOf == "":
 			t, err := e.startTable(o)
 			if err != nil {
@@ -446,6 +444,9 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 	})
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint %d: %w", id, err)
+	}
+	for _, d := range e.dlq {
+		d.checkpointed()
 	}
 	e.ckpt = id
 	return id, nil
