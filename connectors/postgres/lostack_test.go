@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -121,6 +122,51 @@ func TestCommitRetryAfterLostAcknowledgement(t *testing.T) {
 	}
 	same(t, "after the lost acknowledgement", psql(t, direct, "SELECT bidder, price FROM bids"), "1 1", "2 2", "3 3")
 	same(t, "progress", psql(t, direct, "SELECT checkpoint FROM streamsql_sink_progress"), "2")
+	if !strings.Contains(logs.String(), "Postgres unavailable, retrying") {
+		t.Errorf("no retry logged:\n%s", logs.String())
+	}
+}
+
+// TestLostAcknowledgementOnOneOfTwoConnections: with write_connections =
+// 2, one connection's COMMIT goes through unheard; its retry finds its
+// own progress row at the checkpoint while the other connection commits
+// normally, and every row lands once.
+func TestLostAcknowledgementOnOneOfTwoConnections(t *testing.T) {
+	db := srv.NewDB(t)
+	direct := srv.DSNFor(db)
+	u, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := startCutProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	schema := types.Schema{{Name: "id", Type: types.Int}, {Name: "price", Type: types.Float}}
+	var logs logBuffer
+	s := openSink(t, schema, []int{0}, logs.logger(), map[string]string{"dsn": u.String(), "table": "t", "create_table": "true",
+		"retry_max_backoff": "200ms", "write_connections": "2"})
+	var want1, want2 []string
+	for k := range int64(20) {
+		mustWrite(t, s, up(types.IntValue(k), types.FloatValue(1)))
+		want1 = append(want1, fmt.Sprintf("%d 1", k))
+		want2 = append(want2, fmt.Sprintf("%d 2", k))
+	}
+	mustCommit(t, s, 1)
+	same(t, "checkpoint 1", psql(t, direct, "SELECT id, price FROM t"), want1...)
+	for k := range int64(20) {
+		mustWrite(t, s, up(types.IntValue(k), types.FloatValue(2)))
+	}
+	if _, err := s.PreCommit(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	proxy.armed.Store(true)
+	if err := s.Commit(context.Background(), 2); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if !proxy.fired.Load() {
+		t.Fatal("the proxy never saw a COMMIT")
+	}
+	same(t, "after the lost acknowledgement", psql(t, direct, "SELECT id, price FROM t"), want2...)
+	same(t, "progress", psql(t, direct, "SELECT sink, checkpoint FROM streamsql_sink_progress"), "s1 2", "s1#1 2")
 	if !strings.Contains(logs.String(), "Postgres unavailable, retrying") {
 		t.Errorf("no retry logged:\n%s", logs.String())
 	}

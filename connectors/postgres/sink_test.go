@@ -349,13 +349,14 @@ func TestPasswordNeverShown(t *testing.T) {
 // ends during the outage returns the context's error and keeps the
 // changes for the next call.
 func TestPostgresOutage(t *testing.T) {
-	for _, delivery := range []string{ExactlyOnce, AtLeastOnce} {
-		t.Run(delivery, func(t *testing.T) {
+	for _, c := range []struct{ delivery, conns string }{{ExactlyOnce, "1"}, {AtLeastOnce, "1"}, {ExactlyOnce, "2"}} {
+		delivery := c.delivery
+		t.Run(delivery+"/"+c.conns, func(t *testing.T) {
 			db := srv.NewDB(t)
 			dsn := strings.Replace(srv.DSNFor(db), "postgres@", "postgres:s3cretpw@", 1)
 			var logs logBuffer
 			s := openSink(t, allTypes, []int{0}, logs.logger(), map[string]string{"dsn": dsn, "table": "t",
-				"create_table": "true", "delivery": delivery, "retry_max_backoff": "200ms"})
+				"create_table": "true", "delivery": delivery, "retry_max_backoff": "200ms", "write_connections": c.conns})
 			mustWrite(t, s, up(row(1, "a", 1)...))
 			mustCommit(t, s, 1)
 
