@@ -71,7 +71,11 @@ type DecodeError struct {
 
 // Source is an append-only input split into partitions.
 type Source interface {
-	// Partitions is the number of partitions; fixed for the source's life.
+	// Partitions is the number of partitions. It may grow while the
+	// source runs (a Kafka topic given more partitions), never shrink; a
+	// source reports a new partition here before any batch from it. Open
+	// receives an offset for every partition; one the last checkpoint did
+	// not know gets 0, its start.
 	Partitions() int
 	// Open positions every partition at offsets[p] (nil: the start).
 	Open(ctx context.Context, offsets []int64) error

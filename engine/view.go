@@ -306,6 +306,9 @@ func (r *reader) restore(st *state.Store, key []byte) error {
 		}
 		r.memOff = uint64(rows[0][0].I)
 		r.ended = rows[0][2].Bool()
+		if r.src != nil && len(rows[1]) > len(r.offs) {
+			return fmt.Errorf("restore reader %s: the checkpoint has %d partitions and the source now %d; partitions only go away when the input is recreated: drop and recreate the source to read it anew", r.obj.Name, len(rows[1]), len(r.offs))
+		}
 		for i := range r.offs {
 			if i < len(rows[1]) {
 				r.offs[i] = rows[1][i].I
@@ -326,6 +329,18 @@ func (r *reader) restore(st *state.Store, key []byte) error {
 		}
 	}
 	return nil
+}
+
+// grow follows a source that gained partitions while running: the new
+// ones get offset 0 (their start) until their first batch, and a
+// watermark slot that holds the source watermark like any partition that
+// has not yet seen a row.
+func (r *reader) grow(now int64) {
+	if n := r.src.Partitions(); n > len(r.offs) {
+		r.offs = append(r.offs, make([]int64, n-len(r.offs))...)
+		r.parts = n
+		r.gen.Grow(n, now)
+	}
 }
 
 // open starts a connector that has no checkpointed position: nil offsets
@@ -691,6 +706,7 @@ func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", r.obj.Name, err)
 	}
+	r.grow(e.now())
 	if b.Partition < 0 || b.Partition >= len(r.offs) {
 		return false, fmt.Errorf("read %s: batch for partition %d of %d", r.obj.Name, b.Partition, len(r.offs))
 	}

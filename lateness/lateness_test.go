@@ -33,6 +33,32 @@ func TestGeneratorIdlePartitionExcluded(t *testing.T) {
 	}
 }
 
+func TestGeneratorGrow(t *testing.T) {
+	g := NewGenerator(1, 0, 10, 0)
+	g.Observe(0, 100, 0)
+	g.Grow(2, 5)
+	if n := g.Partitions(); n != 2 {
+		t.Fatalf("after Grow(2): %d partitions", n)
+	}
+	if wm := g.Observe(0, 150, 6); wm != 100 {
+		t.Fatalf("a new silent partition: watermark %d, want 100 (held, never back)", wm)
+	}
+	if wm := g.Observe(1, 120, 7); wm != 120 {
+		t.Fatalf("the new partition at 120: watermark %d, want 120", wm)
+	}
+	g.Grow(3, 8)
+	if wm := g.Tick(17); wm != 120 {
+		t.Fatalf("the third partition, silent, not yet idle: watermark %d, want 120", wm)
+	}
+	if wm := g.Tick(18); wm != 150 {
+		t.Fatalf("every partition idle: watermark %d, want 150 (the max)", wm)
+	}
+	g.Grow(2, 20) // never shrinks
+	if n := g.Partitions(); n != 3 {
+		t.Fatalf("Grow(2) after 3: %d partitions", n)
+	}
+}
+
 func TestJudgeAndDecide(t *testing.T) {
 	cases := []struct {
 		end, lateness, wm int64

@@ -37,6 +37,20 @@ func NewGenerator(n int, delay, idleTimeout, now int64) *Generator {
 	return g
 }
 
+// Partitions is the number of partitions the generator tracks.
+func (g *Generator) Partitions() int { return len(g.parts) }
+
+// Grow adds partitions up to n (a source gained partitions while running).
+// A new partition starts like one at NewGenerator: it has seen no row, so
+// it holds the minimum at its own watermark until it sees rows or idles
+// out; the source watermark itself never moves back, so rows the new
+// partition carries from before it are late by the usual rules.
+func (g *Generator) Grow(n int, now int64) {
+	for len(g.parts) < n {
+		g.parts = append(g.parts, partition{wm: types.MinTime, lastSeen: now})
+	}
+}
+
 // Observe records a row of partition p with event time ts at processing
 // time now and returns the source watermark after it.
 func (g *Generator) Observe(p int, ts, now int64) int64 {

@@ -44,7 +44,8 @@ var brokersOpt = connectors.OptionSpec{Name: "brokers", Type: "string", Required
 
 var sourceOptions = append([]connectors.OptionSpec{
 	brokersOpt,
-	{Name: "topic", Type: "string", Required: true, Doc: "The topic to read; every Kafka partition is one source partition (the count is read from the cluster when the source is created).", Example: "'bids'"},
+	{Name: "topic", Type: "string", Required: true, Doc: "The topic to read; every Kafka partition is one source partition (the count is read from the cluster when the source starts, and partitions added later are found by `scan.topic-partition-discovery.interval`).", Example: "'bids'"},
+	{Name: "scan.topic-partition-discovery.interval", Type: "duration", Default: "10s", Doc: "How often the source asks the cluster whether the topic gained partitions; a new partition is read from its start, whatever the startup mode. Its first records can reach the pipeline up to this long after they were written, so they count against the source's lateness like any delayed record. `0` turns discovery off.", Example: "'1 minute'"},
 	{Name: "format", Type: "string", Default: formatJSON, Enum: []string{formatJSON, formatCSV, formatUpsert, formatDebezium},
 		Doc:     "How record values decode: `json` and `csv` give append-only rows; `upsert-json` (the record key identifies the row, a null value deletes it) and `debezium-json` (Debezium change events) feed a TABLE.",
 		Example: "'upsert-json'"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ type source struct {
 	parts   int
 	pollMax int
 
+	discoverEvery time.Duration // scan.topic-partition-discovery.interval; 0: never
+	discovered    time.Time     // when the partition count was last read
+
 	next     []int64         // per partition: offset after the last handed-out record
 	pending  [][]*kgo.Record // per partition: polled, not yet handed out
 	announce []int           // partitions whose resolved start offset Read must report
@@ -67,6 +71,10 @@ func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
 		name: spec.Name, topic: o.String("topic"), isoOpt: strings.ToLower(o.String("isolation")),
 		mode: strings.ToLower(o.String("scan.startup.mode")), start: o.String("scan.startup.timestamp"),
 		group: o.String("group"), pollMax: int(o.Int("poll.max_records")),
+		discoverEvery: o.Duration("scan.topic-partition-discovery.interval"),
+	}
+	if s.discoverEvery < 0 {
+		return nil, fmt.Errorf("option 'scan.topic-partition-discovery.interval' must not be negative")
 	}
 	if s.pollMax <= 0 {
 		return nil, fmt.Errorf("option 'poll.max_records' must be positive")
@@ -104,6 +112,10 @@ func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
 		kgo.FetchMaxPartitionBytes(int32(min(maxBytes, 1<<20))),
 		kgo.FetchMaxWait(time.Second),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		// A partition found by discovery is consumed once the client's
+		// metadata has it; the default minimum age (5 s) would add that
+		// much to the discovery interval.
+		kgo.MetadataMinAge(500*time.Millisecond),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("kafka source %s: %w", spec.Name, err)
@@ -114,6 +126,7 @@ func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
 		s.cl.Close()
 		return nil, fmt.Errorf("kafka source %s: %w", spec.Name, err)
 	}
+	s.discovered = time.Now()
 	s.next = make([]int64, s.parts)
 	s.pending = make([][]*kgo.Record, s.parts)
 	return s, nil
@@ -166,8 +179,11 @@ func (s *source) Open(ctx context.Context, offsets []int64) error {
 	if s.opened {
 		return fmt.Errorf("kafka source %s: opened twice", s.name)
 	}
-	if offsets != nil && len(offsets) != s.parts {
-		return fmt.Errorf("kafka source %s: %d checkpointed offsets for %d partitions (was the topic repartitioned?)", s.name, len(offsets), s.parts)
+	if offsets != nil && len(offsets) > s.parts {
+		return fmt.Errorf("kafka source %s: %d checkpointed offsets for %d partitions (was the topic recreated?)", s.name, len(offsets), s.parts)
+	}
+	if offsets != nil && len(offsets) < s.parts { // partitions added since: from their start
+		offsets = append(slices.Clip(offsets), make([]int64, s.parts-len(offsets))...)
 	}
 	if offsets == nil {
 		start, err := s.resolveStart(ctx)
@@ -286,6 +302,7 @@ func (s *source) Read(ctx context.Context, max int) (connectors.Batch, error) {
 	if !s.opened {
 		return connectors.Batch{}, fmt.Errorf("kafka source %s: read before open", s.name)
 	}
+	s.discover(ctx)
 	if len(s.announce) > 0 {
 		p := s.announce[0]
 		s.announce = s.announce[1:]
@@ -304,6 +321,32 @@ func (s *source) Read(ctx context.Context, max int) (connectors.Batch, error) {
 		}
 	}
 	return s.batch(p, max), nil
+}
+
+// discover reads the topic's partition count once discoverEvery has
+// passed and starts consuming partitions added since, at their start
+// (every record in them was written after the source started). A failed
+// lookup is tried again at the next interval: the partitions already
+// known keep flowing meanwhile.
+func (s *source) discover(ctx context.Context) {
+	if s.discoverEvery <= 0 || time.Since(s.discovered) < s.discoverEvery {
+		return
+	}
+	s.discovered = time.Now()
+	ctx, cancel := context.WithTimeout(ctx, pollWait*20)
+	defer cancel()
+	n, err := partitionCount(ctx, kadm.NewClient(s.cl), s.topic)
+	if err != nil || n <= s.parts {
+		return
+	}
+	at := make(map[int32]kgo.Offset, n-s.parts)
+	for p := s.parts; p < n; p++ {
+		at[int32(p)] = kgo.NewOffset().AtStart()
+	}
+	s.next = append(s.next, make([]int64, n-s.parts)...)
+	s.pending = append(s.pending, make([][]*kgo.Record, n-s.parts)...)
+	s.parts = n
+	s.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{s.topic: at})
 }
 
 // pick returns the next partition with buffered records, or -1.

@@ -471,3 +471,70 @@ func TestResumePastEndOfRecreatedTopic(t *testing.T) {
 		t.Fatalf("open past the end: %v", err)
 	}
 }
+
+// TestSourceDiscoversNewPartitions: partitions added to the topic while
+// the source runs are found within the discovery interval and read from
+// their start, even with scan.startup.mode = latest; a source resumed
+// from offsets taken before the topic grew reads the new partitions from
+// their start too.
+func TestSourceDiscoversNewPartitions(t *testing.T) {
+	brokers := cluster(t)
+	topic := newTopic(t, brokers, 2)
+	opts := func() map[string]string {
+		return map[string]string{"brokers": brokers, "topic": topic, "scan.startup.mode": "latest",
+			"scan.topic-partition-discovery.interval": "100ms"}
+	}
+	src := newTestSource(t, testSchema, opts())
+	if err := src.Open(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, brokers, topic, values(1, bidJSON(1, "old"))...)
+	offs := []int64{0, 0}
+	for _, b := range readAll(t, src, 1, 10) {
+		offs[b.Partition] = b.Next
+	}
+	resp, err := kadm.NewClient(client(t, brokers)).UpdatePartitions(context.Background(), 4, topic)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	produce(t, brokers, topic, values(2, bidJSON(200, "new"), bidJSON(201, "new"))...)
+	produce(t, brokers, topic, values(3, bidJSON(300, "new"))...)
+	seen := map[int64]int{}
+	for _, b := range readAll(t, src, 3, 10) {
+		if b.Partition >= src.Partitions() {
+			t.Fatalf("a batch of partition %d while Partitions() = %d", b.Partition, src.Partitions())
+		}
+		for _, r := range b.Rows {
+			if int(r[0].I/100) != b.Partition {
+				t.Fatalf("row %v in a batch of partition %d", r, b.Partition)
+			}
+			seen[r[0].I]++
+		}
+	}
+	if src.Partitions() != 4 || len(seen) != 3 || seen[200] != 1 || seen[201] != 1 || seen[300] != 1 {
+		t.Fatalf("after the topic grew to 4 partitions: Partitions() = %d, rows %v", src.Partitions(), seen)
+	}
+	_ = src.Close()
+
+	// Resumed from two offsets, the source knows four partitions and
+	// reads the two it has no offset for from their start.
+	src = newTestSource(t, testSchema, opts())
+	if src.Partitions() != 4 {
+		t.Fatalf("a new source on the grown topic: Partitions() = %d", src.Partitions())
+	}
+	if err := src.Open(context.Background(), offs); err != nil {
+		t.Fatal(err)
+	}
+	seen = map[int64]int{}
+	for _, b := range readAll(t, src, 3, 10) {
+		for _, r := range b.Rows {
+			seen[r[0].I]++
+		}
+	}
+	if len(seen) != 3 || seen[1] != 0 {
+		t.Fatalf("resumed: rows %v, want 200, 201 and 300 once", seen)
+	}
+}
