@@ -24,7 +24,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,12 +65,12 @@ type Options struct {
 // Engine is one streamsql instance over a state directory. Its methods
 // are safe for concurrent use; statements run one at a time.
 type Engine struct {
-	mu sync.Mutex
+	mu lock
 	// readMu serialises reading from sources, so Step can read with mu
 	// released (a source may wait in Read: a throttled datagen, a Kafka
 	// poll) while queries run. It is taken before mu, by Step and by
 	// statements that read, open or close sources (see needsReadLock).
-	readMu   sync.Mutex
+	readMu   lock
 	stepping bool // Step holds readMu and releases mu around Read
 	opts     Options
 	store    *state.Store
@@ -104,7 +103,7 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, settings: map[string]string{
+	e := &Engine{mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000",
 	}}
@@ -285,10 +284,14 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 		return nil, err
 	}
 	if needsReadLock(stmts) {
-		e.readMu.Lock()
+		if err := e.readMu.LockContext(ctx); err != nil {
+			return nil, err
+		}
 		defer e.readMu.Unlock()
 	}
-	e.mu.Lock()
+	if err := e.mu.LockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, errors.New("engine is closed")

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -212,10 +213,13 @@ func indexOf(xs []int, x int) int {
 
 // RunPointQuery runs a prepared point query with the parameter values
 // args ($1 is args[0]); values are converted to the key columns' types
-// as INSERT converts them. It returns ErrStalePointQuery when the view was
-// dropped or re-created since.
-func (e *Engine) RunPointQuery(p *PointQuery, args []types.Value) (*Result, error) {
-	e.mu.Lock()
+// as INSERT converts them. It gives up when ctx ends while it waits for
+// the engine, and returns ErrStalePointQuery when the view was dropped or
+// re-created since.
+func (e *Engine) RunPointQuery(ctx context.Context, p *PointQuery, args []types.Value) (*Result, error) {
+	if err := e.mu.LockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, ErrStalePointQuery

@@ -49,7 +49,7 @@ func TestPointQuery(t *testing.T) {
 		if p == nil {
 			continue
 		}
-		res, err := e.RunPointQuery(p, tt.args)
+		res, err := e.RunPointQuery(context.Background(), p, tt.args)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.sql, err)
 		}
@@ -62,14 +62,14 @@ func TestPointQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.PreparePointQuery("SELECT * FROM v WHERE k = $1")
-	res, err := e.RunPointQuery(p, []types.Value{types.IntValue(1)})
+	res, err := e.RunPointQuery(context.Background(), p, []types.Value{types.IntValue(1)})
 	if err != nil || fmtRows(res.Rows) != "[[1 2 z]]" {
 		t.Fatalf("after update: %v %v", res, err)
 	}
 	if _, err := e.Exec(ctx, "DROP MATERIALIZED VIEW v"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.RunPointQuery(p, []types.Value{types.IntValue(1)}); err != ErrStalePointQuery {
+	if _, err := e.RunPointQuery(context.Background(), p, []types.Value{types.IntValue(1)}); err != ErrStalePointQuery {
 		t.Fatalf("after drop: %v, want ErrStalePointQuery", err)
 	}
 }

@@ -203,7 +203,7 @@ func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.V
 		}
 	}
 	if st.point != nil {
-		r, err := e.RunPointQuery(st.point, params)
+		r, err := e.RunPointQuery(ctx, st.point, params)
 		if !errors.Is(err, engine.ErrStalePointQuery) {
 			if err != nil {
 				return nil, err

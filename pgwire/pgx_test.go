@@ -215,3 +215,56 @@ func TestStatementTimeout(t *testing.T) {
 	}
 	mustExec(t, c, "RESET statement_timeout", "SHOW statement_timeout")
 }
+
+// TestCancelWhileWaitingForTheEngine: a statement waiting behind another
+// session's long FLUSH for the engine is cancelled by its
+// statement_timeout (and a point query by its client's deadline) without
+// waiting for the FLUSH to end.
+func TestCancelWhileWaitingForTheEngine(t *testing.T) {
+	addr, _ := startServer(t)
+	a := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, a,
+		"CREATE SOURCE bid (auction BIGINT, price BIGINT) WITH (connector = 'datagen', table = 'bid')",
+		"CREATE MATERIALIZED VIEW cnt AS SELECT auction, count(*) AS n FROM bid GROUP BY auction",
+		"SET flush_limit_rows = 2000000000",
+		"SET statement_timeout = '20s'") // a safety net
+	flushed := make(chan error, 1)
+	go func() {
+		_, err := a.Exec(context.Background(), "FLUSH")
+		flushed <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the FLUSH holds the engine
+
+	b := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, b, "SET statement_timeout = '200ms'")
+	start := time.Now()
+	_, err := b.Exec(context.Background(), "SELECT count(*) FROM cnt")
+	if code, pe := pgCode(err); code != "57014" || !strings.Contains(pe.Message, "timeout") {
+		t.Fatalf("a query behind the FLUSH: %v, want a 57014 statement timeout", err)
+	}
+	t.Logf("query: %v", time.Since(start))
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the timeout took %v: it waited for the FLUSH", d)
+	}
+
+	c := connect(t, addr, pgx.QueryExecModeCacheStatement)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT n FROM cnt WHERE auction = $1", 1000).Scan(&n); err == nil {
+		t.Fatal("a point query behind the FLUSH answered before it ended")
+	}
+	t.Logf("point: %v", time.Since(start))
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the point query's cancel took %v: it waited for the FLUSH", d)
+	}
+
+	if err := a.PgConn().CancelRequest(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-flushed; err == nil {
+		t.Fatal("the long FLUSH was not cancelled")
+	}
+	mustExec(t, b, "RESET statement_timeout", "SELECT count(*) FROM cnt") // both sessions live on
+}
