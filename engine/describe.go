@@ -26,7 +26,9 @@ func (e *Engine) Describe(ctx context.Context, sql string) (types.Schema, error)
 	if len(stmts) != 1 {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot describe %d statements at once", len(stmts))
 	}
-	e.mu.Lock()
+	if err := e.mu.LockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.mu.Unlock()
 	switch st := stmts[0].(type) {
 	case *parser.QueryStmt:
@@ -51,14 +53,16 @@ func (e *Engine) Describe(ctx context.Context, sql string) (types.Schema, error)
 // IN, BETWEEN) takes that column's kind. Parameters it cannot place are
 // absent from the map (the caller treats them as text, which compares
 // with any column). Errors are swallowed: the statement's own execution
-// reports them.
-func (e *Engine) ParamKinds(sql string) map[int]types.Kind {
+// reports them, and so does a ctx that ends while it waits for the engine.
+func (e *Engine) ParamKinds(ctx context.Context, sql string) map[int]types.Kind {
 	out := map[int]types.Kind{}
 	stmts, err := parser.Parse(sql)
 	if err != nil || len(stmts) != 1 {
 		return out
 	}
-	e.mu.Lock()
+	if e.mu.LockContext(ctx) != nil {
+		return out
+	}
 	defer e.mu.Unlock()
 	switch st := stmts[0].(type) {
 	case *parser.InsertStmt:

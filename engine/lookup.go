@@ -40,8 +40,9 @@ func (p *PointQuery) Schema() types.Schema { return p.schema }
 
 // PreparePointQuery recognises a point read of a view in sql (one SELECT,
 // with $n parameters or constants); it returns nil when sql is anything
-// else, which the caller then runs as usual.
-func (e *Engine) PreparePointQuery(sql string) *PointQuery {
+// else, which the caller then runs as usual (also when ctx ends while it
+// waits for the engine).
+func (e *Engine) PreparePointQuery(ctx context.Context, sql string) *PointQuery {
 	stmts, err := parser.Parse(sql)
 	if err != nil || len(stmts) != 1 {
 		return nil
@@ -50,7 +51,9 @@ func (e *Engine) PreparePointQuery(sql string) *PointQuery {
 	if !ok {
 		return nil
 	}
-	e.mu.Lock()
+	if e.mu.LockContext(ctx) != nil {
+		return nil
+	}
 	defer e.mu.Unlock()
 	return e.matchPoint(q)
 }

@@ -42,7 +42,7 @@ func TestPointQuery(t *testing.T) {
 		{"SELECT c FROM v WHERE (k = CAST('1' AS BIGINT))", nil, "[[1]]"},
 	}
 	for _, tt := range tests {
-		p := e.PreparePointQuery(tt.sql)
+		p := e.PreparePointQuery(context.Background(), tt.sql)
 		if (p == nil) != (tt.want == "") {
 			t.Fatalf("%s: prepared %v, want point query %v", tt.sql, p != nil, tt.want != "")
 		}
@@ -61,7 +61,7 @@ func TestPointQuery(t *testing.T) {
 	if _, err := e.Exec(ctx, "INSERT INTO s VALUES (1, 'z'); FLUSH"); err != nil {
 		t.Fatal(err)
 	}
-	p := e.PreparePointQuery("SELECT * FROM v WHERE k = $1")
+	p := e.PreparePointQuery(context.Background(), "SELECT * FROM v WHERE k = $1")
 	res, err := e.RunPointQuery(context.Background(), p, []types.Value{types.IntValue(1)})
 	if err != nil || fmtRows(res.Rows) != "[[1 2 z]]" {
 		t.Fatalf("after update: %v %v", res, err)
@@ -109,7 +109,7 @@ func TestDescribeAndParamKinds(t *testing.T) {
 	if sch, err := e.Describe(ctx, "INSERT INTO s VALUES (1, 'a', NULL)"); err != nil || sch != nil {
 		t.Fatalf("describe insert: %v %v", sch, err)
 	}
-	kinds := e.ParamKinds("SELECT * FROM s WHERE k = $1 AND $2 < ts AND v IN ($3, $4) AND k + $5 > 0")
+	kinds := e.ParamKinds(context.Background(), "SELECT * FROM s WHERE k = $1 AND $2 < ts AND v IN ($3, $4) AND k + $5 > 0")
 	want := map[int]types.Kind{1: types.Int, 2: types.Timestamp, 3: types.String, 4: types.String}
 	if len(kinds) != len(want) {
 		t.Fatalf("param kinds %v, want %v", kinds, want)
@@ -119,10 +119,10 @@ func TestDescribeAndParamKinds(t *testing.T) {
 			t.Errorf("$%d: %v, want %v", n, kinds[n], k)
 		}
 	}
-	if kinds := e.ParamKinds("SELECT x.k FROM w AS x WHERE x.v = $1 AND $2 = x.k"); kinds[1] != types.String || kinds[2] != types.Int {
+	if kinds := e.ParamKinds(context.Background(), "SELECT x.k FROM w AS x WHERE x.v = $1 AND $2 = x.k"); kinds[1] != types.String || kinds[2] != types.Int {
 		t.Errorf("aliased param kinds %v", kinds)
 	}
-	kinds = e.ParamKinds("INSERT INTO s (v, k) VALUES ($1, $2)")
+	kinds = e.ParamKinds(context.Background(), "INSERT INTO s (v, k) VALUES ($1, $2)")
 	if kinds[1] != types.String || kinds[2] != types.Int {
 		t.Errorf("insert param kinds %v", kinds)
 	}

@@ -267,7 +267,7 @@ func (s *session) simpleQuery(q string) {
 		return
 	}
 	for _, p := range pieces {
-		st := s.prepare(p.text, nil, false)
+		st := s.prepare(context.Background(), p.text, nil, false)
 		res, err := s.runStmt(st, nil, nil)
 		if err != nil {
 			s.sendError(err, q, p.off)

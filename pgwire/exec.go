@@ -86,12 +86,12 @@ func classify(sql string) stmtKind {
 // client gave (0: unspecified). A Parse (reused) also looks for a point
 // read; a simple query's statement runs once, and the engine finds point
 // reads among those itself.
-func (s *session) prepare(sql string, oids []uint32, reused bool) *prepared {
+func (s *session) prepare(ctx context.Context, sql string, oids []uint32, reused bool) *prepared {
 	st := &prepared{sql: sql, kind: classify(sql)}
 	n := max(len(oids), maxParam(sql))
 	if n == 0 {
 		if reused && st.kind == kindEngine {
-			st.point = s.srv.cfg.Engine.PreparePointQuery(sql)
+			st.point = s.srv.cfg.Engine.PreparePointQuery(ctx, sql)
 		}
 		return st
 	}
@@ -106,7 +106,7 @@ func (s *session) prepare(sql string, oids []uint32, reused bool) *prepared {
 			continue
 		}
 		if kinds == nil && (st.kind == kindEngine || st.kind == kindCatalog) {
-			kinds = s.srv.cfg.Engine.ParamKinds(sql)
+			kinds = s.srv.cfg.Engine.ParamKinds(ctx, sql)
 		}
 		if k, ok := kinds[i+1]; ok && k != types.Null {
 			st.paramOIDs[i] = pgcatalog.TypeOID(k)
@@ -115,7 +115,7 @@ func (s *session) prepare(sql string, oids []uint32, reused bool) *prepared {
 		}
 	}
 	if st.kind == kindEngine {
-		st.point = s.srv.cfg.Engine.PreparePointQuery(sql)
+		st.point = s.srv.cfg.Engine.PreparePointQuery(ctx, sql)
 	}
 	return st
 }
@@ -280,7 +280,7 @@ func engineResult(r *engine.Result) *result {
 // describeStmt returns the columns st returns with params bound (nil
 // params: unknown yet, NULL stands in), without running it where that
 // matters; nil means no rows.
-func (s *session) describeStmt(st *prepared, params []types.Value, text []*string) ([]column, error) {
+func (s *session) describeStmt(ctx context.Context, st *prepared, params []types.Value, text []*string) ([]column, error) {
 	switch st.kind {
 	case kindEmpty, kindDeclare, kindCloseCursor:
 		return nil, nil
@@ -318,7 +318,7 @@ func (s *session) describeStmt(st *prepared, params []types.Value, text []*strin
 	if err != nil {
 		return nil, err
 	}
-	sch, err := s.srv.cfg.Engine.Describe(context.Background(), sql)
+	sch, err := s.srv.cfg.Engine.Describe(ctx, sql)
 	if err != nil {
 		return nil, located(err, st.sql, back)
 	}

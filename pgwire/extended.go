@@ -32,7 +32,11 @@ func (s *session) parse(m *pgproto3.Parse) error {
 	if ps := splitStatements(m.Query); len(ps) == 1 {
 		text = ps[0].text
 	}
-	s.stmts[m.Name] = s.prepare(text, append([]uint32(nil), m.ParameterOIDs...), true)
+	// Preparing may wait for the engine: a cancel or statement_timeout
+	// ends the wait (the statement then runs without its shortcuts).
+	ctx, done := s.statementContext()
+	defer done()
+	s.stmts[m.Name] = s.prepare(ctx, text, append([]uint32(nil), m.ParameterOIDs...), true)
 	s.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
@@ -79,13 +83,15 @@ func (s *session) bind(m *pgproto3.Bind) error {
 }
 
 func (s *session) describe(m *pgproto3.Describe) error {
+	ctx, done := s.statementContext()
+	defer done()
 	switch m.ObjectType {
 	case 'S':
 		st, ok := s.stmts[m.Name]
 		if !ok {
 			return pgError(codeInvalidStatement, "prepared statement \""+m.Name+"\" does not exist")
 		}
-		cols, err := s.describeStmt(st, nil, nil)
+		cols, err := s.describeStmt(ctx, st, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -96,7 +102,7 @@ func (s *session) describe(m *pgproto3.Describe) error {
 		if !ok {
 			return pgError(codeInvalidCursor, "portal \""+m.Name+"\" does not exist")
 		}
-		cols, err := s.describeStmt(p.stmt, p.params, p.text)
+		cols, err := s.describeStmt(ctx, p.stmt, p.params, p.text)
 		if err != nil {
 			return err
 		}

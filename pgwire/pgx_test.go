@@ -218,8 +218,8 @@ func TestStatementTimeout(t *testing.T) {
 
 // TestCancelWhileWaitingForTheEngine: a statement waiting behind another
 // session's long FLUSH for the engine is cancelled by its
-// statement_timeout (and a point query by its client's deadline) without
-// waiting for the FLUSH to end.
+// statement_timeout, and so is preparing one (Parse/Describe), and a point
+// query by its client's deadline, without waiting for the FLUSH to end.
 func TestCancelWhileWaitingForTheEngine(t *testing.T) {
 	addr, _ := startServer(t)
 	a := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
@@ -242,9 +242,17 @@ func TestCancelWhileWaitingForTheEngine(t *testing.T) {
 	if code, pe := pgCode(err); code != "57014" || !strings.Contains(pe.Message, "timeout") {
 		t.Fatalf("a query behind the FLUSH: %v, want a 57014 statement timeout", err)
 	}
-	t.Logf("query: %v", time.Since(start))
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("the timeout took %v: it waited for the FLUSH", d)
+	}
+
+	start = time.Now()
+	_, err = b.Prepare(context.Background(), "behind", "SELECT n FROM cnt WHERE auction = $1")
+	if code, _ := pgCode(err); code != "57014" {
+		t.Fatalf("preparing behind the FLUSH: %v, want 57014", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("preparing took %v: it waited for the FLUSH", d)
 	}
 
 	c := connect(t, addr, pgx.QueryExecModeCacheStatement)
@@ -255,7 +263,6 @@ func TestCancelWhileWaitingForTheEngine(t *testing.T) {
 	if err := c.QueryRow(ctx, "SELECT n FROM cnt WHERE auction = $1", 1000).Scan(&n); err == nil {
 		t.Fatal("a point query behind the FLUSH answered before it ended")
 	}
-	t.Logf("point: %v", time.Since(start))
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("the point query's cancel took %v: it waited for the FLUSH", d)
 	}

@@ -148,7 +148,7 @@ func (s *session) declare(sql string) (*result, error) {
 		return nil, pgError(codeDuplicateCursor, "cursor \""+name+"\" already exists")
 	}
 	q := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), ";"))
-	st := s.prepare(q, nil, false)
+	st := s.prepare(context.Background(), q, nil, false)
 	if st.kind == kindSubscribe {
 		res, err := s.subscribe(context.Background(), q)
 		if err != nil {
