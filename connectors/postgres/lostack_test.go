@@ -90,20 +90,26 @@ func (p *cutProxy) serve() {
 	}
 }
 
+// proxiedDB makes a fresh database and returns its DSN (direct), a DSN
+// reaching it through a cutProxy (dsn), and the proxy.
+func proxiedDB(t *testing.T) (direct, dsn string, proxy *cutProxy) {
+	t.Helper()
+	direct = srv.DSNFor(srv.NewDB(t))
+	u, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy = startCutProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	return direct, u.String(), proxy
+}
+
 // TestCommitRetryAfterLostAcknowledgement: the connection dies after
 // Postgres committed checkpoint 2 but before the sink heard so. The retry
 // finds the progress row at 2 and does not apply the checkpoint again
 // (with a keyless view a second apply would duplicate its rows).
 func TestCommitRetryAfterLostAcknowledgement(t *testing.T) {
-	db := srv.NewDB(t)
-	direct := srv.DSNFor(db)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := startCutProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
-	dsn := u.String()
+	direct, dsn, proxy := proxiedDB(t)
 	schema := types.Schema{{Name: "bidder", Type: types.Int}, {Name: "price", Type: types.Float}}
 	var logs logBuffer
 	s := openSink(t, schema, nil, logs.logger(), map[string]string{"dsn": dsn, "table": "bids", "create_table": "true", "retry_max_backoff": "200ms"})
@@ -132,17 +138,10 @@ func TestCommitRetryAfterLostAcknowledgement(t *testing.T) {
 // own progress row at the checkpoint while the other connection commits
 // normally, and every row lands once.
 func TestLostAcknowledgementOnOneOfTwoConnections(t *testing.T) {
-	db := srv.NewDB(t)
-	direct := srv.DSNFor(db)
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := startCutProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
+	direct, dsn, proxy := proxiedDB(t)
 	schema := types.Schema{{Name: "id", Type: types.Int}, {Name: "price", Type: types.Float}}
 	var logs logBuffer
-	s := openSink(t, schema, []int{0}, logs.logger(), map[string]string{"dsn": u.String(), "table": "t", "create_table": "true",
+	s := openSink(t, schema, []int{0}, logs.logger(), map[string]string{"dsn": dsn, "table": "t", "create_table": "true",
 		"retry_max_backoff": "200ms", "write_connections": "2"})
 	var want1, want2 []string
 	for k := range int64(20) {
