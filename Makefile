@@ -33,4 +33,4 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzDecodeChanges -fuzztime 30s ./connectors/
 	go test -run '^$$' -fuzz FuzzJSONScan -fuzztime 30s ./connectors/format/
 	go test -run '^$$' -fuzz FuzzDecodeValue -fuzztime 30s ./exec/state/
-	go test -run '^$$' -fuzz FuzzDecodeValue -fuzztime 30s ./exec/state/
+	go test -run '^$$' -fuzz FuzzCopyParser -fuzztime 30s ./pgwire/

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -29,9 +31,87 @@ func (noColumns) Aggregate(*ast.AggregateFuncExpr) (int, types.Kind, error) {
 // insert appends rows to a memory source's durable log. The INSERT is
 // acknowledged only after the log write is synced.
 func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
-	o, ok := e.cat.Get(st.Table)
+	t, err := e.insertTarget(st.Table, st.Partition, st.Columns)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]types.Value, 0, len(st.Rows))
+	for _, exprs := range st.Rows {
+		if len(exprs) != len(t.cols) {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has %d expressions but %d target columns", len(exprs), len(t.cols))
+		}
+		vals := make([]types.Value, len(exprs))
+		for j, ex := range exprs {
+			s, err := planner.BindScalar(ex, noColumns{})
+			if err != nil {
+				return nil, err
+			}
+			if vals[j], err = exec.EvalConst(s); err != nil {
+				return nil, err
+			}
+		}
+		rows = append(rows, vals)
+	}
+	return e.insertValues(t, rows)
+}
+
+// InsertRows is INSERT INTO table (columns) of rows of values, each
+// converted to its column's type as INSERT converts literals (nil
+// columns: the table's input columns in order); the wire server's COPY
+// FROM uses it. It gives up when ctx ends while it waits for the engine.
+func (e *Engine) InsertRows(ctx context.Context, table string, columns []string, rows [][]types.Value) (*Result, error) {
+	if err := e.mu.LockContext(ctx); err != nil {
+		return nil, err
+	}
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, errors.New("engine is closed")
+	}
+	t, err := e.insertTarget(table, "", columns)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rows {
+		if len(r) != len(t.cols) {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "row %d has %d values but %d target columns", i+1, len(r), len(t.cols))
+		}
+	}
+	return e.insertValues(t, rows)
+}
+
+// InsertSchema is the columns INSERT INTO table (columns) fills, in
+// order (nil columns: the table's input columns).
+func (e *Engine) InsertSchema(ctx context.Context, table string, columns []string) (types.Schema, error) {
+	if err := e.mu.LockContext(ctx); err != nil {
+		return nil, err
+	}
+	defer e.mu.Unlock()
+	t, err := e.insertTarget(table, "", columns)
+	if err != nil {
+		return nil, err
+	}
+	out := make(types.Schema, len(t.cols))
+	for i, c := range t.cols {
+		out[i] = t.obj.Schema[c]
+	}
+	return out, nil
+}
+
+// insertTo is where an INSERT's rows go: a memory source's partition or a
+// memory table, and the columns its values fill.
+type insertTo struct {
+	obj   *catalog.Object
+	table *tableRT // nil for a source
+	part  int
+	cols  []int // schema positions of the values
+}
+
+// insertTarget resolves an INSERT's table, partition ("" for p0) and
+// column names (none: the input columns).
+func (e *Engine) insertTarget(name, partition string, columns []string) (*insertTo, error) {
+	o, ok := e.cat.Get(name)
 	if !ok {
-		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.Table)
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}
 	table := e.tables[strings.ToLower(o.Name)]
 	if (o.Kind != catalog.Source && table == nil) || o.Options["connector"] != "memory" {
@@ -42,17 +122,17 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 		parts = p
 	}
 	part := 0
-	if st.Partition != "" {
-		n, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(st.Partition), "p"))
+	if partition != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(partition), "p"))
 		if err != nil || n < 0 || n >= parts {
-			return nil, sqlerr.New(sqlerr.InvalidParameter, "source %q has no partition %q (it has p0..p%d)", o.Name, st.Partition, parts-1)
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "source %q has no partition %q (it has p0..p%d)", o.Name, partition, parts-1)
 		}
 		part = n
 	}
 	cols := o.InputColumns()
-	if len(st.Columns) > 0 {
+	if len(columns) > 0 {
 		cols = nil
-		for _, c := range st.Columns {
+		for _, c := range columns {
 			i := o.Schema.Index(c)
 			if i < 0 {
 				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", c, o.Name)
@@ -63,24 +143,23 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 			cols = append(cols, i)
 		}
 	}
+	return &insertTo{obj: o, table: table, part: part, cols: cols}, nil
+}
+
+// insertValues converts rows of values to the target's column types and
+// writes them: to a memory table at once, or to a source's log, synced
+// before the statement is acknowledged.
+func (e *Engine) insertValues(t *insertTo, vals [][]types.Value) (*Result, error) {
+	o := t.obj
 	now := e.now()
-	rows := []types.Row{{types.StringValue(o.Name), types.IntValue(int64(part))}}
-	for _, exprs := range st.Rows {
-		if len(exprs) != len(cols) {
-			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has %d expressions but %d target columns", len(exprs), len(cols))
-		}
+	rows := make([]types.Row, 0, len(vals)+1)
+	rows = append(rows, types.Row{types.StringValue(o.Name), types.IntValue(int64(t.part))})
+	for _, vs := range vals {
 		row := make(types.Row, len(o.Schema))
-		for j, ex := range exprs {
-			s, err := planner.BindScalar(ex, noColumns{})
-			if err != nil {
-				return nil, err
-			}
-			v, err := exec.EvalConst(s)
-			if err != nil {
-				return nil, err
-			}
-			col := o.Schema[cols[j]]
-			if row[cols[j]], err = coerce(v, col); err != nil {
+		for j, v := range vs {
+			col := o.Schema[t.cols[j]]
+			var err error
+			if row[t.cols[j]], err = coerce(v, col); err != nil {
 				return nil, err
 			}
 		}
@@ -91,8 +170,8 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 		}
 		rows = append(rows, row)
 	}
-	if table != nil {
-		if err := e.insertTable(table, rows[1:]); err != nil {
+	if t.table != nil {
+		if err := e.insertTable(t.table, rows[1:]); err != nil {
 			return nil, err
 		}
 		return &Result{Tag: "INSERT 0 " + strconv.Itoa(len(rows)-1)}, nil

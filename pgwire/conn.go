@@ -268,6 +268,13 @@ func (s *session) simpleQuery(q string) {
 	}
 	for _, p := range pieces {
 		st := s.prepare(context.Background(), p.text, nil, false)
+		if st.kind == kindCopy {
+			if err := s.copy(st.sql); err != nil {
+				s.sendError(err, q, p.off)
+				return
+			}
+			continue
+		}
 		res, err := s.runStmt(st, nil, nil)
 		if err != nil {
 			s.sendError(err, q, p.off)

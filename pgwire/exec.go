@@ -26,6 +26,7 @@ const (
 	kindFetch                       // FETCH n FROM c
 	kindCloseCursor                 // CLOSE c
 	kindEmpty                       // only blanks and comments
+	kindCopy                        // COPY ... FROM STDIN / TO STDOUT (copy.go)
 )
 
 // prepared is a statement: from Parse, or one statement of a simple
@@ -65,6 +66,8 @@ func classify(sql string) stmtKind {
 		return kindSession
 	case "subscribe":
 		return kindSubscribe
+	case "copy":
+		return kindCopy
 	case "declare":
 		return kindDeclare
 	case "fetch":
@@ -191,6 +194,8 @@ func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.V
 		return s.sessionStmt(ctx, sql)
 	case kindSubscribe:
 		return s.subscribe(ctx, st.sql)
+	case kindCopy:
+		return nil, errExtendedCopy
 	case kindDeclare:
 		return s.declare(st.sql)
 	case kindFetch:
@@ -282,6 +287,8 @@ func engineResult(r *engine.Result) *result {
 // matters; nil means no rows.
 func (s *session) describeStmt(ctx context.Context, st *prepared, params []types.Value, text []*string) ([]column, error) {
 	switch st.kind {
+	case kindCopy:
+		return nil, errExtendedCopy
 	case kindEmpty, kindDeclare, kindCloseCursor:
 		return nil, nil
 	case kindSession:
@@ -320,6 +327,9 @@ func (s *session) describeStmt(ctx context.Context, st *prepared, params []types
 	}
 	sch, err := s.srv.cfg.Engine.Describe(ctx, sql)
 	if err != nil {
+		if cols, ok := s.copyTargetColumns(ctx, sql); ok {
+			return cols, nil
+		}
 		return nil, located(err, st.sql, back)
 	}
 	if sch == nil {

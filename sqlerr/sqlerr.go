@@ -18,6 +18,8 @@ const (
 	UndefinedFunction = "42883"
 	GroupingError     = "42803"
 	InvalidParameter  = "22023"
+	InvalidTextRepr   = "22P02" // a value that does not parse as its type
+	BadCopyFormat     = "22P04"
 	InvalidDatetime   = "22007"
 	DivisionByZero    = "22012"
 	DataException     = "22000"
