@@ -10,9 +10,16 @@ import (
 // its watermark back until p1 has been idle for idle_timeout; then the
 // window closes on p0's watermark alone.
 func TestIdlePartitionStopsHoldingTheWatermark(t *testing.T) {
+	// The option's forms: SQL interval text, a Go duration, milliseconds.
+	for _, idle := range []string{"5 seconds", "5s", "5000"} {
+		t.Run(idle, func(t *testing.T) { idlePartition(t, idle) })
+	}
+}
+
+func idlePartition(t *testing.T, idle string) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	_, exec := openClocked(t, &now)
-	exec(`CREATE SOURCE s (k BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts) WITH (partitions = 2, idle_timeout = '5 seconds')`)
+	exec(`CREATE SOURCE s (k BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts) WITH (partitions = 2, idle_timeout = '` + idle + `')`)
 	exec(`CREATE MATERIALIZED VIEW m AS SELECT window_start, count(*) AS n FROM TUMBLE(s, ts, INTERVAL '10' SECOND)
 		GROUP BY window_start LATE DATA DROP EMIT ON WINDOW CLOSE`)
 	exec(`INSERT INTO s PARTITION (p0) VALUES (1, '2024-01-01 00:00:01'), (1, '2024-01-01 00:00:20')`)

@@ -125,11 +125,13 @@ func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
 	}
 	idle := int64(0)
 	if s := o.Options["idle_timeout"]; s != "" {
-		d, err := types.ParseInterval(s)
-		if err != nil {
-			return nil, sqlerr.New(sqlerr.InvalidParameter, "idle_timeout: %v", err)
+		// The forms the option spec validates: Go durations ('30s'),
+		// milliseconds ('500') and SQL interval text ('30 seconds').
+		d, err := connectors.ParseDuration(s)
+		if err != nil || d < 0 {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "idle_timeout %q: want a duration such as '30s' or '30 seconds'", s)
 		}
-		idle = d
+		idle = d.Microseconds()
 	}
 	r.gen = lateness.NewGenerator(r.parts, o.Delay, idle, e.now())
 	return r, nil
