@@ -2,16 +2,43 @@ package main
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"github.com/streamsql/streamsql/sqllogic"
+	"github.com/streamsql/streamsql/types"
 )
 
 func (d *sltDB) Exec(ctx context.Context, sql string) (*sqllogic.Result, error) {
 	r, err := d.e.Exec(ctx, sql)
-	if err != nil || r == nil || r.Schema == nil {
+	if err != nil || r == nil {
 		return nil, err
 	}
+	if r.Schema == nil {
+		if n, ok := rowsAffected(r.Tag); ok {
+			return &sqllogic.Result{
+				Schema: types.Schema{{Name: sqllogic.RowsAffectedColumn, Type: types.Int}},
+				Rows:   []types.Row{{types.IntValue(n)}},
+			}, nil
+		}
+		return nil, nil
+	}
 	return &sqllogic.Result{Schema: r.Schema, Rows: r.Rows}, nil
+}
+
+// rowsAffected reads the row count of an INSERT, UPDATE, DELETE or COPY
+// command tag ("INSERT 0 2"), for `statement count N`.
+func rowsAffected(tag string) (int64, bool) {
+	f := strings.Fields(tag)
+	if len(f) < 2 {
+		return 0, false
+	}
+	switch f[0] {
+	case "INSERT", "UPDATE", "DELETE", "COPY":
+		n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+		return n, err == nil
+	}
+	return 0, false
 }
 
 func (d *sltDB) Close() error      { return d.e.Close() }
