@@ -297,6 +297,7 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 		return nil, errors.New("engine is closed")
 	}
 	var res *Result
+	var notices []string
 	for _, s := range stmts {
 		if err := ctx.Err(); err != nil {
 			return nil, &sqlerr.Error{Code: sqlerr.QueryCanceled, Msg: "canceling statement", Err: err}
@@ -305,6 +306,12 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if res != nil {
+			notices = append(notices, res.Notice...)
+		}
+	}
+	if res != nil {
+		res.Notice = notices // every statement's, not only the last one's
 	}
 	return res, nil
 }

@@ -111,8 +111,13 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 		_ = e.Close()
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	if res != nil && res.Schema != nil {
-		printRows(res)
+	if res != nil {
+		for _, n := range res.Notice {
+			fmt.Fprintf(os.Stderr, "NOTICE: %s\n", n)
+		}
+		if res.Schema != nil {
+			printRows(res)
+		}
 	}
 	start := time.Now()
 	var events int64
