@@ -140,7 +140,8 @@ func (e *Engine) connectorNames() string {
 }
 
 func (e *Engine) settingsForPlan() planner.Settings {
-	return planner.Settings{Strict: e.strict(), Parallelism: e.parallelism(), CheckpointInterval: e.settings["checkpoint_interval"]}
+	ci, _ := e.setting("checkpoint_interval")
+	return planner.Settings{Strict: e.strict(), Parallelism: e.parallelism(), CheckpointInterval: ci}
 }
 
 func (e *Engine) createView(st *parser.CreateViewStmt) (*Result, error) {
@@ -311,7 +312,7 @@ func (e *Engine) show(st *parser.ShowStmt) (*Result, error) {
 		return e.metrics(), nil
 	}
 	if st.Kind == 0 {
-		v, ok := e.settings[strings.ToLower(st.Setting)]
+		v, ok := e.setting(strings.ToLower(st.Setting))
 		if !ok {
 			return nil, sqlerr.New(sqlerr.InvalidParameter, "unrecognized configuration parameter %q", st.Setting)
 		}

@@ -71,6 +71,9 @@ type Engine struct {
 	// poll) while queries run. It is taken before mu, by Step and by
 	// statements that read, open or close sources (see needsReadLock).
 	readMu   lock
+	// sess is the settings of the session whose statement runs (nil for
+	// scripts); set by Exec under mu, see WithSession.
+	sess     map[string]string
 	stepping bool // Step holds readMu and releases mu around Read
 	opts     Options
 	store    *state.Store
@@ -105,9 +108,13 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
-		"state_cache_size": "1000000",
+		"state_cache_size": "1000000", "flush_limit_rows": "40000000",
 	}}
 	for k, v := range opts.Settings {
+		if err := checkSetting(strings.ToLower(k), v); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
 		e.settings[strings.ToLower(k)] = v
 	}
 	if err := e.recover(); err != nil {
@@ -252,7 +259,8 @@ func (x excl) Get(name string) (*catalog.Object, bool) {
 }
 
 func (e *Engine) parallelism() int {
-	n, err := strconv.Atoi(e.settings["parallelism"])
+	v, _ := e.setting("parallelism")
+	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
 		return 1
 	}
@@ -270,8 +278,9 @@ func (e *Engine) stateBudget() int {
 }
 
 func (e *Engine) strict() bool {
-	v := strings.ToLower(e.settings["strict"])
-	return v != "off" && v != "false" && v != "0"
+	v, _ := e.setting("strict")
+	on, ok := parseBool(v)
+	return on || !ok
 }
 
 func (e *Engine) now() int64 { return e.opts.Clock().UnixMicro() }
@@ -296,6 +305,8 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 	if e.closed {
 		return nil, errors.New("engine is closed")
 	}
+	e.sess = sessionOf(ctx)
+	defer func() { e.sess = nil }()
 	var res *Result
 	var notices []string
 	for _, s := range stmts {
@@ -346,8 +357,7 @@ func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
 	case *parser.FlushStmt:
 		return &Result{Tag: "FLUSH"}, e.flush(ctx)
 	case *parser.SetStmt:
-		e.settings[strings.ToLower(st.Name)] = st.Value
-		return &Result{Tag: "SET"}, nil
+		return &Result{Tag: "SET"}, e.set(st.Name, st.Value)
 	case *parser.ShowStmt:
 		return e.show(st)
 	case *parser.DescribeStmt:

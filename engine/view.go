@@ -596,7 +596,8 @@ const flushBatchRows = 4096
 // flush_limit_rows, default 40 M rows), so an unbounded source fails the
 // FLUSH instead of hanging it.
 func (e *Engine) flushLimitBatches() int {
-	n, err := strconv.Atoi(e.settings["flush_limit_rows"])
+	v, _ := e.setting("flush_limit_rows")
+	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 {
 		n = 40_000_000
 	}

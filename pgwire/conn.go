@@ -30,6 +30,9 @@ type session struct {
 	user, database string
 	params         map[string]string
 	tlsOn          bool
+	// engineSettings are this session's SET strict, parallelism, ... (the
+	// engine reads and writes them under its lock; engine.WithSession).
+	engineSettings map[string]string
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
@@ -45,7 +48,7 @@ type session struct {
 }
 
 func newSession(srv *Server, c net.Conn) *session {
-	s := &session{srv: srv, conn: c, params: map[string]string{}, stmts: map[string]*prepared{}, portals: map[string]*portal{}, cursors: map[string]*cursor{}}
+	s := &session{srv: srv, conn: c, params: map[string]string{}, engineSettings: map[string]string{}, stmts: map[string]*prepared{}, portals: map[string]*portal{}, cursors: map[string]*cursor{}}
 	for k, p := range sessionParams {
 		s.params[k] = p.def
 	}

@@ -126,7 +126,7 @@ func (s *session) prepare(ctx context.Context, sql string, oids []uint32, reused
 // statementContext returns the context a statement runs under: cancelled
 // by a CancelRequest, by statement_timeout, or by server shutdown.
 func (s *session) statementContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(s.srv.ctx)
+	ctx, cancel := context.WithCancel(engine.WithSession(s.srv.ctx, s.engineSettings))
 	if d := parseTimeout(s.params["statement_timeout"]); d > 0 {
 		var c2 context.CancelFunc
 		ctx, c2 = context.WithTimeout(ctx, d)

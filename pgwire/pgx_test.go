@@ -275,3 +275,27 @@ func TestCancelWhileWaitingForTheEngine(t *testing.T) {
 	}
 	mustExec(t, b, "RESET statement_timeout", "SELECT count(*) FROM cnt") // both sessions live on
 }
+
+// TestEngineSettingsArePerSession: SET strict in one connection leaves
+// another connection's strict as it was.
+func TestEngineSettingsArePerSession(t *testing.T) {
+	addr, _ := startServer(t) // the server's default: strict off
+	a := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	b := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, a, "SET strict = on")
+	var sa, sb string
+	if err := a.QueryRow(context.Background(), "SHOW strict").Scan(&sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.QueryRow(context.Background(), "SHOW strict").Scan(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if sa != "on" || sb != "off" {
+		t.Fatalf("after SET strict = on in a: a %q, b %q", sa, sb)
+	}
+	mustExec(t, b, "CREATE SOURCE s (k BIGINT)")
+	if _, err := a.Exec(context.Background(), "CREATE MATERIALIZED VIEW va AS SELECT k, count(*) AS n FROM s GROUP BY k"); err == nil {
+		t.Fatal("strict session a accepted an unbounded view")
+	}
+	mustExec(t, b, "CREATE MATERIALIZED VIEW vb AS SELECT k, count(*) AS n FROM s GROUP BY k")
+}

@@ -16,6 +16,7 @@ const (
 	DuplicateObject   = "42710"
 	DatatypeMismatch  = "42804"
 	UndefinedFunction = "42883"
+	UndefinedObject   = "42704"
 	GroupingError     = "42803"
 	InvalidParameter  = "22023"
 	InvalidTextRepr   = "22P02" // a value that does not parse as its type

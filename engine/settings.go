@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/sqlerr"
+)
+
+// The engine's SET parameters. strict, parallelism, checkpoint_interval
+// and flush_limit_rows shape the statements that follow, so they belong to
+// the session that sets them (see WithSession); state_cache_size sizes a
+// resource all views share, so SET changes it for the whole engine.
+var settingChecks = map[string]func(v string) bool{
+	"strict": func(v string) bool {
+		_, ok := parseBool(v)
+		return ok
+	},
+	"parallelism": func(v string) bool {
+		n, err := strconv.Atoi(v)
+		return err == nil && n >= 1 && n <= 1024
+	},
+	"checkpoint_interval": func(v string) bool {
+		d, err := connectors.ParseDuration(v)
+		return err == nil && d > 0
+	},
+	"state_cache_size": func(v string) bool {
+		n, err := strconv.Atoi(v)
+		return err == nil && n >= 0
+	},
+	"flush_limit_rows": func(v string) bool {
+		n, err := strconv.Atoi(v)
+		return err == nil && n > 0
+	},
+}
+
+// settingHints say what a valid value looks like.
+var settingHints = map[string]string{
+	"strict":              "on or off",
+	"parallelism":         "an integer from 1 to 1024",
+	"checkpoint_interval": "a duration such as '10s' or '10 seconds'",
+	"state_cache_size":    "a non-negative integer (0: no limit)",
+	"flush_limit_rows":    "a positive integer",
+}
+
+// engineWide are the settings SET changes for every session.
+var engineWide = map[string]bool{"state_cache_size": true}
+
+// parseBool reads on/off, true/false, yes/no, 1/0.
+func parseBool(v string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1", "t", "y":
+		return true, true
+	case "off", "false", "no", "0", "f", "n":
+		return false, true
+	}
+	return false, false
+}
+
+// checkSetting validates SET name = value.
+func checkSetting(name, value string) error {
+	check, ok := settingChecks[name]
+	if !ok {
+		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size and flush_limit_rows)", name)
+	}
+	if !check(value) {
+		return sqlerr.New(sqlerr.InvalidParameter, "invalid value for parameter %q: %q (want %s)", name, value, settingHints[name])
+	}
+	return nil
+}
+
+type sessionKey struct{}
+
+// WithSession returns ctx carrying one client session's settings (the wire
+// server keeps one map per connection): SET under it changes the map
+// instead of the engine's defaults, and statements run under it read the
+// map first. The engine reads and writes the map only while it runs that
+// session's statement.
+func WithSession(ctx context.Context, settings map[string]string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, settings)
+}
+
+func sessionOf(ctx context.Context) map[string]string {
+	m, _ := ctx.Value(sessionKey{}).(map[string]string)
+	return m
+}
+
+// setting is the value a statement sees: its session's, else the
+// engine's. e.mu is held.
+func (e *Engine) setting(name string) (string, bool) {
+	if v, ok := e.sess[name]; ok && !engineWide[name] {
+		return v, true
+	}
+	v, ok := e.settings[name]
+	return v, ok
+}
+
+// set runs SET name = value for the running statement's session, or for
+// the engine when there is none (a script, the engine-wide settings).
+func (e *Engine) set(name, value string) error {
+	name = strings.ToLower(name)
+	if err := checkSetting(name, value); err != nil {
+		return err
+	}
+	if e.sess != nil && !engineWide[name] {
+		e.sess[name] = value
+		return nil
+	}
+	e.settings[name] = value
+	return nil
+}
