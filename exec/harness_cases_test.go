@@ -261,8 +261,8 @@ func TestHarnessIntervalJoin(t *testing.T) {
 }
 
 // TestHarnessWindowJoin joins two windowed inputs (k, window_start,
-// window_end, x) on k and window_start; a row is purged once the other
-// input's watermark passes its window end.
+// window_end, x) on k and window_start; a window's matches are emitted,
+// and its rows dropped, once both inputs' watermarks reach its end.
 func TestHarnessWindowJoin(t *testing.T) {
 	schema := types.Schema{{Name: "k", Type: types.String}, {Name: "window_start", Type: types.Timestamp}, {Name: "window_end", Type: types.Timestamp}, {Name: "x", Type: types.Int}}
 	node := &planner.Join{
@@ -280,11 +280,12 @@ func TestHarnessWindowJoin(t *testing.T) {
 		build: joinBuild(node),
 		events: []event{
 			w(0, "a", 0, 1), w(1, "a", 0, 2), w(0, "b", 0, 3), w(1, "b", 10, 4),
-			wmAt(0, 10), wmAt(1, 10),
-			w(1, "b", 0, 5), // window [0,10) is still held on the left
-			wmAt(0, 20), wmAt(1, 20),
+			wmAt(0, 10),
+			w(1, "b", 0, 5), // the right watermark is below 10: [0,10) is open
+			wmAt(1, 10), // [0,10) closes: a 1-2 and b 3-5
 			w(0, "b", 10, 6),
-			w(0, "a", 0, 7), // right [0,10) is gone: late
+			wmAt(0, 20), wmAt(1, 20), // [10,20) closes: b 6-4
+			w(0, "a", 0, 7), // [0,10) closed: late
 			wmAt(0, 30), wmAt(1, 30),
 		},
 		want: []string{

@@ -11,14 +11,21 @@ import (
 
 // Join is the streaming inner equi-join of two append-only inputs, for
 // interval joins (right.time - left.time within [lower, upper]) and window
-// joins (equal window starts). Every arriving row probes the other side's
-// state and is stored if rows still to come on the other side can match
-// it.
+// joins (equal window starts).
 //
-// State: the rows of both sides by key. A left row is dropped once the
-// right watermark passes its time + upper (window joins: window end), a
-// right row once the left watermark passes its time - lower, so state is
-// bounded by the interval (or window size) plus the inputs' lag.
+// An interval join emits as rows arrive: every row probes the other
+// side's state and is stored if rows still to come on the other side can
+// match it. A window join emits once both inputs' watermarks pass a
+// window's end (dialect.md): rows are only stored on arrival, and when
+// the lower watermark passes a window's end the window's rows of each key
+// are joined, emitted and dropped (closeKey). A row whose window has
+// already closed is late (join_expired).
+//
+// State: the rows of both sides by key. An interval join drops a left row
+// once the right watermark passes its time + upper, a right row once the
+// left watermark passes its time - lower; a window join drops a window's
+// rows when it emits them. State is bounded by the interval (or window
+// size) plus the inputs' lag.
 type Join struct {
 	id       string
 	n        *planner.Join
@@ -135,6 +142,12 @@ func (j *Join) Process(port int, b *Batch) error {
 		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {
 			t = r[tc].I
 		}
+		if j.n.Kind == planner.WindowJoin {
+			if err := j.storeWindowRow(port, string(kb), r, t); err != nil {
+				return err
+			}
+			continue
+		}
 		matched := false
 		partner, err := j.key(other, string(kb), false)
 		if err != nil {
@@ -182,6 +195,90 @@ func (j *Join) Process(port int, b *Batch) error {
 	return j.evict()
 }
 
+// storeWindowRow keeps a window join's row until its window closes, or
+// counts it late when the window already has (both watermarks passed its
+// end: its partners were emitted and dropped).
+func (j *Join) storeWindowRow(side int, k string, r types.Row, t int64) error {
+	if end := j.expiry(side, t); end <= min(j.wm[0], j.wm[1]) {
+		j.late.Add(lateness.Drop, "join_expired", 1)
+		return nil
+	}
+	jk, err := j.key(side, k, true)
+	if err != nil {
+		return err
+	}
+	jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
+	heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, t), key: k})
+	j.markDirty(side, k, jk)
+	return nil
+}
+
+// closeWindows emits and drops, for every key, the window join's rows of
+// windows that end at or before wm (the lower of the inputs' watermarks).
+func (j *Join) closeWindows(wm int64) error {
+	out := &Batch{}
+	for side := 0; side < 2; side++ {
+		h := &j.expiries[side]
+		for h.Len() > 0 && (*h)[0].at <= wm {
+			if err := j.closeKey(heap.Pop(h).(expiryItem).key, wm, out); err != nil {
+				return err
+			}
+		}
+	}
+	if len(out.Rows) == 0 {
+		return nil
+	}
+	return j.out.Emit(out)
+}
+
+// closeKey joins key k's rows of the windows ending at or before wm, left
+// rows with right rows of the same window in arrival order, appends the
+// matches to out and drops those rows from both sides. A key visited
+// again (it had rows on both sides) finds nothing left to close.
+func (j *Join) closeKey(k string, wm int64, out *Batch) error {
+	var closed [2][]joinRow
+	for side := 0; side < 2; side++ {
+		jk, err := j.key(side, k, false)
+		if err != nil {
+			return err
+		}
+		if jk == nil {
+			continue
+		}
+		kept := jk.rows[:0]
+		for _, r := range jk.rows {
+			if j.expiry(side, r.time) <= wm {
+				closed[side] = append(closed[side], r)
+			} else {
+				kept = append(kept, r)
+			}
+		}
+		if len(closed[side]) == 0 {
+			continue
+		}
+		jk.rows = kept
+		if len(kept) == 0 {
+			j.remove(side, k, jk)
+		} else {
+			j.markDirty(side, k, jk)
+		}
+	}
+	for _, l := range closed[0] {
+		for _, r := range closed[1] {
+			if l.time != r.time {
+				continue
+			}
+			row := make(types.Row, 0, len(l.row)+len(r.row))
+			row = append(append(row, l.row...), r.row...)
+			if j.residual != nil && !j.residual(row) {
+				continue
+			}
+			out.Rows = append(out.Rows, row)
+		}
+	}
+	return nil
+}
+
 func (j *Join) stateKey(side int, k string) string { return string(rune('0'+side)) + k }
 
 // Watermark implements Operator: purge the other side's rows that can no
@@ -193,7 +290,13 @@ func (j *Join) Watermark(port int, wm int64) error {
 	old := min(j.wm[0], j.wm[1])
 	j.wm[port] = wm
 	other := 1 - port
-	if j.n.Kind != planner.Unbounded {
+	if m := min(j.wm[0], j.wm[1]); j.n.Kind == planner.WindowJoin && m > old {
+		if err := j.closeWindows(m); err != nil {
+			return err
+		}
+		return j.out.EmitWatermark(m)
+	}
+	if j.n.Kind != planner.Unbounded && j.n.Kind != planner.WindowJoin {
 		h := &j.expiries[other]
 		for h.Len() > 0 && (*h)[0].at < wm {
 			if err := j.purgeKey(other, heap.Pop(h).(expiryItem).key, wm); err != nil {
