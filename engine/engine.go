@@ -70,7 +70,7 @@ type Engine struct {
 	// released (a source may wait in Read: a throttled datagen, a Kafka
 	// poll) while queries run. It is taken before mu, by Step and by
 	// statements that read, open or close sources (see needsReadLock).
-	readMu   lock
+	readMu lock
 	// sess is the settings of the session whose statement runs (nil for
 	// scripts); set by Exec under mu, see WithSession.
 	sess     map[string]string

@@ -282,7 +282,7 @@ func TestHarnessWindowJoin(t *testing.T) {
 			w(0, "a", 0, 1), w(1, "a", 0, 2), w(0, "b", 0, 3), w(1, "b", 10, 4),
 			wmAt(0, 10),
 			w(1, "b", 0, 5), // the right watermark is below 10: [0,10) is open
-			wmAt(1, 10), // [0,10) closes: a 1-2 and b 3-5
+			wmAt(1, 10),     // [0,10) closes: a 1-2 and b 3-5
 			w(0, "b", 10, 6),
 			wmAt(0, 20), wmAt(1, 20), // [10,20) closes: b 6-4
 			w(0, "a", 0, 7), // [0,10) closed: late
