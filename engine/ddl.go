@@ -390,7 +390,7 @@ func (e *Engine) Explain() (text string, gaps []string) {
 			if d, ok := s.sink.(connectors.Delivery); ok {
 				delivery = d.Delivery()
 			}
-			sinks = append(sinks, fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, keyNames(v.plan)))
+			sinks = append(sinks, fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, s.key))
 		}
 		if len(sinks) == 0 {
 			gaps = append(gaps, fmt.Sprintf("view %s: no sink delivers its results (it is only queryable)", o.Name))

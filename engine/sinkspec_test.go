@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/connectors"
@@ -55,3 +56,33 @@ func (nopSink) Write(context.Context, []connectors.Change) error  { return nil }
 func (nopSink) PreCommit(context.Context, uint64) ([]byte, error) { return nil, nil }
 func (nopSink) Commit(context.Context, uint64) error              { return nil }
 func (nopSink) Close() error                                      { return nil }
+
+// TestContractNamesTheSinkKey: the contract shows the key a sink writes
+// by: its primary_key option when given, else the view's key.
+func TestContractNamesTheSinkKey(t *testing.T) {
+	reg := connectors.NewRegistry()
+	reg.AddSink(connectors.SinkFactory{Name: "keyed", Options: []connectors.OptionSpec{{Name: "primary_key", Type: "string"}},
+		New: func(connectors.SinkSpec) (connectors.Sink, error) { return nopSink{}, nil }})
+	e, err := Open(Options{StateDir: t.TempDir(), Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	for _, q := range []string{
+		`CREATE SOURCE s (a BIGINT, b BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts)`,
+		`CREATE MATERIALIZED VIEW m AS SELECT a, window_start, count(*) AS n FROM TUMBLE(s, ts, INTERVAL '10' SECOND)
+			GROUP BY a, window_start LATE DATA DROP EMIT ON WINDOW CLOSE`,
+		`CREATE SINK by_view FROM m WITH (connector = 'keyed')`,
+		`CREATE SINK by_option FROM m WITH (connector = 'keyed', primary_key = 'window_start, a')`,
+	} {
+		if _, err := e.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	text, _ := e.Explain()
+	for _, want := range []string{"sink by_view: keyed, at-least-once, key [a, window_start]", "sink by_option: keyed, at-least-once, key [window_start, a]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the contract lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -38,6 +38,16 @@ type viewRT struct {
 type sinkRT struct {
 	name, conn string
 	sink       connectors.Sink
+	key        string // the columns the sink writes by, for the contract
+}
+
+// sinkKey is what sink o writes by: its primary_key option (the postgres
+// sink's ON CONFLICT target) when set, else the view's key.
+func sinkKey(o *catalog.Object, vp *planner.ViewPlan) string {
+	if pk := strings.TrimSpace(o.Options["primary_key"]); pk != "" {
+		return pk
+	}
+	return keyNames(vp)
 }
 
 // reader feeds one source into every scan of it in one view and tracks
@@ -196,7 +206,7 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 		}
 	}
 	if e.opts.PlanOnly {
-		v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options)})
+		v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: sinkKey(o, v.plan)})
 		return nil
 	}
 	spec := connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options,
@@ -205,7 +215,7 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	if err != nil {
 		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}
-	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s}
+	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s, key: sinkKey(o, v.plan)}
 	if err := e.recoverStaged(rt); err != nil {
 		_ = s.Close()
 		return err
