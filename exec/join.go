@@ -25,7 +25,10 @@ import (
 // once the right watermark passes its time + upper, a right row once the
 // left watermark passes its time - lower; a window join drops a window's
 // rows when it emits them. State is bounded by the interval (or window
-// size) plus the inputs' lag.
+// size) plus the inputs' lag. An otherwise unbounded join with STATE TTL
+// drops a stored row once the other input's watermark passes its time +
+// TTL (event time), or TTL after it was stored (the wall clock, from Tick,
+// when an input has no watermark): it keeps matching what it still holds.
 type Join struct {
 	id       string
 	n        *planner.Join
@@ -35,6 +38,7 @@ type Join struct {
 	keep     func(side int, key types.Row) bool
 
 	wm    [2]int64
+	now   int64 // the last Tick's wall clock, for wall-clock STATE TTL
 	sides [2]map[string]*joinKey
 	// expiries orders each side's keys by when their rows expire, so a
 	// watermark visits only the keys it purges.
@@ -79,12 +83,15 @@ type JoinConfig struct {
 	// their rows in memory (0: no limit).
 	Store  *state.Store
 	Budget int
+	// Now is the wall clock at start, until the first Tick (wall-clock
+	// STATE TTL stamps rows with it).
+	Now int64
 }
 
 // NewJoin returns the operator for n.
 func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
-		wm: [2]int64{types.MinTime, types.MinTime}}
+		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now}
 	j.sides[0], j.sides[1] = map[string]*joinKey{}, map[string]*joinKey{}
 	j.spill = newSpillArea(c.Store, c.ID)
 	if c.Store != nil && c.Budget > 0 {
@@ -114,6 +121,8 @@ func (j *Join) expiry(side int, t int64) int64 {
 	switch {
 	case j.n.Kind == planner.WindowJoin:
 		return t + j.n.WindowSize
+	case j.n.Kind == planner.Unbounded:
+		return t + j.n.TTL // only called with a TTL
 	case side == 0:
 		return t + j.n.Upper
 	}
@@ -141,6 +150,8 @@ func (j *Join) Process(port int, b *Batch) error {
 		var t int64
 		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {
 			t = r[tc].I
+		} else if j.wallTTL() {
+			t = j.now // when the row was stored
 		}
 		if j.n.Kind == planner.WindowJoin {
 			if err := j.storeWindowRow(port, string(kb), r, t); err != nil {
@@ -174,7 +185,7 @@ func (j *Join) Process(port int, b *Batch) error {
 			matched = true
 			out.Rows = append(out.Rows, row)
 		}
-		if j.expiry(port, t) >= j.wm[other] || j.n.Kind == planner.Unbounded {
+		if !j.expires() || j.expiry(port, t) >= j.wm[other] {
 			k := string(kb)
 			jk, err := j.key(port, k, true)
 			if err != nil {
@@ -183,7 +194,9 @@ func (j *Join) Process(port int, b *Batch) error {
 			// A copy: the row may sit in a batch-sized slab that it would
 			// otherwise keep alive for as long as it is held.
 			jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
-			heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
+			if j.expires() {
+				heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
+			}
 			j.markDirty(port, k, jk)
 		} else if !matched {
 			j.late.Add(lateness.Drop, "join_expired", 1)
@@ -296,7 +309,7 @@ func (j *Join) Watermark(port int, wm int64) error {
 		}
 		return j.out.EmitWatermark(m)
 	}
-	if j.n.Kind != planner.Unbounded && j.n.Kind != planner.WindowJoin {
+	if j.expires() && !j.wallTTL() && j.n.Kind != planner.WindowJoin {
 		h := &j.expiries[other]
 		for h.Len() > 0 && (*h)[0].at < wm {
 			if err := j.purgeKey(other, heap.Pop(h).(expiryItem).key, wm); err != nil {
@@ -375,8 +388,32 @@ func (h *expiryHeap) Pop() any {
 	return it
 }
 
-// Tick implements Operator.
-func (j *Join) Tick(int64) error { return nil }
+// expires reports whether stored rows ever expire: every join but an
+// unbounded one without STATE TTL.
+func (j *Join) expires() bool { return j.n.Kind != planner.Unbounded || j.n.TTL > 0 }
+
+// wallTTL reports whether the join's STATE TTL runs on the wall clock (an
+// input has no watermark column).
+func (j *Join) wallTTL() bool {
+	return j.n.Kind == planner.Unbounded && j.n.TTL > 0 && (j.n.LeftTime < 0 || j.n.RightTime < 0)
+}
+
+// Tick implements Operator: wall-clock STATE TTL expiry.
+func (j *Join) Tick(now int64) error {
+	j.now = now
+	if !j.wallTTL() {
+		return nil
+	}
+	for side := 0; side < 2; side++ {
+		h := &j.expiries[side]
+		for h.Len() > 0 && (*h)[0].at < now {
+			if err := j.purgeKey(side, heap.Pop(h).(expiryItem).key, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
 // Checkpoint implements Stateful: deletes for removed keys a checkpoint
 // wrote, then the rows of every key changed since.
@@ -435,7 +472,9 @@ func (j *Join) Restore(s *state.Store) error {
 				j.sides[side][sk[1:]] = jk
 			}
 			jk.rows = append(jk.rows, jr)
-			heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, jr.time), key: sk[1:]})
+			if j.expires() {
+				heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, jr.time), key: sk[1:]})
+			}
 		}
 		return nil
 	})

@@ -195,7 +195,7 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 				k = func(_ int, key types.Row) bool { return keep(key) }
 			}
 			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k,
-				Store: b.env.Store, Budget: b.env.StateBudget})
+				Store: b.env.Store, Budget: b.env.StateBudget, Now: b.env.Now})
 		})
 		if cerr != nil {
 			return cerr

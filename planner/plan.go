@@ -178,6 +178,11 @@ type Join struct {
 	Lower, Upper        int64
 	WindowSize          int64 // window joins: the windows' size
 	Residual            Scalar
+	// TTL bounds an otherwise unbounded join (STATE TTL): a stored row is
+	// dropped once the other input's watermark passes its time + TTL
+	// (LeftTime/RightTime are then the inputs' watermark columns), or TTL
+	// after it was stored on the wall clock when an input has none.
+	TTL int64
 }
 
 // Materialize is the root of a view: it keeps the view's contents (a
@@ -377,6 +382,9 @@ func (n *Join) String() string {
 	}
 	if n.Residual != nil {
 		s += " residual=" + n.Residual.String()
+	}
+	if n.TTL > 0 {
+		s += " ttl=" + types.FormatInterval(n.TTL)
 	}
 	return s
 }

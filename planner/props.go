@@ -60,6 +60,9 @@ func PropsOf(n Node) Props {
 		case WindowJoin:
 			bound = "window size " + types.FormatInterval(x.WindowSize)
 		}
+		if x.TTL > 0 {
+			bound = "STATE TTL " + types.FormatInterval(x.TTL) + ttlClock(x)
+		}
 		return Props{AppendOnly: l.AppendOnly && r.AppendOnly, TimeCol: x.LeftTime, StateBound: bound}
 	case *Materialize, *Sort, *Limit:
 		p := PropsOf(n.Children()[0])
@@ -110,4 +113,12 @@ func checkAppendOnlyInputs(n Node) error {
 		return x, false
 	})
 	return err
+}
+
+// ttlClock says which clock a join's STATE TTL runs on.
+func ttlClock(j *Join) string {
+	if j.LeftTime >= 0 && j.RightTime >= 0 {
+		return " (event time)"
+	}
+	return " (wall clock)"
 }

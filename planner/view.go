@@ -157,6 +157,17 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				ca.TTL = *sc.StateTTL
 			}
 			return &ca
+		case *Join:
+			cj := *w
+			cj.Left, cj.Right = walk(w.Left, false), walk(w.Right, false)
+			if sc.StateTTL != nil && cj.Kind == Unbounded {
+				cj.TTL = *sc.StateTTL
+				// Event time when both inputs carry a watermark.
+				if lt, rt := TimeColumn(cj.Left), TimeColumn(cj.Right); lt >= 0 && rt >= 0 {
+					cj.LeftTime, cj.RightTime = lt, rt
+				}
+			}
+			return &cj
 		case *Project, *Filter:
 			return x.WithChildren(walk(x.Children()[0], top))
 		}
@@ -217,9 +228,9 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 				fix = "group by a window (TUMBLE/HOP/SESSION) or add STATE TTL <interval>"
 			}
 		case *Join:
-			if a.Kind == Unbounded {
+			if a.Kind == Unbounded && a.TTL == 0 {
 				msg = "unbounded state: " + a.String() + " keeps every row of both inputs forever"
-				fix = "bound the join with a time interval (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...) or join windows on window_start"
+				fix = "bound the join with a time interval (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
 			}
 		}
 		if msg == "" {
@@ -411,6 +422,9 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 				b = fmt.Sprintf("interval [%s, %s]", signed(n.Lower), signed(n.Upper))
 			case WindowJoin:
 				b = "window size " + types.FormatInterval(n.WindowSize)
+			}
+			if n.TTL > 0 {
+				b = "STATE TTL " + types.FormatInterval(n.TTL) + ttlClock(n)
 			}
 			out = append(out, fmt.Sprintf("state: Join(%s) key=[%s | %s] bound=%s", n.Kind, colList(n.LeftKeys), colList(n.RightKeys), b))
 		}
