@@ -363,8 +363,13 @@ func (e *Engine) explain(st *parser.ExplainStmt) (*Result, error) {
 		}
 		opt, rules := planner.Optimize(n)
 		text = "logical plan:\n" + planner.Format(n) + "rules applied: " + strings.Join(rules, ", ") + "\nplan:\n" + planner.Format(opt)
+	case *parser.CreateSinkStmt:
+		var err error
+		if text, err = e.explainSink(in); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "EXPLAIN supports CREATE MATERIALIZED VIEW and SELECT")
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "EXPLAIN supports CREATE MATERIALIZED VIEW, CREATE SINK and SELECT")
 	}
 	res := &Result{Schema: types.Schema{{Name: "QUERY PLAN", Type: types.String}}}
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
@@ -445,6 +450,38 @@ func querySinkView(st *parser.CreateSinkStmt) *parser.CreateViewStmt {
 // createQuerySink plans CREATE SINK name AS query WITH (...): the query
 // runs as a pipeline whose changes go to the sink only (no view store, so
 // a pass-through keeps no state).
+// explainSink is EXPLAIN CREATE SINK: the plan and contract of the view
+// it reads (FROM) or of its own query (AS), with the sink's line as CREATE
+// SINK would add it. The options are validated; nothing is connected.
+func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
+	opts := optionMap(st.Options)
+	f, ok := e.opts.Registry.Sinks[opts["connector"]]
+	if !ok {
+		return "", sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", opts["connector"])
+	}
+	if len(f.Options) > 0 {
+		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, opts); err != nil {
+			return "", &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", st.Name, err)}
+		}
+	}
+	var vp *planner.ViewPlan
+	if st.Query != nil {
+		var err error
+		if vp, err = planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan()); err != nil {
+			return "", err
+		}
+	} else {
+		v := e.views[strings.ToLower(st.From)]
+		if o, ok := e.cat.Get(st.From); !ok || o.Kind != catalog.View || v == nil {
+			return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From)
+		}
+		vp = v.plan
+	}
+	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, Options: opts}
+	line := fmt.Sprintf("sink %s: %s, %s, key [%s]", st.Name, opts["connector"], newPlannedSink(f, opts).Delivery(), sinkKey(o, vp))
+	return vp.Explain(e.settingsForPlan(), []string{line}), nil
+}
+
 func (e *Engine) createQuerySink(st *parser.CreateSinkStmt) (*Result, error) {
 	vp, err := planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan())
 	if err != nil {
