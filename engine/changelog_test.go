@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -72,4 +74,67 @@ func TestParallelLateUpdateChangelog(t *testing.T) {
 	if !saw {
 		t.Fatalf("the final row never reached the sink: %q", rec.changes)
 	}
+}
+
+// TestSinkFromSideTable: a sink FROM a view's LATE DATA side table gets
+// the late rows (with their reason), a sink FROM the view only the view's
+// changes; the view cannot be dropped while the side sink reads it, and
+// the sink is attached again after a restart.
+func TestSinkFromSideTable(t *testing.T) {
+	sinks := map[string]*recordSink{}
+	reg := connectors.NewRegistry()
+	reg.AddSink(connectors.SinkFactory{Name: "record", New: func(spec connectors.SinkSpec) (connectors.Sink, error) {
+		if !spec.AppendOnly && spec.Name == "late_out" {
+			t.Errorf("the side table's sink is not told it only gets inserts")
+		}
+		if sinks[spec.Name] == nil {
+			sinks[spec.Name] = &recordSink{}
+		}
+		return sinks[spec.Name], nil
+	}})
+	dir := t.TempDir()
+	open := func() (*Engine, func(string) error) {
+		e, err := Open(Options{StateDir: dir, Registry: reg, Settings: map[string]string{"parallelism": "2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, func(q string) error { _, err := e.Exec(context.Background(), q); return err }
+	}
+	e, exec := open()
+	for _, q := range []string{
+		`CREATE SOURCE s (k BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts)`,
+		`CREATE MATERIALIZED VIEW m AS SELECT k, window_start, count(*) AS n FROM TUMBLE(s, ts, INTERVAL '10' SECOND)
+			GROUP BY k, window_start LATE DATA SIDE OUTPUT late_rows EMIT ON WINDOW CLOSE`,
+		`CREATE SINK late_out FROM late_rows WITH (connector = 'record')`,
+		`CREATE SINK view_out FROM m WITH (connector = 'record')`,
+		`INSERT INTO s VALUES (1, '2024-01-01 00:00:01'), (2, '2024-01-01 00:00:12'), (3, '2024-01-01 00:00:05')`,
+		`FLUSH`,
+	} {
+		if err := exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	check := func(name string, want ...string) {
+		t.Helper()
+		s := sinks[name]
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if fmt.Sprint(s.changes) != fmt.Sprint(want) {
+			t.Fatalf("sink %s got %q, want %q", name, s.changes, want)
+		}
+	}
+	check("late_out", "upsert 3 2024-01-01 00:00:05 expired 2024-01-01 00:00:12")
+	check("view_out", "upsert 1 2024-01-01 00:00:00 1")
+	if err := exec(`DROP MATERIALIZED VIEW m`); err == nil || !strings.Contains(err.Error(), "late_out") {
+		t.Fatalf("dropping the view under its side table's sink: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, exec = open()
+	defer e.Close()
+	if err := exec(`INSERT INTO s VALUES (4, '2024-01-01 00:00:06'); FLUSH`); err != nil {
+		t.Fatal(err)
+	}
+	check("late_out", "upsert 3 2024-01-01 00:00:05 expired 2024-01-01 00:00:12", "upsert 4 2024-01-01 00:00:06 expired 2024-01-01 00:00:12")
 }

@@ -196,8 +196,9 @@ func (e *Engine) createSink(st *parser.CreateSinkStmt) (*Result, error) {
 		return e.createQuerySink(st)
 	}
 	v, ok := e.cat.Get(st.From)
-	if !ok || v.Kind != catalog.View {
-		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From)
+	if !ok || (v.Kind != catalog.View && v.SideOf == "") {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From).
+			WithHint("a sink reads a materialized view or a view's LATE DATA side table")
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), From: v.Name, Options: optionMap(st.Options), Schema: v.Schema, Key: v.Key, TimeCol: -1}
 	if o.Options["connector"] == "" {
@@ -292,6 +293,9 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 // reads reports whether object d reads the object named name.
 func (e *Engine) reads(d *catalog.Object, name string) bool {
 	if d.Kind == catalog.Sink && d.From != "" {
+		if t, ok := e.cat.Get(d.From); ok && t.SideOf != "" && strings.EqualFold(t.SideOf, name) {
+			return true // a sink of a view's side table depends on the view
+		}
 		return strings.EqualFold(d.From, name)
 	}
 	if d.Kind != catalog.View && d.Kind != catalog.Sink {
@@ -471,8 +475,12 @@ func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
 			return "", err
 		}
 	} else {
-		v := e.views[strings.ToLower(st.From)]
-		if o, ok := e.cat.Get(st.From); !ok || o.Kind != catalog.View || v == nil {
+		from := st.From
+		if t, ok := e.cat.Get(st.From); ok && t.SideOf != "" {
+			from = t.SideOf
+		}
+		v := e.views[strings.ToLower(from)]
+		if o, ok := e.cat.Get(from); !ok || o.Kind != catalog.View || v == nil {
 			return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From)
 		}
 		vp = v.plan

@@ -39,6 +39,7 @@ type sinkRT struct {
 	name, conn string
 	sink       connectors.Sink
 	key        string // the columns the sink writes by, for the contract
+	side       bool   // reads the view's side table, not the view
 }
 
 // sinkKey is what sink o writes by: its primary_key option (the postgres
@@ -77,7 +78,10 @@ func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT,
 	rt := &viewRT{plan: vp}
 	env := exec.Env{PassThrough: passThrough, Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget()}
-	env.Sink = func(ch []exec.Change) { rt.deliver(ch) }
+	env.Sink = func(ch []exec.Change) { rt.deliver(ch, false) }
+	// Called by the window operators that write late rows, one at a time
+	// (the side table's lock), while the step waits for them.
+	env.SideSink = func(ch []exec.Change) { rt.deliver(ch, true) }
 	p, err := exec.BuildPipeline(vp.Optimized, env)
 	if err != nil {
 		return nil, err
@@ -187,7 +191,11 @@ func (e *Engine) checkSource(o *catalog.Object) error {
 }
 
 func (e *Engine) attachSink(o *catalog.Object) error {
-	v := e.views[strings.ToLower(o.From)]
+	from := o.From
+	if t, ok := e.cat.Get(o.From); ok && t.SideOf != "" {
+		from = t.SideOf // a side table: its view's runtime feeds it
+	}
+	v := e.views[strings.ToLower(from)]
 	if v == nil {
 		return sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", o.From)
 	}
@@ -196,6 +204,12 @@ func (e *Engine) attachSink(o *catalog.Object) error {
 
 // connectSink builds sink o and attaches it to the runtime v.
 func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
+	// A sink FROM the view's side table reads late rows, not the view.
+	side := o.From != "" && !strings.EqualFold(o.From, v.plan.Name)
+	key := sinkKey(o, v.plan)
+	if side {
+		key = ""
+	}
 	f, ok := e.opts.Registry.Sinks[o.Options["connector"]]
 	if !ok {
 		return sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])
@@ -206,16 +220,16 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 		}
 	}
 	if e.opts.PlanOnly {
-		v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: sinkKey(o, v.plan)})
+		v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: key, side: side})
 		return nil
 	}
 	spec := connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options,
-		AppendOnly: planner.PropsOf(v.plan.Optimized).AppendOnly}
+		AppendOnly: side || planner.PropsOf(v.plan.Optimized).AppendOnly}
 	s, err := f.New(spec)
 	if err != nil {
 		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}
-	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s, key: sinkKey(o, v.plan)}
+	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s, key: key, side: side}
 	if err := e.recoverStaged(rt); err != nil {
 		_ = s.Close()
 		return err
@@ -235,9 +249,13 @@ func (v *viewRT) removeSink(name string) {
 }
 
 // deliver hands a batch of view changes to the sinks.
-func (v *viewRT) deliver(ch []exec.Change) {
-	v.updated += int64(len(ch))
-	v.notify(ch)
+// deliver writes the view's changes (side: its side table's) to the
+// sinks reading them.
+func (v *viewRT) deliver(ch []exec.Change, side bool) {
+	if !side {
+		v.updated += int64(len(ch))
+		v.notify(ch)
+	}
 	if len(v.sinks) == 0 {
 		return
 	}
@@ -250,6 +268,9 @@ func (v *viewRT) deliver(ch []exec.Change) {
 		out[i] = connectors.Change{Op: op, Row: c.Row}
 	}
 	for _, s := range v.sinks {
+		if s.side != side {
+			continue
+		}
 		if err := s.sink.Write(context.Background(), out); err != nil && v.err == nil {
 			v.err = fmt.Errorf("sink %s: %w", s.name, err)
 		}

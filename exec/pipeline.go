@@ -49,6 +49,9 @@ type Env struct {
 	// SideSchema is the side table's schema (source columns + reason +
 	// watermark), when the view has one.
 	SideSchema types.Schema
+	// SideSink, when set, receives the side table's changes (its rows as
+	// inserts), for sinks reading the side table.
+	SideSink func([]Change)
 }
 
 // BuildPipeline turns an optimized plan rooted at a Materialize into
@@ -89,7 +92,7 @@ func (b *pipeBuilder) sideFunc(table string) func(types.Row, string, int64) {
 		return nil
 	}
 	if b.p.Side == nil {
-		b.p.Side = NewMaterialize("v/"+b.p.View+"/side/", nil, nil).WithSpill(b.env.Store, b.env.StateBudget)
+		b.p.Side = NewMaterialize("v/"+b.p.View+"/side/", nil, b.env.SideSink).WithSpill(b.env.Store, b.env.StateBudget)
 		b.p.SideName = table
 		b.p.Stateful = append(b.p.Stateful, b.p.Side)
 	}
