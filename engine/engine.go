@@ -315,7 +315,7 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 		}
 		res, err = e.execStmt(ctx, s)
 		if err != nil {
-			return nil, err
+			return nil, locate(err, sql, s)
 		}
 		if res != nil {
 			notices = append(notices, res.Notice...)

@@ -299,3 +299,16 @@ func TestEngineSettingsArePerSession(t *testing.T) {
 	}
 	mustExec(t, b, "CREATE MATERIALIZED VIEW vb AS SELECT k, count(*) AS n FROM s GROUP BY k")
 }
+
+// TestSemanticErrorPosition: an unknown column's error carries the
+// column's character position, as a syntax error's does.
+func TestSemanticErrorPosition(t *testing.T) {
+	addr, _ := startServer(t)
+	c := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, c, "CREATE SOURCE s (k BIGINT)", "CREATE MATERIALIZED VIEW v AS SELECT k FROM s")
+	_, err := c.Exec(context.Background(), "SELECT k, zz FROM v")
+	code, pe := pgCode(err)
+	if code != "42703" || pe.Position != 11 {
+		t.Fatalf("unknown column: %v (position %d), want 42703 at 11", err, pe.Position)
+	}
+}
