@@ -233,20 +233,30 @@ func TestCancelWhileWaitingForTheEngine(t *testing.T) {
 		_, err := a.Exec(context.Background(), "FLUSH")
 		flushed <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // the FLUSH holds the engine
-
 	b := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
 	mustExec(t, b, "SET statement_timeout = '200ms'")
-	start := time.Now()
-	_, err := b.Exec(context.Background(), "SELECT count(*) FROM cnt")
+	// Until the FLUSH has the engine, the query simply answers; once it
+	// has, the query must time out instead of waiting for it.
+	var err error
+	for try := 0; ; try++ {
+		start := time.Now()
+		_, err = b.Exec(context.Background(), "SELECT count(*) FROM cnt")
+		if err != nil {
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("the timeout took %v: it waited for the FLUSH", d)
+			}
+			break
+		}
+		if try == 100 {
+			t.Fatal("the FLUSH never held the engine")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if code, pe := pgCode(err); code != "57014" || !strings.Contains(pe.Message, "timeout") {
 		t.Fatalf("a query behind the FLUSH: %v, want a 57014 statement timeout", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("the timeout took %v: it waited for the FLUSH", d)
-	}
 
-	start = time.Now()
+	start := time.Now()
 	_, err = b.Prepare(context.Background(), "behind", "SELECT n FROM cnt WHERE auction = $1")
 	if code, _ := pgCode(err); code != "57014" {
 		t.Fatalf("preparing behind the FLUSH: %v, want 57014", err)
