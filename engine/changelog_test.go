@@ -138,3 +138,62 @@ func TestSinkFromSideTable(t *testing.T) {
 	}
 	check("late_out", "upsert 3 2024-01-01 00:00:05 expired 2024-01-01 00:00:12", "upsert 4 2024-01-01 00:00:06 expired 2024-01-01 00:00:12")
 }
+
+// TestSinkFromTable: a sink FROM a TABLE gets its upserts and deletes by
+// key as they are applied, checkpoints with the engine, comes back after
+// a restart, and holds the table against DROP.
+func TestSinkFromTable(t *testing.T) {
+	rec := &recordSink{}
+	reg := connectors.NewRegistry()
+	reg.AddSink(connectors.SinkFactory{Name: "record", New: func(spec connectors.SinkSpec) (connectors.Sink, error) {
+		if len(spec.Key) != 1 || spec.Key[0] != 0 || spec.AppendOnly {
+			t.Errorf("the table's sink spec: key %v, append-only %v; want key [0], updates", spec.Key, spec.AppendOnly)
+		}
+		return rec, nil
+	}})
+	dir := t.TempDir()
+	open := func() (*Engine, func(string) error) {
+		e, err := Open(Options{StateDir: dir, Registry: reg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, func(q string) error { _, err := e.Exec(context.Background(), q); return err }
+	}
+	e, exec := open()
+	for _, q := range []string{
+		`CREATE TABLE dim (id BIGINT PRIMARY KEY, label VARCHAR)`,
+		`CREATE SINK dim_out FROM dim WITH (connector = 'record')`,
+		`INSERT INTO dim VALUES (1, 'a'), (2, 'b')`,
+		`INSERT INTO dim VALUES (1, 'c')`,
+	} {
+		if err := exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if text, _ := e.Explain(); !strings.Contains(text, "table dim\ncontract:\n  sink dim_out: record, at-least-once, key [id]") {
+		t.Errorf("the contract does not show the table's sink:\n%s", text)
+	}
+	if err := exec(`DROP TABLE dim`); err == nil || !strings.Contains(err.Error(), "dim_out") {
+		t.Fatalf("dropping a table a sink reads: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, exec = open()
+	defer e.Close()
+	if err := exec(`INSERT INTO dim VALUES (3, 'd')`); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	got := fmt.Sprint(rec.changes)
+	rec.mu.Unlock()
+	if want := fmt.Sprint([]string{"upsert 1 a", "upsert 2 b", "upsert 1 c", "upsert 3 d"}); got != want {
+		t.Fatalf("the table's sink got %s, want %s", got, want)
+	}
+	if err := exec(`DROP SINK dim_out`); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(`DROP TABLE dim`); err != nil {
+		t.Fatalf("dropping the table once its sink is gone: %v", err)
+	}
+}

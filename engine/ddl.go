@@ -196,9 +196,12 @@ func (e *Engine) createSink(st *parser.CreateSinkStmt) (*Result, error) {
 		return e.createQuerySink(st)
 	}
 	v, ok := e.cat.Get(st.From)
-	if !ok || (v.Kind != catalog.View && v.SideOf == "") {
+	if ok && v.Kind == catalog.Table && v.SideOf == "" && e.tables[strings.ToLower(v.Name)] == nil {
+		ok = false // a dead-letter table: no runtime feeds a sink
+	}
+	if !ok || (v.Kind != catalog.View && v.Kind != catalog.Table) {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From).
-			WithHint("a sink reads a materialized view or a view's LATE DATA side table")
+			WithHint("a sink reads a materialized view, a TABLE or a view's LATE DATA side table")
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), From: v.Name, Options: optionMap(st.Options), Schema: v.Schema, Key: v.Key, TimeCol: -1}
 	if o.Options["connector"] == "" {
@@ -255,8 +258,14 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 				}
 				delete(e.views, strings.ToLower(o.Name))
 			}
+		} else if t := e.tables[strings.ToLower(o.From)]; t != nil {
+			t.removeSink(o.Name)
 		} else if v := e.views[strings.ToLower(o.From)]; v != nil {
 			v.removeSink(o.Name)
+		} else if st, ok := e.cat.Get(o.From); ok && st.SideOf != "" {
+			if v := e.views[strings.ToLower(st.SideOf)]; v != nil {
+				v.removeSink(o.Name)
+			}
 		}
 		if err := e.store.Update(func(w *state.Writer) error { return w.Delete(stagedKey(o.Name)) }); err != nil {
 			return nil, err
@@ -414,6 +423,21 @@ func (e *Engine) Explain() (text string, gaps []string) {
 		for _, w := range v.plan.Warnings {
 			gaps = append(gaps, "view "+o.Name+": "+w)
 		}
+	}
+	for _, o := range e.cat.List(catalog.Table) {
+		t := e.tables[strings.ToLower(o.Name)]
+		if t == nil || len(t.sinks) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "table %s\ncontract:\n", o.Name)
+		for _, s := range t.sinks {
+			delivery := "at-least-once"
+			if d, ok := s.sink.(connectors.Delivery); ok {
+				delivery = d.Delivery()
+			}
+			fmt.Fprintf(&b, "  sink %s: %s, %s, key [%s]\n", s.name, s.conn, delivery, s.key)
+		}
+		b.WriteString("\n")
 	}
 	return b.String(), gaps
 }

@@ -419,16 +419,18 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 	id := e.ckpt + 1
 	ctx := context.Background()
 	staged := map[string][]byte{}
-	for _, v := range e.views {
-		for _, s := range v.sinks {
-			b, err := s.sink.PreCommit(ctx, id)
-			if err != nil {
-				return 0, fmt.Errorf("checkpoint %d: sink %s: %w", id, s.name, err)
-			}
-			if b != nil {
-				staged[s.name] = b
-			}
+	err := e.eachSink(func(s *sinkRT) error {
+		b, err := s.sink.PreCommit(ctx, id)
+		if err != nil {
+			return fmt.Errorf("checkpoint %d: sink %s: %w", id, s.name, err)
 		}
+		if b != nil {
+			staged[s.name] = b
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	cat, err := e.cat.Encode()
 	if err != nil {
@@ -439,11 +441,9 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 			if err := v.checkpoint(w); err != nil {
 				return err
 			}
-			for _, s := range v.sinks {
-				if err := writeStaged(w, s.name, id, staged[s.name]); err != nil {
-					return err
-				}
-			}
+		}
+		if err := e.eachSink(func(s *sinkRT) error { return writeStaged(w, s.name, id, staged[s.name]) }); err != nil {
+			return err
 		}
 		for _, d := range e.dlq {
 			if err := d.checkpoint(w); err != nil {
@@ -475,14 +475,12 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 // commitSinks makes checkpoint id visible in every sink's destination.
 func (e *Engine) commitSinks(id uint64) error {
 	ctx := context.Background()
-	for _, v := range e.views {
-		for _, s := range v.sinks {
-			if err := s.sink.Commit(ctx, id); err != nil {
-				return fmt.Errorf("checkpoint %d: sink %s commit: %w", id, s.name, err)
-			}
+	return e.eachSink(func(s *sinkRT) error {
+		if err := s.sink.Commit(ctx, id); err != nil {
+			return fmt.Errorf("checkpoint %d: sink %s commit: %w", id, s.name, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Close checkpoints and closes the engine.
@@ -522,9 +520,7 @@ func (e *Engine) closeAll() {
 		v.close()
 	}
 	for _, t := range e.tables {
-		if t.rd != nil && t.rd.src != nil {
-			_ = t.rd.src.Close()
-		}
+		t.close()
 	}
 }
 

@@ -24,6 +24,10 @@ type tableRT struct {
 	rd    *reader // nil for memory tables
 	rows  map[string]types.Row
 	dirty map[string]bool // keys changed since the last checkpoint (deleted keys too)
+	// sinks read the table's changes (CREATE SINK ... FROM table): every
+	// upsert and delete by key as it is applied.
+	sinks []*sinkRT
+	err   error // the first sink Write error; the table's reading stops
 }
 
 func (t *tableRT) prefix() string { return "t/" + strings.ToLower(t.obj.Name) + "/" }
@@ -36,17 +40,82 @@ func (t *tableRT) key(row types.Row) string {
 	return string(kb)
 }
 
-// apply upserts or deletes rows by key.
+// apply upserts or deletes rows by key, and hands the changes to the
+// table's sinks.
 func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
+	var changes []connectors.Change
 	for i, r := range rows {
 		k := t.key(r)
+		op := connectors.Upsert
 		if i < len(ops) && ops[i] == connectors.Delete {
+			if _, ok := t.rows[k]; !ok {
+				t.dirty[k] = true
+				continue // nothing to delete: the sinks never saw the key
+			}
 			delete(t.rows, k)
+			op = connectors.Delete
 		} else {
 			t.rows[k] = r
 		}
 		t.dirty[k] = true
+		if len(t.sinks) > 0 {
+			changes = append(changes, connectors.Change{Op: op, Row: r})
+		}
 	}
+	t.deliver(changes)
+}
+
+// deliver writes changes to the table's sinks; the first error stops the
+// table's reading (sinks retry transient failures themselves).
+func (t *tableRT) deliver(changes []connectors.Change) {
+	if len(changes) == 0 {
+		return
+	}
+	for _, s := range t.sinks {
+		if err := s.sink.Write(context.Background(), changes); err != nil && t.err == nil {
+			t.err = fmt.Errorf("sink %s: %w", s.name, err)
+		}
+	}
+}
+
+// removeSink closes and forgets sink name.
+func (t *tableRT) removeSink(name string) {
+	for i, s := range t.sinks {
+		if strings.EqualFold(s.name, name) {
+			_ = s.sink.Close()
+			t.sinks = append(t.sinks[:i], t.sinks[i+1:]...)
+			return
+		}
+	}
+}
+
+// close closes the table's source and sinks.
+func (t *tableRT) close() {
+	if t.rd != nil && t.rd.src != nil {
+		_ = t.rd.src.Close()
+	}
+	for _, s := range t.sinks {
+		_ = s.sink.Close()
+	}
+}
+
+// connectTableSink builds sink o and attaches it to table t: it gets the
+// table's changes from now on, by the table's primary key.
+func (e *Engine) connectTableSink(t *tableRT, o *catalog.Object) error {
+	var names []string
+	for _, k := range t.obj.Key {
+		names = append(names, t.obj.Schema[k].Name)
+	}
+	key := strings.Join(names, ", ")
+	if pk := strings.TrimSpace(o.Options["primary_key"]); pk != "" {
+		key = pk
+	}
+	rt, err := e.buildSink(o, false, key)
+	if err != nil {
+		return err
+	}
+	t.sinks = append(t.sinks, rt)
+	return nil
 }
 
 // Rows returns the table's contents in key order.
@@ -107,10 +176,14 @@ func (e *Engine) stepTable(ctx context.Context, t *tableRT, max int) (bool, erro
 	if t.rd == nil {
 		return false, nil
 	}
-	return e.readBatch(ctx, t.rd, max, func(b connectors.Batch, rows []types.Row) error {
+	progressed, err := e.readBatch(ctx, t.rd, max, func(b connectors.Batch, rows []types.Row) error {
 		t.apply(rows, b.Ops)
 		return nil
 	})
+	if err == nil && t.err != nil {
+		err = t.err
+	}
+	return progressed, err
 }
 
 // insertTable upserts INSERTed rows into a memory table, durably before
@@ -134,8 +207,13 @@ func (e *Engine) insertTable(t *tableRT, rows []types.Row) error {
 	if err != nil {
 		return err
 	}
+	var changes []connectors.Change
 	for _, r := range rows {
 		t.rows[t.key(r)] = r
+		if len(t.sinks) > 0 {
+			changes = append(changes, connectors.Change{Op: connectors.Upsert, Row: r})
+		}
 	}
-	return nil
+	t.deliver(changes)
+	return t.err
 }

@@ -195,6 +195,9 @@ func (e *Engine) attachSink(o *catalog.Object) error {
 	if t, ok := e.cat.Get(o.From); ok && t.SideOf != "" {
 		from = t.SideOf // a side table: its view's runtime feeds it
 	}
+	if t := e.tables[strings.ToLower(from)]; t != nil {
+		return e.connectTableSink(t, o)
+	}
 	v := e.views[strings.ToLower(from)]
 	if v == nil {
 		return sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", o.From)
@@ -210,31 +213,60 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 	if side {
 		key = ""
 	}
+	rt, err := e.buildSink(o, side || planner.PropsOf(v.plan.Optimized).AppendOnly, key)
+	if err != nil {
+		return err
+	}
+	rt.side = side
+	v.sinks = append(v.sinks, rt)
+	return nil
+}
+
+// buildSink validates sink o's options, opens it (plan-only engines open
+// nothing) and hands it the changes it had staged before a crash.
+func (e *Engine) buildSink(o *catalog.Object, appendOnly bool, key string) (*sinkRT, error) {
 	f, ok := e.opts.Registry.Sinks[o.Options["connector"]]
 	if !ok {
-		return sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])
+		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])
 	}
 	if len(f.Options) > 0 {
 		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, o.Options); err != nil {
-			return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", o.Name, err)}
+			return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", o.Name, err)}
 		}
 	}
 	if e.opts.PlanOnly {
-		v.sinks = append(v.sinks, &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: key, side: side})
-		return nil
+		return &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: key}, nil
 	}
-	spec := connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options,
-		AppendOnly: side || planner.PropsOf(v.plan.Optimized).AppendOnly}
+	spec := connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options, AppendOnly: appendOnly}
 	s, err := f.New(spec)
 	if err != nil {
-		return &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
+		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}
-	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s, key: key, side: side}
+	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s, key: key}
 	if err := e.recoverStaged(rt); err != nil {
 		_ = s.Close()
-		return err
+		return nil, err
 	}
-	v.sinks = append(v.sinks, rt)
+	return rt, nil
+}
+
+// eachSink calls fn for every sink: the views' (their side tables'
+// included) and the tables'.
+func (e *Engine) eachSink(fn func(*sinkRT) error) error {
+	for _, v := range e.views {
+		for _, s := range v.sinks {
+			if err := fn(s); err != nil {
+				return err
+			}
+		}
+	}
+	for _, t := range e.tables {
+		for _, s := range t.sinks {
+			if err := fn(s); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
