@@ -22,6 +22,7 @@ var CommonSourceOptions = []OptionSpec{
 // CommonSinkOptions are accepted by every sink.
 var CommonSinkOptions = []OptionSpec{
 	{Name: "connector", Type: "string", Doc: "The connector's name.", Example: "'postgres'"},
+	{Name: "snapshot", Type: "bool", Default: "true", Doc: "A sink created FROM a view or TABLE that already holds rows first gets them, as upserts, then the changes that follow (as in RisingWave); `false` sends only the changes from its creation on.", Example: "false"},
 }
 
 // ValidateOptions checks opts against the connector's specs plus the

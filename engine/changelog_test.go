@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -195,5 +196,53 @@ func TestSinkFromTable(t *testing.T) {
 	}
 	if err := exec(`DROP TABLE dim`); err != nil {
 		t.Fatalf("dropping the table once its sink is gone: %v", err)
+	}
+}
+
+// TestNewSinkGetsASnapshot: a sink created on a view or TABLE that
+// already holds rows gets them first (as upserts), unless snapshot =
+// false; then the changes that follow.
+func TestNewSinkGetsASnapshot(t *testing.T) {
+	sinks := map[string]*recordSink{}
+	reg := connectors.NewRegistry()
+	reg.AddSink(connectors.SinkFactory{Name: "record", New: func(spec connectors.SinkSpec) (connectors.Sink, error) {
+		sinks[spec.Name] = &recordSink{}
+		return sinks[spec.Name], nil
+	}})
+	e, err := Open(Options{StateDir: t.TempDir(), Registry: reg, Settings: map[string]string{"strict": "off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, q := range []string{
+		`CREATE SOURCE s (k BIGINT)`,
+		`CREATE MATERIALIZED VIEW m AS SELECT k, count(*) AS n FROM s GROUP BY k`,
+		`CREATE TABLE dim (id BIGINT PRIMARY KEY, label VARCHAR)`,
+		`INSERT INTO s VALUES (1), (1), (2)`,
+		`INSERT INTO dim VALUES (7, 'x')`,
+		`FLUSH`,
+		`CREATE SINK with_snapshot FROM m WITH (connector = 'record')`,
+		`CREATE SINK changes_only FROM m WITH (connector = 'record', snapshot = 'false')`,
+		`CREATE SINK dim_snapshot FROM dim WITH (connector = 'record')`,
+		`INSERT INTO s VALUES (3)`,
+		`FLUSH`,
+	} {
+		if _, err := e.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for name, want := range map[string][]string{
+		"with_snapshot": {"upsert 1 2", "upsert 2 1", "upsert 3 1"},
+		"changes_only":  {"upsert 3 1"},
+		"dim_snapshot":  {"upsert 7 x"},
+	} {
+		s := sinks[name]
+		s.mu.Lock()
+		got := append([]string(nil), s.changes...)
+		s.mu.Unlock()
+		slices.Sort(got)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("sink %s got %q, want %q", name, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -210,10 +211,78 @@ func (e *Engine) createSink(st *parser.CreateSinkStmt) (*Result, error) {
 	if err := e.attachSink(o); err != nil {
 		return nil, err
 	}
+	if err := e.sendSnapshot(o); err != nil {
+		e.detachSink(o)
+		return nil, err
+	}
 	if err := e.cat.Add(o); err != nil {
 		return nil, err
 	}
 	return &Result{Tag: "CREATE SINK"}, e.saveCatalog()
+}
+
+// sendSnapshot writes what sink o's view, side table or TABLE holds now
+// to the sink just attached, as upserts (unless snapshot = false), so
+// that its destination starts from the same rows; they commit with the
+// next checkpoint like any change.
+func (e *Engine) sendSnapshot(o *catalog.Object) error {
+	if on, ok := parseBool(o.Options["snapshot"]); ok && !on {
+		return nil
+	}
+	var rows []types.Row
+	var sinks []*sinkRT
+	var err error
+	from, _ := e.cat.Get(o.From)
+	switch {
+	case from != nil && from.SideOf != "":
+		v := e.views[strings.ToLower(from.SideOf)]
+		if v == nil || v.pipe.Side == nil {
+			return nil
+		}
+		rows, err = v.pipe.Side.Rows()
+		sinks = v.sinks
+	case e.tables[strings.ToLower(o.From)] != nil:
+		t := e.tables[strings.ToLower(o.From)]
+		rows, sinks = t.Rows(), t.sinks
+	default:
+		v := e.views[strings.ToLower(o.From)]
+		if v == nil {
+			return nil
+		}
+		rows, err = v.pipe.View0.Rows()
+		sinks = v.sinks
+	}
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	changes := make([]connectors.Change, len(rows))
+	for i, r := range rows {
+		changes[i] = connectors.Change{Op: connectors.Upsert, Row: r}
+	}
+	for _, s := range sinks {
+		if strings.EqualFold(s.name, o.Name) {
+			if err := s.sink.Write(context.Background(), changes); err != nil {
+				return fmt.Errorf("sink %s: snapshot of %s: %w", o.Name, o.From, err)
+			}
+		}
+	}
+	return nil
+}
+
+// detachSink closes and forgets the runtime of sink o (CREATE SINK failed
+// after attaching it).
+func (e *Engine) detachSink(o *catalog.Object) {
+	if t := e.tables[strings.ToLower(o.From)]; t != nil {
+		t.removeSink(o.Name)
+		return
+	}
+	from := o.From
+	if st, ok := e.cat.Get(o.From); ok && st.SideOf != "" {
+		from = st.SideOf
+	}
+	if v := e.views[strings.ToLower(from)]; v != nil {
+		v.removeSink(o.Name)
+	}
 }
 
 func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {

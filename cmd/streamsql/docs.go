@@ -55,6 +55,8 @@ func connectorOptionsDoc(r *connectors.Registry) string {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", n, f.Doc)
 		table(&b, f.Options)
 	}
+	b.WriteString("## Options every sink takes\n\n")
+	table(&b, connectors.CommonSinkOptions)
 	b.WriteString("## Sinks\n\n")
 	names = names[:0]
 	for n := range r.Sinks {
