@@ -196,15 +196,12 @@ func (e *Engine) createSink(st *parser.CreateSinkStmt) (*Result, error) {
 	if st.Query != nil {
 		return e.createQuerySink(st)
 	}
-	v, ok := e.cat.Get(st.From)
-	if ok && v.Kind == catalog.Table && v.SideOf == "" && e.tables[strings.ToLower(v.Name)] == nil {
-		ok = false // a dead-letter table: no runtime feeds a sink
-	}
-	if !ok || (v.Kind != catalog.View && v.Kind != catalog.Table) {
+	from, ok := e.cat.Get(st.From)
+	if v, t, _ := e.sinkInput(st.From); !ok || (v == nil && t == nil) {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From).
 			WithHint("a sink reads a materialized view, a TABLE or a view's LATE DATA side table")
 	}
-	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), From: v.Name, Options: optionMap(st.Options), Schema: v.Schema, Key: v.Key, TimeCol: -1}
+	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), From: from.Name, Options: optionMap(st.Options), Schema: from.Schema, Key: from.Key, TimeCol: -1}
 	if o.Options["connector"] == "" {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "sink %q needs a connector option", st.Name)
 	}
@@ -232,23 +229,15 @@ func (e *Engine) sendSnapshot(o *catalog.Object) error {
 	var rows []types.Row
 	var sinks []*sinkRT
 	var err error
-	from, _ := e.cat.Get(o.From)
-	switch {
-	case from != nil && from.SideOf != "":
-		v := e.views[strings.ToLower(from.SideOf)]
-		if v == nil || v.pipe.Side == nil {
-			return nil
-		}
-		rows, err = v.pipe.Side.Rows()
-		sinks = v.sinks
-	case e.tables[strings.ToLower(o.From)] != nil:
-		t := e.tables[strings.ToLower(o.From)]
+	switch v, t, side := e.sinkInput(o.From); {
+	case t != nil:
 		rows, sinks = t.Rows(), t.sinks
-	default:
-		v := e.views[strings.ToLower(o.From)]
-		if v == nil {
-			return nil
+	case v != nil && side:
+		if v.pipe.Side != nil {
+			rows, err = v.pipe.Side.Rows()
 		}
+		sinks = v.sinks
+	case v != nil:
 		rows, err = v.pipe.View0.Rows()
 		sinks = v.sinks
 	}
@@ -267,22 +256,6 @@ func (e *Engine) sendSnapshot(o *catalog.Object) error {
 		}
 	}
 	return nil
-}
-
-// detachSink closes and forgets the runtime of sink o (CREATE SINK failed
-// after attaching it).
-func (e *Engine) detachSink(o *catalog.Object) {
-	if t := e.tables[strings.ToLower(o.From)]; t != nil {
-		t.removeSink(o.Name)
-		return
-	}
-	from := o.From
-	if st, ok := e.cat.Get(o.From); ok && st.SideOf != "" {
-		from = st.SideOf
-	}
-	if v := e.views[strings.ToLower(from)]; v != nil {
-		v.removeSink(o.Name)
-	}
 }
 
 func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
@@ -327,14 +300,8 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 				}
 				delete(e.views, strings.ToLower(o.Name))
 			}
-		} else if t := e.tables[strings.ToLower(o.From)]; t != nil {
-			t.removeSink(o.Name)
-		} else if v := e.views[strings.ToLower(o.From)]; v != nil {
-			v.removeSink(o.Name)
-		} else if st, ok := e.cat.Get(o.From); ok && st.SideOf != "" {
-			if v := e.views[strings.ToLower(st.SideOf)]; v != nil {
-				v.removeSink(o.Name)
-			}
+		} else {
+			e.detachSink(o)
 		}
 		if err := e.store.Update(func(w *state.Writer) error { return w.Delete(stagedKey(o.Name)) }); err != nil {
 			return nil, err
@@ -473,11 +440,7 @@ func (e *Engine) Explain() (text string, gaps []string) {
 		}
 		var sinks []string
 		for _, s := range v.sinks {
-			delivery := "at-least-once"
-			if d, ok := s.sink.(connectors.Delivery); ok {
-				delivery = d.Delivery()
-			}
-			sinks = append(sinks, fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, s.key))
+			sinks = append(sinks, s.contractLine())
 		}
 		if len(sinks) == 0 {
 			gaps = append(gaps, fmt.Sprintf("view %s: no sink delivers its results (it is only queryable)", o.Name))
@@ -500,11 +463,7 @@ func (e *Engine) Explain() (text string, gaps []string) {
 		}
 		fmt.Fprintf(&b, "table %s\ncontract:\n", o.Name)
 		for _, s := range t.sinks {
-			delivery := "at-least-once"
-			if d, ok := s.sink.(connectors.Delivery); ok {
-				delivery = d.Delivery()
-			}
-			fmt.Fprintf(&b, "  sink %s: %s, %s, key [%s]\n", s.name, s.conn, delivery, s.key)
+			fmt.Fprintf(&b, "  %s\n", s.contractLine())
 		}
 		b.WriteString("\n")
 	}
@@ -544,44 +503,35 @@ func querySinkView(st *parser.CreateSinkStmt) *parser.CreateViewStmt {
 	return &parser.CreateViewStmt{StmtBase: st.StmtBase, Name: st.Name, Query: st.Query, Streaming: st.Streaming}
 }
 
-// createQuerySink plans CREATE SINK name AS query WITH (...): the query
-// runs as a pipeline whose changes go to the sink only (no view store, so
-// a pass-through keeps no state).
 // explainSink is EXPLAIN CREATE SINK: the plan and contract of the view
 // it reads (FROM) or of its own query (AS), with the sink's line as CREATE
 // SINK would add it. The options are validated; nothing is connected.
 func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
 	opts := optionMap(st.Options)
-	f, ok := e.opts.Registry.Sinks[opts["connector"]]
-	if !ok {
-		return "", sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", opts["connector"])
-	}
-	if len(f.Options) > 0 {
-		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, opts); err != nil {
-			return "", &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", st.Name, err)}
-		}
+	f, err := e.sinkFactory(st.Name, opts)
+	if err != nil {
+		return "", err
 	}
 	var vp *planner.ViewPlan
 	if st.Query != nil {
-		var err error
 		if vp, err = planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan()); err != nil {
 			return "", err
 		}
 	} else {
-		from := st.From
-		if t, ok := e.cat.Get(st.From); ok && t.SideOf != "" {
-			from = t.SideOf
-		}
-		v := e.views[strings.ToLower(from)]
-		if o, ok := e.cat.Get(from); !ok || o.Kind != catalog.View || v == nil {
+		v, _, _ := e.sinkInput(st.From)
+		if v == nil {
 			return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From)
 		}
 		vp = v.plan
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, Options: opts}
-	line := fmt.Sprintf("sink %s: %s, %s, key [%s]", st.Name, opts["connector"], newPlannedSink(f, opts).Delivery(), sinkKey(o, vp))
-	return vp.Explain(e.settingsForPlan(), []string{line}), nil
+	s := &sinkRT{name: st.Name, conn: opts["connector"], sink: newPlannedSink(f, opts), key: sinkKey(o, vp)}
+	return vp.Explain(e.settingsForPlan(), []string{s.contractLine()}), nil
 }
+
+// createQuerySink plans CREATE SINK name AS query WITH (...): the query
+// runs as a pipeline whose changes go to the sink only (no view store, so
+// a pass-through keeps no state).
 
 func (e *Engine) createQuerySink(st *parser.CreateSinkStmt) (*Result, error) {
 	vp, err := planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan())
@@ -608,7 +558,7 @@ func (e *Engine) createQuerySink(st *parser.CreateSinkStmt) (*Result, error) {
 		delete(e.views, strings.ToLower(st.Name))
 		return nil, err
 	}
-	if err := e.connectSink(rt, o); err != nil {
+	if err := e.connectSink(rt, o, false); err != nil {
 		delete(e.views, strings.ToLower(st.Name))
 		return nil, err
 	}

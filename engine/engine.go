@@ -227,7 +227,7 @@ func (e *Engine) recoverSink(o *catalog.Object) error {
 	if err := rt.restore(e.store); err != nil {
 		return err
 	}
-	return e.connectSink(rt, o)
+	return e.connectSink(rt, o, false)
 }
 
 // sideTableOf names the view's LATE DATA side table, or "".

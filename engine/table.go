@@ -66,26 +66,13 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 }
 
 // deliver writes changes to the table's sinks; the first error stops the
-// table's reading (sinks retry transient failures themselves).
+// table's reading.
 func (t *tableRT) deliver(changes []connectors.Change) {
 	if len(changes) == 0 {
 		return
 	}
-	for _, s := range t.sinks {
-		if err := s.sink.Write(context.Background(), changes); err != nil && t.err == nil {
-			t.err = fmt.Errorf("sink %s: %w", s.name, err)
-		}
-	}
-}
-
-// removeSink closes and forgets sink name.
-func (t *tableRT) removeSink(name string) {
-	for i, s := range t.sinks {
-		if strings.EqualFold(s.name, name) {
-			_ = s.sink.Close()
-			t.sinks = append(t.sinks[:i], t.sinks[i+1:]...)
-			return
-		}
+	if err := writeSinks(t.sinks, changes, false); err != nil && t.err == nil {
+		t.err = err
 	}
 }
 

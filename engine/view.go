@@ -190,25 +190,49 @@ func (e *Engine) checkSource(o *catalog.Object) error {
 	return src.Close()
 }
 
-func (e *Engine) attachSink(o *catalog.Object) error {
-	from := o.From
-	if t, ok := e.cat.Get(o.From); ok && t.SideOf != "" {
-		from = t.SideOf // a side table: its view's runtime feeds it
+// sinkInput resolves what a sink FROM from reads: a TABLE's runtime, or
+// a view's (side: the view's LATE DATA side table, which its view's
+// runtime feeds). Both are nil when nothing feeds a sink (no such object,
+// or a dead-letter table).
+func (e *Engine) sinkInput(from string) (v *viewRT, t *tableRT, side bool) {
+	name := from
+	if o, ok := e.cat.Get(from); ok && o.SideOf != "" {
+		name, side = o.SideOf, true
 	}
-	if t := e.tables[strings.ToLower(from)]; t != nil {
+	if !side {
+		if t := e.tables[strings.ToLower(name)]; t != nil {
+			return nil, t, false
+		}
+	}
+	return e.views[strings.ToLower(name)], nil, side
+}
+
+func (e *Engine) attachSink(o *catalog.Object) error {
+	v, t, side := e.sinkInput(o.From)
+	if t != nil {
 		return e.connectTableSink(t, o)
 	}
-	v := e.views[strings.ToLower(from)]
 	if v == nil {
 		return sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", o.From)
 	}
-	return e.connectSink(v, o)
+	return e.connectSink(v, o, side)
 }
 
-// connectSink builds sink o and attaches it to the runtime v.
-func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
-	// A sink FROM the view's side table reads late rows, not the view.
-	side := o.From != "" && !strings.EqualFold(o.From, v.plan.Name)
+// detachSink closes and forgets the runtime of sink o (DROP SINK, or a
+// CREATE SINK that failed after attaching it).
+func (e *Engine) detachSink(o *catalog.Object) {
+	v, t, _ := e.sinkInput(o.From)
+	switch {
+	case t != nil:
+		t.sinks = removeSink(t.sinks, o.Name)
+	case v != nil:
+		v.sinks = removeSink(v.sinks, o.Name)
+	}
+}
+
+// connectSink builds sink o and attaches it to the runtime v; side says
+// it reads the view's side table (late rows), not the view.
+func (e *Engine) connectSink(v *viewRT, o *catalog.Object, side bool) error {
 	key := sinkKey(o, v.plan)
 	if side {
 		key = ""
@@ -225,14 +249,9 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object) error {
 // buildSink validates sink o's options, opens it (plan-only engines open
 // nothing) and hands it the changes it had staged before a crash.
 func (e *Engine) buildSink(o *catalog.Object, appendOnly bool, key string) (*sinkRT, error) {
-	f, ok := e.opts.Registry.Sinks[o.Options["connector"]]
-	if !ok {
-		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", o.Options["connector"])
-	}
-	if len(f.Options) > 0 {
-		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, o.Options); err != nil {
-			return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", o.Name, err)}
-		}
+	f, err := e.sinkFactory(o.Name, o.Options)
+	if err != nil {
+		return nil, err
 	}
 	if e.opts.PlanOnly {
 		return &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: key}, nil
@@ -248,6 +267,29 @@ func (e *Engine) buildSink(o *catalog.Object, appendOnly bool, key string) (*sin
 		return nil, err
 	}
 	return rt, nil
+}
+
+// sinkFactory finds sink name's connector and validates its options.
+func (e *Engine) sinkFactory(name string, opts map[string]string) (connectors.SinkFactory, error) {
+	f, ok := e.opts.Registry.Sinks[opts["connector"]]
+	if !ok {
+		return f, sqlerr.New(sqlerr.InvalidParameter, "unknown sink connector %q", opts["connector"])
+	}
+	if len(f.Options) > 0 {
+		if err := connectors.ValidateOptions(f.Name, f.Options, connectors.CommonSinkOptions, opts); err != nil {
+			return f, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: fmt.Sprintf("sink %s: %v", name, err)}
+		}
+	}
+	return f, nil
+}
+
+// contractLine is the sink's line in EXPLAIN and the contract.
+func (s *sinkRT) contractLine() string {
+	delivery := "at-least-once"
+	if d, ok := s.sink.(connectors.Delivery); ok {
+		delivery = d.Delivery()
+	}
+	return fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, s.key)
 }
 
 // eachSink calls fn for every sink: the views' (their side tables'
@@ -270,17 +312,32 @@ func (e *Engine) eachSink(fn func(*sinkRT) error) error {
 	return nil
 }
 
-func (v *viewRT) removeSink(name string) {
-	for i, s := range v.sinks {
+// removeSink closes sink name and returns sinks without it.
+func removeSink(sinks []*sinkRT, name string) []*sinkRT {
+	for i, s := range sinks {
 		if strings.EqualFold(s.name, name) {
 			_ = s.sink.Close()
-			v.sinks = append(v.sinks[:i], v.sinks[i+1:]...)
-			return
+			return append(sinks[:i], sinks[i+1:]...)
 		}
 	}
+	return sinks
 }
 
-// deliver hands a batch of view changes to the sinks.
+// writeSinks writes changes to the sinks whose side flag is side and
+// returns the first error (sinks retry transient failures themselves).
+func writeSinks(sinks []*sinkRT, changes []connectors.Change, side bool) error {
+	var first error
+	for _, s := range sinks {
+		if s.side != side {
+			continue
+		}
+		if err := s.sink.Write(context.Background(), changes); err != nil && first == nil {
+			first = fmt.Errorf("sink %s: %w", s.name, err)
+		}
+	}
+	return first
+}
+
 // deliver writes the view's changes (side: its side table's) to the
 // sinks reading them.
 func (v *viewRT) deliver(ch []exec.Change, side bool) {
@@ -299,13 +356,8 @@ func (v *viewRT) deliver(ch []exec.Change, side bool) {
 		}
 		out[i] = connectors.Change{Op: op, Row: c.Row}
 	}
-	for _, s := range v.sinks {
-		if s.side != side {
-			continue
-		}
-		if err := s.sink.Write(context.Background(), out); err != nil && v.err == nil {
-			v.err = fmt.Errorf("sink %s: %w", s.name, err)
-		}
+	if err := writeSinks(v.sinks, out, side); err != nil && v.err == nil {
+		v.err = err
 	}
 }
 
