@@ -109,10 +109,7 @@ func Collapse(changes []Change, key []int) []Change {
 	out := changes[:0:0]
 	var kb []byte
 	for _, c := range changes {
-		kb = kb[:0]
-		for _, k := range key {
-			kb = appendKey(kb, c.Row[k])
-		}
+		kb = appendRowKey(kb[:0], c.Row, key)
 		if i, ok := idx[string(kb)]; ok {
 			out[i] = c
 			continue
@@ -138,10 +135,7 @@ func Split(changes []Change, key []int, n int) [][]Change {
 	}
 	var kb []byte
 	for _, c := range changes {
-		kb = kb[:0]
-		for _, k := range key {
-			kb = appendKey(kb, c.Row[k])
-		}
+		kb = appendRowKey(kb[:0], c.Row, key)
 		h := uint64(14695981039346656037)
 		for _, b := range kb {
 			h = (h ^ uint64(b)) * 1099511628211
@@ -154,6 +148,14 @@ func Split(changes []Change, key []int, n int) [][]Change {
 		parts[h%uint64(n)] = append(parts[h%uint64(n)], c)
 	}
 	return parts
+}
+
+// appendRowKey appends the encoding of row's key columns.
+func appendRowKey(b []byte, row types.Row, key []int) []byte {
+	for _, k := range key {
+		b = appendKey(b, row[k])
+	}
+	return b
 }
 
 func appendKey(b []byte, v types.Value) []byte {

@@ -13,36 +13,30 @@ import (
 // and flush_limit_rows shape the statements that follow, so they belong to
 // the session that sets them (see WithSession); state_cache_size sizes a
 // resource all views share, so SET changes it for the whole engine.
-var settingChecks = map[string]func(v string) bool{
-	"strict": func(v string) bool {
+var settingChecks = map[string]struct {
+	valid func(v string) bool
+	hint  string // what a valid value looks like
+}{
+	"strict": {func(v string) bool {
 		_, ok := parseBool(v)
 		return ok
-	},
-	"parallelism": func(v string) bool {
+	}, "on or off"},
+	"parallelism": {func(v string) bool {
 		n, err := strconv.Atoi(v)
 		return err == nil && n >= 1 && n <= 1024
-	},
-	"checkpoint_interval": func(v string) bool {
+	}, "an integer from 1 to 1024"},
+	"checkpoint_interval": {func(v string) bool {
 		d, err := connectors.ParseDuration(v)
 		return err == nil && d > 0
-	},
-	"state_cache_size": func(v string) bool {
+	}, "a duration such as '10s' or '10 seconds'"},
+	"state_cache_size": {func(v string) bool {
 		n, err := strconv.Atoi(v)
 		return err == nil && n >= 0
-	},
-	"flush_limit_rows": func(v string) bool {
+	}, "a non-negative integer (0: no limit)"},
+	"flush_limit_rows": {func(v string) bool {
 		n, err := strconv.Atoi(v)
 		return err == nil && n > 0
-	},
-}
-
-// settingHints say what a valid value looks like.
-var settingHints = map[string]string{
-	"strict":              "on or off",
-	"parallelism":         "an integer from 1 to 1024",
-	"checkpoint_interval": "a duration such as '10s' or '10 seconds'",
-	"state_cache_size":    "a non-negative integer (0: no limit)",
-	"flush_limit_rows":    "a positive integer",
+	}, "a positive integer"},
 }
 
 // engineWide are the settings SET changes for every session.
@@ -65,8 +59,8 @@ func checkSetting(name, value string) error {
 	if !ok {
 		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size and flush_limit_rows)", name)
 	}
-	if !check(value) {
-		return sqlerr.New(sqlerr.InvalidParameter, "invalid value for parameter %q: %q (want %s)", name, value, settingHints[name])
+	if !check.valid(value) {
+		return sqlerr.New(sqlerr.InvalidParameter, "invalid value for parameter %q: %q (want %s)", name, value, check.hint)
 	}
 	return nil
 }

@@ -369,6 +369,20 @@ func (s *session) copyTargetColumns(ctx context.Context, sql string) (cols []col
 	return columnsOf(schema), true
 }
 
+// formatCodes are the overall and per-column format codes of the
+// CopyOut/CopyInResponse for n columns: 1 for binary, else 0 (text).
+func (c *copyStmt) formatCodes(n int) (byte, []uint16) {
+	format := byte(0)
+	if c.format == "binary" {
+		format = 1
+	}
+	formats := make([]uint16, n)
+	for i := range formats {
+		formats[i] = uint16(format)
+	}
+	return format, formats
+}
+
 // binarySignature starts a binary COPY stream.
 var binarySignature = []byte("PGCOPY\n\xff\r\n\x00")
 
@@ -394,14 +408,7 @@ func (s *session) copyOut(ctx context.Context, c *copyStmt) error {
 		return pgError(codeSyntax, "COPY (query) must be a query that returns rows")
 	}
 	cols := columnsOf(r.Schema)
-	format := byte(0)
-	if c.format == "binary" {
-		format = 1
-	}
-	formats := make([]uint16, len(cols))
-	for i := range formats {
-		formats[i] = uint16(format)
-	}
+	format, formats := c.formatCodes(len(cols))
 	s.be.Send(&pgproto3.CopyOutResponse{OverallFormat: format, ColumnFormatCodes: formats})
 	var buf []byte
 	send := func() {
@@ -525,14 +532,7 @@ func (s *session) copyIn(ctx context.Context, c *copyStmt) error {
 		return err
 	}
 	cols := columnsOf(schema)
-	format := byte(0)
-	if c.format == "binary" {
-		format = 1
-	}
-	formats := make([]uint16, len(cols))
-	for i := range formats {
-		formats[i] = uint16(format)
-	}
+	format, formats := c.formatCodes(len(cols))
 	s.be.Send(&pgproto3.CopyInResponse{OverallFormat: format, ColumnFormatCodes: formats})
 	if err := s.be.Flush(); err != nil {
 		return err
