@@ -251,29 +251,10 @@ func (j *Join) closeWindows(wm int64) error {
 func (j *Join) closeKey(k string, wm int64, out *Batch) error {
 	var closed [2][]joinRow
 	for side := 0; side < 2; side++ {
-		jk, err := j.key(side, k, false)
+		err := j.takeRows(side, k, func(expiry int64) bool { return expiry <= wm },
+			func(r joinRow) { closed[side] = append(closed[side], r) })
 		if err != nil {
 			return err
-		}
-		if jk == nil {
-			continue
-		}
-		kept := jk.rows[:0]
-		for _, r := range jk.rows {
-			if j.expiry(side, r.time) <= wm {
-				closed[side] = append(closed[side], r)
-			} else {
-				kept = append(kept, r)
-			}
-		}
-		if len(closed[side]) == 0 {
-			continue
-		}
-		jk.rows = kept
-		if len(kept) == 0 {
-			j.remove(side, k, jk)
-		} else {
-			j.markDirty(side, k, jk)
 		}
 	}
 	for _, l := range closed[0] {
@@ -325,20 +306,30 @@ func (j *Join) Watermark(port int, wm int64) error {
 
 // purgeKey drops the rows of one key of side that expire before wm.
 func (j *Join) purgeKey(side int, k string, wm int64) error {
+	return j.takeRows(side, k, func(expiry int64) bool { return expiry < wm }, nil)
+}
+
+// takeRows removes from key k of side the rows whose expiry gone says
+// are gone, handing each to take (when set); the key is then marked
+// changed, or forgotten when no row is left.
+func (j *Join) takeRows(side int, k string, gone func(expiry int64) bool, take func(joinRow)) error {
 	jk, err := j.key(side, k, false)
 	if err != nil || jk == nil {
 		return err
 	}
 	kept := jk.rows[:0]
 	for _, r := range jk.rows {
-		if j.expiry(side, r.time) >= wm {
+		switch {
+		case !gone(j.expiry(side, r.time)):
 			kept = append(kept, r)
+		case take != nil:
+			take(r)
 		}
 	}
 	if len(kept) == len(jk.rows) {
 		return nil
 	}
-	clear(jk.rows[len(kept):]) // drop the purged rows' references
+	clear(jk.rows[len(kept):]) // drop the taken rows' references
 	jk.rows = kept
 	if len(kept) == 0 {
 		j.remove(side, k, jk)

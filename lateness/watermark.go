@@ -30,10 +30,8 @@ type partition struct {
 // now is the current processing time, the start of every partition's idle
 // clock.
 func NewGenerator(n int, delay, idleTimeout, now int64) *Generator {
-	g := &Generator{delay: delay, idleTimeout: idleTimeout, parts: make([]partition, n), current: types.MinTime}
-	for i := range g.parts {
-		g.parts[i] = partition{wm: types.MinTime, lastSeen: now}
-	}
+	g := &Generator{delay: delay, idleTimeout: idleTimeout, parts: make([]partition, 0, n), current: types.MinTime}
+	g.Grow(n, now)
 	return g
 }
 
