@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -104,6 +105,23 @@ func proxiedDB(t *testing.T) (direct, dsn string, proxy *cutProxy) {
 	return direct, u.String(), proxy
 }
 
+// commitLosingAck pre-commits and commits checkpoint id with the proxy
+// armed: the connection that sends COMMIT is cut once Postgres has it, and
+// Commit must still succeed (by its retry).
+func commitLosingAck(t *testing.T, s connectors.Sink, proxy *cutProxy, id uint64) {
+	t.Helper()
+	if _, err := s.PreCommit(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	proxy.armed.Store(true)
+	if err := s.Commit(context.Background(), id); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if !proxy.fired.Load() {
+		t.Fatal("the proxy never saw a COMMIT")
+	}
+}
+
 // TestCommitRetryAfterLostAcknowledgement: the connection dies after
 // Postgres committed checkpoint 2 but before the sink heard so. The retry
 // finds the progress row at 2 and does not apply the checkpoint again
@@ -116,16 +134,7 @@ func TestCommitRetryAfterLostAcknowledgement(t *testing.T) {
 	mustWrite(t, s, up(types.IntValue(1), types.FloatValue(1)))
 	mustCommit(t, s, 1)
 	mustWrite(t, s, up(types.IntValue(2), types.FloatValue(2)), up(types.IntValue(3), types.FloatValue(3)))
-	if _, err := s.PreCommit(context.Background(), 2); err != nil {
-		t.Fatal(err)
-	}
-	proxy.armed.Store(true)
-	if err := s.Commit(context.Background(), 2); err != nil {
-		t.Fatalf("commit: %v", err)
-	}
-	if !proxy.fired.Load() {
-		t.Fatal("the proxy never saw the COMMIT")
-	}
+	commitLosingAck(t, s, proxy, 2)
 	same(t, "after the lost acknowledgement", psql(t, direct, "SELECT bidder, price FROM bids"), "1 1", "2 2", "3 3")
 	same(t, "progress", psql(t, direct, "SELECT checkpoint FROM streamsql_sink_progress"), "2")
 	if !strings.Contains(logs.String(), "Postgres unavailable, retrying") {
@@ -154,16 +163,7 @@ func TestLostAcknowledgementOnOneOfTwoConnections(t *testing.T) {
 	for k := range int64(20) {
 		mustWrite(t, s, up(types.IntValue(k), types.FloatValue(2)))
 	}
-	if _, err := s.PreCommit(context.Background(), 2); err != nil {
-		t.Fatal(err)
-	}
-	proxy.armed.Store(true)
-	if err := s.Commit(context.Background(), 2); err != nil {
-		t.Fatalf("commit: %v", err)
-	}
-	if !proxy.fired.Load() {
-		t.Fatal("the proxy never saw a COMMIT")
-	}
+	commitLosingAck(t, s, proxy, 2)
 	same(t, "after the lost acknowledgement", psql(t, direct, "SELECT id, price FROM t"), want2...)
 	same(t, "progress", psql(t, direct, "SELECT sink, checkpoint FROM streamsql_sink_progress"), "s1 2", "s1#1 2")
 	if !strings.Contains(logs.String(), "Postgres unavailable, retrying") {
