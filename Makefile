@@ -16,6 +16,7 @@ test: lint
 
 lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)
+	@go mod tidy -diff || (echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1)
 	go vet ./...
 	go run $(STATICCHECK) ./...
 
