@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 const psqlBin = "/usr/bin/psql"
@@ -101,13 +103,13 @@ func TestPsqlCancel(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitEngineHeld(t, addr, "SELECT count(*) FROM cnt")
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitDeadline):
 		_ = cmd.Process.Kill()
 		t.Fatal("psql did not end after SIGINT")
 	}
@@ -137,7 +139,11 @@ LATE DATA DROP;
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
-	time.Sleep(300 * time.Millisecond) // the background driver fills the view
+	probe := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	waitFor(t, "the background driver to fill the view", func() bool {
+		var n int64
+		return probe.QueryRow(context.Background(), "SELECT count(*) FROM per_10s").Scan(&n) == nil && n > 0
+	})
 	cmd = wirePsqlCmd(context.Background(), addr, "-v", "ON_ERROR_STOP=1", "-f", "-")
 	cmd.Stdin = strings.NewReader(`SELECT count(*) > 0 AS filling FROM per_10s;
 \d
