@@ -541,27 +541,34 @@ func TestKafkaUpsertTopicFeedsTable(t *testing.T) {
 		}
 		return e
 	}
-	contents := func(e *engine.Engine) string {
+	// contents polls the table until it holds want: FLUSH only drains
+	// what the source has fetched, and the consumer may not have fetched
+	// the records yet on a busy machine.
+	contents := func(e *engine.Engine, want string) string {
 		t.Helper()
-		if _, err := e.Exec(ctx, `FLUSH`); err != nil {
-			t.Fatal(err)
+		var got string
+		for deadline := time.Now().Add(time.Minute); got != want && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := e.Exec(ctx, `FLUSH`); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Exec(ctx, `SELECT id, name, tier FROM customers`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, r := range res.Rows {
+				out = append(out, r.String())
+			}
+			got = strings.Join(out, "; ")
 		}
-		res, err := e.Exec(ctx, `SELECT id, name, tier FROM customers`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range res.Rows {
-			out = append(out, r.String())
-		}
-		return strings.Join(out, "; ")
+		return got
 	}
 	e := open()
 	if _, err := e.Exec(ctx, fmt.Sprintf(`CREATE TABLE customers (id BIGINT PRIMARY KEY, name VARCHAR, tier VARCHAR)
 		WITH (connector = 'kafka', brokers = '%s', topic = 'customers', format = 'upsert-json')`, c.ListenAddrs()[0])); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := contents(e), "1 ada platinum; 2 bob silver"; got != want {
+	if got, want := contents(e, "1 ada platinum; 2 bob silver"), "1 ada platinum; 2 bob silver"; got != want {
 		t.Fatalf("table = %q, want %q", got, want)
 	}
 	if err := e.Close(); err != nil {
@@ -570,7 +577,7 @@ func TestKafkaUpsertTopicFeedsTable(t *testing.T) {
 	produce([2]string{`{"id":2}`, ""}, [2]string{`{"id":3}`, `{"id":3,"name":"cy","tier":"gold"}`})
 	e = open()
 	defer e.Close()
-	if got, want := contents(e), "1 ada platinum; 3 cy gold"; got != want {
+	if got, want := contents(e, "1 ada platinum; 3 cy gold"), "1 ada platinum; 3 cy gold"; got != want {
 		t.Fatalf("after a tombstone and a restart: table = %q, want %q", got, want)
 	}
 }
@@ -634,8 +641,10 @@ func TestViewToKafkaExactlyOnce(t *testing.T) {
 		}
 	}
 	// records reads the topic read_committed: key → last value ("" for a
-	// tombstone), and the number of records.
-	records := func() (map[string]string, int) {
+	// tombstone), and the number of records. It reads until done holds
+	// and then a 700 ms poll brings nothing more (so extra records that
+	// arrive with the expected ones are counted), failing after a minute.
+	records := func(done func(map[string]string, int) bool) (map[string]string, int) {
 		t.Helper()
 		cl, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.ConsumeTopics("totals"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
@@ -645,19 +654,24 @@ func TestViewToKafkaExactlyOnce(t *testing.T) {
 		defer cl.Close()
 		out := map[string]string{}
 		n := 0
-		pctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
-		defer cancel()
-		for {
+		for deadline := time.Now().Add(time.Minute); ; {
+			pctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
 			fs := cl.PollFetches(pctx)
-			if pctx.Err() != nil {
-				return out, n
-			}
+			quiet := pctx.Err() != nil
+			cancel()
 			fs.EachRecord(func(r *kgo.Record) {
 				n++
 				out[string(r.Key)] = string(r.Value)
 			})
+			if quiet && done(out, n) {
+				return out, n
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the topic never held the expected records; it has %d: %v", n, out)
+			}
 		}
 	}
+	anything := func(map[string]string, int) bool { return true }
 	e := open()
 	exec(e, `CREATE SOURCE s (k BIGINT, v BIGINT)`)
 	exec(e, `SET strict = off`)
@@ -665,13 +679,18 @@ func TestViewToKafkaExactlyOnce(t *testing.T) {
 	exec(e, fmt.Sprintf(`CREATE SINK totals_kafka FROM totals WITH (connector = 'kafka', brokers = '%s', topic = 'totals', delivery = 'exactly_once')`, brokers))
 	exec(e, `INSERT INTO s VALUES (1, 10), (2, 20), (1, 5)`)
 	exec(e, `FLUSH`)
-	if got, _ := records(); len(got) != 0 {
+	if got, _ := records(anything); len(got) != 0 {
 		t.Fatalf("read_committed sees %v before the checkpoint", got)
 	}
 	if err := e.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
-	got, n := records()
+	totals := func(k1, k2 int) func(map[string]string, int) bool {
+		return func(got map[string]string, _ int) bool {
+			return got[`{"k":1}`] == fmt.Sprintf(`{"k":1,"total":%d}`, k1) && got[`{"k":2}`] == fmt.Sprintf(`{"k":2,"total":%d}`, k2)
+		}
+	}
+	got, n := records(totals(15, 20))
 	if got[`{"k":1}`] != `{"k":1,"total":15}` || got[`{"k":2}`] != `{"k":2,"total":20}` {
 		t.Fatalf("after the checkpoint: %v", got)
 	}
@@ -688,7 +707,7 @@ func TestViewToKafkaExactlyOnce(t *testing.T) {
 	if err := e.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
-	got, n2 := records()
+	got, n2 := records(totals(16, 20))
 	if got[`{"k":1}`] != `{"k":1,"total":16}` || n2 != n+1 {
 		t.Fatalf("after crash and restart: %v (%d records, had %d: want exactly one more)", got, n2, n)
 	}
