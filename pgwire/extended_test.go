@@ -26,7 +26,7 @@ func dialRaw(t *testing.T, addr string) *rawConn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(time.Minute))
 	if _, err := c.Write(startupBytes()); err != nil {
 		t.Fatal(err)
 	}

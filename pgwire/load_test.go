@@ -38,7 +38,7 @@ func TestLoad(t *testing.T) {
 		"CREATE MATERIALIZED VIEW by_auction AS SELECT auction, count(*) AS n, max(price) AS top FROM bid GROUP BY auction",
 		"CREATE MATERIALIZED VIEW by_bucket AS SELECT price % 16 AS bucket, count(*) AS n FROM bid GROUP BY price % 16")
 	// Wait until the pipeline has produced rows.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitDeadline)
 	for {
 		var n int64
 		if err := admin.QueryRow(context.Background(), "SELECT count(*) FROM by_auction").Scan(&n); err != nil {
@@ -48,7 +48,7 @@ func TestLoad(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("datagen produced %d groups in 10s", n)
+			t.Fatalf("datagen produced %d groups in %v", n, waitDeadline)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -283,12 +283,37 @@ func (p *pipelineRun) logText() string {
 	return string(b)
 }
 
-// stop ends a run gracefully and requires a clean exit.
+// stop ends a run gracefully and requires a clean exit. It first waits
+// until the run has opened its state directory: the run installs its
+// SIGTERM handler before that, and a SIGTERM that arrives earlier kills
+// the process instead of stopping it.
 func (p *pipelineRun) stop(c *exec.Cmd) {
 	p.t.Helper()
+	p.waitOpened(c)
 	_ = c.Process.Signal(syscall.SIGTERM)
 	if err := c.Wait(); err != nil {
 		p.t.Fatalf("run exited with %v; log:\n%s", err, p.logText())
+	}
+}
+
+// waitOpened polls the run's open files (Linux /proc) until one is in its
+// state directory, failing after a minute.
+func (p *pipelineRun) waitOpened(c *exec.Cmd) {
+	p.t.Helper()
+	fds := fmt.Sprintf("/proc/%d/fd", c.Process.Pid)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		ents, err := os.ReadDir(fds)
+		if err != nil {
+			p.t.Fatalf("run %d: %v; log:\n%s", c.Process.Pid, err, p.logText())
+		}
+		for _, e := range ents {
+			if l, _ := os.Readlink(filepath.Join(fds, e.Name())); strings.HasPrefix(l, p.state+string(filepath.Separator)) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("run %d never opened its state directory; log:\n%s", c.Process.Pid, p.logText())
+		}
 	}
 }
 
@@ -347,9 +372,7 @@ func TestKafkaToPostgresExactlyOnceSurvivesKill9(t *testing.T) {
 	}
 	c := p.start()
 	// Postgres may already hold the final answer (the killed runs got far);
-	// give this run time to recover and install its signal handler before
-	// the SIGTERM that ends it.
-	time.Sleep(time.Second)
+	// stop waits until this run has opened its state before ending it.
 	waitForRows(t, dsn, volumeQuery, in.wantRows(), 60*time.Second)
 	p.stop(c)
 	if got := p.deadLetters(t); strings.Join(got, ",") != strings.Join(in.poison, ",") {

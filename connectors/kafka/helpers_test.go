@@ -103,13 +103,13 @@ func newTestSource(t testing.TB, schema types.Schema, opts map[string]string) co
 	return src
 }
 
-// readAll reads until at least n rows+errors arrived (10 s at most) and
+// readAll reads until at least n rows+errors arrived (a minute at most) and
 // returns every non-empty batch.
 func readAll(t testing.TB, src connectors.Source, n, max int) []connectors.Batch {
 	t.Helper()
 	var out []connectors.Batch
 	got := 0
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for got < n && time.Now().Before(deadline) {
 		b, err := src.Read(context.Background(), max)
 		if err != nil {

@@ -173,7 +173,7 @@ func TestSourceStartupModes(t *testing.T) {
 			}
 			produce(t, brokers, topic, rec{value: []byte(bidJSON(10, "new")), ts: base.Add(time.Hour)})
 			var ids []int64
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(time.Minute)
 			for (len(ids) == 0 || ids[len(ids)-1] != 10) && time.Now().Before(deadline) {
 				b, err := src.Read(context.Background(), 100)
 				if err != nil {
@@ -432,7 +432,7 @@ func TestSourceBoundedBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := 0
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for got < 20 && time.Now().Before(deadline) {
 		b, err := src.Read(context.Background(), 1)
 		if err != nil {
