@@ -59,7 +59,7 @@ func TestQueriesRunWhileASinkCommits(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- e.Checkpoint() }()
 	<-bs.committing
-	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	res, err := e.Exec(qctx, `SELECT k, n FROM v`)
 	if err != nil || len(res.Rows) != 2 {

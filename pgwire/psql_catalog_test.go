@@ -40,7 +40,7 @@ func catalogPsqlRun(t *testing.T, addr string, cmds ...string) (string, error) {
 	for _, c := range cmds {
 		args = append(args, "-c", c)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=5", "PGSSLMODE=disable", "PAGER=", "PSQL_PAGER=", "COLUMNS=200")

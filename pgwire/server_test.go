@@ -73,7 +73,7 @@ func connect(t testing.TB, addr string, mode pgx.QueryExecMode) *pgx.Conn {
 		t.Fatal(err)
 	}
 	cfg.DefaultQueryExecMode = mode
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

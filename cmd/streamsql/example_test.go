@@ -81,7 +81,7 @@ func TestKafkaToPostgresExample(t *testing.T) {
 		t.Fatalf("input has windows %v and %d malformed records; the test needs two closed windows and some", want, len(in.poison))
 	}
 	c = p.start()
-	waitForRows(t, dsn, exampleQuery, want, 30*time.Second)
+	waitForRows(t, dsn, exampleQuery, want, 60*time.Second)
 	p.stop(c)
 	if log := p.logText(); !strings.Contains(log, "bid_volume_out upsert (2024-01-01 00:00:00, 2024-01-01 00:00:10, ") {
 		t.Fatalf("the stdout sink printed no changelog line for the first window; log:\n%s", log)

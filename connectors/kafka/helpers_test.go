@@ -152,7 +152,7 @@ func committed(t testing.TB, brokers, topic string) []*kgo.Record {
 	cl := client(t, brokers, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: at}))
 	var out []*kgo.Record
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	pctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	for len(want) > 0 {
 		fs := cl.PollFetches(pctx)

@@ -221,7 +221,7 @@ func TestSinkCrashInsideTransaction(t *testing.T) {
 	if _, err := old.PreCommit(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := old.Commit(ctx, 2); err == nil || ctx.Err() != nil {
 		t.Fatalf("a fenced sink's commit: err = %v (ctx %v), want a fencing error at once", err, ctx.Err())
