@@ -10,8 +10,10 @@ import (
 )
 
 // Join is the streaming inner equi-join of two append-only inputs, for
-// interval joins (right.time - left.time within [lower, upper]) and window
-// joins (equal window starts).
+// interval joins (right.time - left.time within [lower, upper], each bound
+// inclusive or strict) and window joins (equal window starts). A row with
+// a NULL key that is not null-safe (<=>) matches nothing: it is dropped on
+// arrival, neither joined nor stored.
 //
 // An interval join emits as rows arrive: every row probes the other
 // side's state and is stored if rows still to come on the other side can
@@ -23,7 +25,8 @@ import (
 //
 // State: the rows of both sides by key. An interval join drops a left row
 // once the right watermark passes its time + upper, a right row once the
-// left watermark passes its time - lower; a window join drops a window's
+// left watermark passes its time - lower (a strict bound ends one
+// microsecond earlier: the last time it admits); a window join drops a window's
 // rows when it emits them. State is bounded by the interval (or window
 // size) plus the inputs' lag. An otherwise unbounded join with STATE TTL
 // drops a stored row once the other input's watermark passes its time +
@@ -115,8 +118,11 @@ func (j *Join) timeCol(side int) int {
 	return j.n.RightTime
 }
 
-// expiry is the watermark of the other side at which a row of side with
-// time t can no longer match anything to come.
+// expiry is when a row of side with time t stops matching: for an
+// interval join the last time of the other side it can still match (the
+// other side's watermark passing it purges the row: rows to come are at or
+// after the watermark); for a window join its window's end; under STATE
+// TTL its time + TTL.
 func (j *Join) expiry(side int, t int64) int64 {
 	switch {
 	case j.n.Kind == planner.WindowJoin:
@@ -124,17 +130,41 @@ func (j *Join) expiry(side int, t int64) int64 {
 	case j.n.Kind == planner.Unbounded:
 		return t + j.n.TTL // only called with a TTL
 	case side == 0:
+		// right.time <= t + Upper, or < t + Upper when strict
+		if j.n.UpperStrict {
+			return t + j.n.Upper - 1
+		}
 		return t + j.n.Upper
+	}
+	// left.time <= t - Lower, or < t - Lower when strict
+	if j.n.LowerStrict {
+		return t - j.n.Lower - 1
 	}
 	return t - j.n.Lower
 }
 
 func (j *Join) matches(lt, rt int64) bool {
-	if j.n.Kind != planner.IntervalJoin {
-		return true
+	return j.n.Kind != planner.IntervalJoin || inInterval(j.n, rt-lt)
+}
+
+// inInterval reports whether d = right.time - left.time is within the
+// interval join's bounds, each inclusive or strict.
+func inInterval(n *planner.Join, d int64) bool {
+	above := d > n.Lower || d == n.Lower && !n.LowerStrict
+	below := d < n.Upper || d == n.Upper && !n.UpperStrict
+	return above && below
+}
+
+// nullKey reports whether row r of a join can match nothing because a key
+// that is not null-safe is NULL (NULL = anything is not true), or, in an
+// interval join, its time is NULL.
+func nullKey(n *planner.Join, r types.Row, keys []int, timeCol int) bool {
+	for i, c := range keys {
+		if r[c].IsNull() && (i >= len(n.NullSafe) || !n.NullSafe[i]) {
+			return true
+		}
 	}
-	d := rt - lt
-	return d >= j.n.Lower && d <= j.n.Upper
+	return n.Kind == planner.IntervalJoin && r[timeCol].IsNull()
 }
 
 // Process implements Operator.
@@ -143,6 +173,9 @@ func (j *Join) Process(port int, b *Batch) error {
 	out := &Batch{}
 	var kb []byte
 	for _, r := range b.Rows {
+		if nullKey(j.n, r, j.keyCols(port), j.timeCol(port)) {
+			continue // matches nothing now or later: neither joined nor kept
+		}
 		kb = kb[:0]
 		for _, c := range j.keyCols(port) {
 			kb = state.AppendRow(kb, types.Row{r[c]})

@@ -172,18 +172,21 @@ func batchJoin(x *planner.Join, read func(*planner.Scan) ([]types.Row, error)) (
 	}
 	var out []types.Row
 	for _, a := range l {
+		if nullKey(x, a, x.LeftKeys, x.LeftTime) {
+			continue
+		}
 	next:
 		for _, b := range r {
+			if nullKey(x, b, x.RightKeys, x.RightTime) {
+				continue
+			}
 			for i := range x.LeftKeys {
-				if a[x.LeftKeys[i]].IsNull() || types.Compare(a[x.LeftKeys[i]], b[x.RightKeys[i]]) != 0 {
+				if types.Compare(a[x.LeftKeys[i]], b[x.RightKeys[i]]) != 0 {
 					continue next
 				}
 			}
-			if x.Kind == planner.IntervalJoin {
-				d := b[x.RightTime].I - a[x.LeftTime].I
-				if d < x.Lower || d > x.Upper {
-					continue
-				}
+			if x.Kind == planner.IntervalJoin && !inInterval(x, b[x.RightTime].I-a[x.LeftTime].I) {
+				continue
 			}
 			row := append(append(types.Row{}, a...), b...)
 			if residual != nil && !residual(row) {

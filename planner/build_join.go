@@ -9,9 +9,13 @@ import (
 
 // join plans an inner join. Conjuncts of ON (and of the WHERE clause, when
 // given) are sorted into: filters on one side (pushed into that side),
-// equality keys between the sides, time bounds (right.time - left.time
-// within [lower, upper]: an interval join) and a residual predicate.
-// Equal window starts on both sides make a window join.
+// equality keys between the sides (= or the null-safe <=>), comparisons
+// of a left and a right timestamp, and the rest. The time comparisons on
+// one pair of watermark columns that bound right.time - left.time from
+// both sides make an interval join (setInterval); every other conjunct,
+// a one-sided time bound included, stays in the residual predicate, so
+// each predicate the user wrote holds in every output row. Equal window
+// starts on both sides make a window join.
 func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error) {
 	if j.Tp != ast.CrossJoin || j.NaturalJoin || len(j.Using) > 0 {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "only inner joins with ON are supported")
@@ -34,8 +38,9 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	conds = append(conds, conjuncts(where)...)
 	scope := ls.join(rs)
 	nl := len(ls.cols)
-	jn := &Join{LeftTime: -1, RightTime: -1, Lower: minInt, Upper: maxInt}
-	var lf, rf, residual []Scalar
+	jn := &Join{Left: left, Right: right, LeftTime: -1, RightTime: -1}
+	var lf, rf []Scalar
+	var rest []joinConjunct
 	for _, c := range conds {
 		s, err := BindScalar(c, scope)
 		if err != nil {
@@ -49,9 +54,9 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 			case side == sideRight:
 				rf = append(rf, part)
 			case jn.addKey(part, nl):
-			case jn.addTimeBound(part, nl):
 			default:
-				residual = append(residual, part)
+				tb, ok := timeBoundOf(part, nl)
+				rest = append(rest, joinConjunct{pred: part, bound: tb, isBound: ok})
 			}
 		}
 	}
@@ -65,9 +70,29 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 		}
 		right = &Filter{Input: right, Pred: RemapColumns(andAll(rf), m)}
 	}
-	jn.Left, jn.Right, jn.Residual = left, right, andAll(residual)
+	jn.Left, jn.Right = left, right
+	jn.Residual = andAll(jn.setInterval(rest))
 	jn.classify()
 	return jn, scope, nil
+}
+
+// joinConjunct is a conjunct of a join that is neither a one-side filter
+// nor an equality key; bound describes it when it compares a left and a
+// right timestamp (isBound).
+type joinConjunct struct {
+	pred    Scalar
+	bound   timeBound
+	isBound bool
+}
+
+// timeBound is a comparison right.#rc (op) left.#lc + bound, read as a
+// bound on right.time - left.time: a lower bound (>, >=) or an upper one
+// (<, <=), strict for < and >.
+type timeBound struct {
+	lc, rc int // left column; right column, counted from the right side
+	bound  int64
+	lower  bool
+	strict bool
 }
 
 const (
@@ -113,10 +138,11 @@ func splitAnd(s Scalar) []Scalar {
 	return []Scalar{s}
 }
 
-// addKey records left.col = right.col as an equality key.
+// addKey records left.col = right.col (or the null-safe left.col <=>
+// right.col) as an equality key.
 func (j *Join) addKey(s Scalar, nl int) bool {
 	c, ok := s.(*Call)
-	if !ok || c.Fn != "=" {
+	if !ok || (c.Fn != "=" && c.Fn != "is_not_distinct_from") {
 		return false
 	}
 	a, aok := c.Args[0].(*ColRef)
@@ -132,6 +158,14 @@ func (j *Join) addKey(s Scalar, nl int) bool {
 	}
 	j.LeftKeys = append(j.LeftKeys, a.Index)
 	j.RightKeys = append(j.RightKeys, r.Index-nl)
+	if c.Fn == "is_not_distinct_from" {
+		if j.NullSafe == nil {
+			j.NullSafe = make([]bool, len(j.LeftKeys)-1, len(j.LeftKeys))
+		}
+		j.NullSafe = append(j.NullSafe, true)
+	} else if j.NullSafe != nil {
+		j.NullSafe = append(j.NullSafe, false)
+	}
 	return true
 }
 
@@ -155,26 +189,28 @@ func linear(s Scalar) (col int, off int64, ok bool) {
 	return 0, 0, false
 }
 
-// addTimeBound records a comparison between a left and a right timestamp
-// (each plus or minus a constant interval) as a bound on
-// right.time - left.time.
-func (j *Join) addTimeBound(s Scalar, nl int) bool {
+// timeBoundOf reads a comparison between a left and a right timestamp
+// (each plus or minus a constant interval) as a bound on right.time -
+// left.time.
+func timeBoundOf(s Scalar, nl int) (timeBound, bool) {
 	c, ok := s.(*Call)
 	if !ok || len(c.Args) != 2 {
-		return false
+		return timeBound{}, false
 	}
-	var greater bool // args[0] >= args[1]
+	var tb timeBound
+	var greater bool // args[0] > or >= args[1]
 	switch c.Fn {
 	case ">=", ">":
 		greater = true
 	case "<=", "<":
 	default:
-		return false
+		return timeBound{}, false
 	}
+	tb.strict = c.Fn == ">" || c.Fn == "<"
 	ac, ao, aok := linear(c.Args[0])
 	bc, bo, bok := linear(c.Args[1])
 	if !aok || !bok || (ac < nl) == (bc < nl) {
-		return false
+		return timeBound{}, false
 	}
 	// Normalise to R + ro (op) L + lo.
 	rc, ro, lc, lo := ac, ao, bc, bo
@@ -182,27 +218,73 @@ func (j *Join) addTimeBound(s Scalar, nl int) bool {
 		rc, ro, lc, lo = bc, bo, ac, ao
 		greater = !greater
 	}
-	rc -= nl
-	if (j.LeftTime >= 0 && j.LeftTime != lc) || (j.RightTime >= 0 && j.RightTime != rc) {
-		return false
-	}
-	j.LeftTime, j.RightTime = lc, rc
-	// R + ro >= L + lo  =>  R - L >= lo - ro
-	bound := lo - ro
-	if greater {
-		if bound > j.Lower {
-			j.Lower = bound
-		}
-	} else if bound < j.Upper {
-		j.Upper = bound
-	}
-	return true
+	// R + ro >= L + lo  <=>  R - L >= lo - ro
+	tb.lc, tb.rc, tb.bound, tb.lower = lc, rc-nl, lo-ro, greater
+	return tb, true
 }
 
-// classify decides the join kind from its keys and bounds.
+// setInterval makes the join an interval join when conjuncts bound
+// right.time - left.time from below and from above on one pair of
+// watermark columns (only a watermark column tells which rows are still
+// to come, so only such bounds let state be purged): the tightest bound of
+// each direction is kept, and the conjuncts of that pair, which they
+// imply, leave the predicate. It returns the conjuncts still to evaluate.
+func (j *Join) setInterval(rest []joinConjunct) []Scalar {
+	lc, rc, ok := j.intervalPair(rest)
+	if ok {
+		j.Kind, j.LeftTime, j.RightTime = IntervalJoin, lc, rc
+		j.Lower, j.Upper = minInt, maxInt
+	}
+	var residual []Scalar
+	for _, c := range rest {
+		if !ok || !c.isBound || c.bound.lc != lc || c.bound.rc != rc {
+			residual = append(residual, c.pred)
+			continue
+		}
+		j.tighten(c.bound)
+	}
+	return residual
+}
+
+// intervalPair finds the first pair of watermark columns bounded both
+// from below and from above.
+func (j *Join) intervalPair(rest []joinConjunct) (lc, rc int, ok bool) {
+	for _, c := range rest {
+		if !c.isBound || !eventTimeColumn(j.Left, c.bound.lc) || !eventTimeColumn(j.Right, c.bound.rc) {
+			continue
+		}
+		var lower, upper bool
+		for _, d := range rest {
+			if d.isBound && d.bound.lc == c.bound.lc && d.bound.rc == c.bound.rc {
+				lower, upper = lower || d.bound.lower, upper || !d.bound.lower
+			}
+		}
+		if lower && upper {
+			return c.bound.lc, c.bound.rc, true
+		}
+	}
+	return 0, 0, false
+}
+
+// tighten narrows the interval by one bound (at an equal bound a strict
+// one is tighter).
+func (j *Join) tighten(tb timeBound) {
+	if tb.lower {
+		if tb.bound > j.Lower || tb.bound == j.Lower && tb.strict {
+			j.Lower, j.LowerStrict = tb.bound, tb.strict
+		}
+		return
+	}
+	if tb.bound < j.Upper || tb.bound == j.Upper && tb.strict {
+		j.Upper, j.UpperStrict = tb.bound, tb.strict
+	}
+}
+
+// classify decides the kind of a join that is not an interval join: a
+// window join when a key pairs the window starts of equal windows,
+// unbounded otherwise.
 func (j *Join) classify() {
-	if j.LeftTime >= 0 && j.Lower != minInt && j.Upper != maxInt {
-		j.Kind = IntervalJoin
+	if j.Kind == IntervalJoin {
 		return
 	}
 	for i := range j.LeftKeys {
@@ -212,7 +294,6 @@ func (j *Join) classify() {
 			j.Kind = WindowJoin
 			j.LeftTime, j.RightTime = j.LeftKeys[i], j.RightKeys[i]
 			j.WindowSize = ls
-			j.Lower, j.Upper = 0, 0
 			return
 		}
 	}
@@ -228,25 +309,45 @@ func windowOrigin(n Node, col int) (int64, bool) { return windowStartOf(n, col, 
 // the column must also have passed through an aggregate that grouped by
 // it (crossed records that one was passed).
 func windowStartOf(n Node, col int, mustAggregate, crossed bool) (int64, bool) {
+	size, end, ok := windowColumnOf(n, col, mustAggregate, crossed)
+	return size, ok && !end
+}
+
+// windowColumnOf traces column col of n back to the window_start or (end)
+// the window_end of a TUMBLE or HOP window, as windowStartOf does.
+func windowColumnOf(n Node, col int, mustAggregate, crossed bool) (size int64, end, ok bool) {
 	switch x := n.(type) {
 	case *Filter:
-		return windowStartOf(x.Input, col, mustAggregate, crossed)
+		return windowColumnOf(x.Input, col, mustAggregate, crossed)
 	case *Project:
 		if r, ok := x.Exprs[col].(*ColRef); ok {
-			return windowStartOf(x.Input, r.Index, mustAggregate, crossed)
+			return windowColumnOf(x.Input, r.Index, mustAggregate, crossed)
 		}
 	case *Aggregate:
 		if col < len(x.GroupCols) {
-			return windowStartOf(x.Input, x.GroupCols[col], mustAggregate, true)
+			return windowColumnOf(x.Input, x.GroupCols[col], mustAggregate, true)
 		}
 	case *WindowAggregate:
-		if col == len(x.GroupCols) && x.Window.Kind != "session" {
-			return x.Window.Size, true
+		if w := len(x.GroupCols); (col == w || col == w+1) && x.Window.Kind != "session" {
+			return x.Window.Size, col == w+1, true
 		}
 	case *WindowAssign:
-		if (crossed || !mustAggregate) && col == len(x.Input.Schema()) && x.Window.Kind != "session" {
-			return x.Window.Size, true
+		w := len(x.Input.Schema())
+		if (crossed || !mustAggregate) && (col == w || col == w+1) && x.Window.Kind != "session" {
+			return x.Window.Size, col == w+1, true
 		}
 	}
-	return 0, false
+	return 0, false, false
+}
+
+// eventTimeColumn reports whether column col of n carries a watermark: a
+// source's watermark column, or the window start or end of a windowed
+// aggregate (the rules fuse it into a WindowAggregate, which emits
+// windows in end order as the watermark passes).
+func eventTimeColumn(n Node, col int) bool {
+	if TimeColumnOf(n, col) {
+		return true
+	}
+	_, _, ok := windowColumnOf(n, col, true, false)
+	return ok
 }

@@ -167,17 +167,23 @@ const (
 )
 
 // Join is an inner equi-join of two streams. Left columns come first in
-// the output. LeftKeys[i] = RightKeys[i]. Interval joins bound
-// right.time - left.time to [Lower, Upper]; window joins match equal
-// window starts. Residual is evaluated on the joined row.
+// the output. LeftKeys[i] = RightKeys[i]: a NULL key matches nothing
+// unless NullSafe[i] (the key was written with <=>, which pairs NULL with
+// NULL). Interval joins bound right.time - left.time to [Lower, Upper],
+// excluding a bound that is strict (LowerStrict, UpperStrict); window
+// joins match equal window starts. Residual is evaluated on the joined
+// row: every predicate of the join that the keys and the interval do not
+// express is in it.
 type Join struct {
-	Left, Right         Node
-	Kind                JoinKind
-	LeftKeys, RightKeys []int
-	LeftTime, RightTime int // time column of each side, or -1
-	Lower, Upper        int64
-	WindowSize          int64 // window joins: the windows' size
-	Residual            Scalar
+	Left, Right              Node
+	Kind                     JoinKind
+	LeftKeys, RightKeys      []int
+	NullSafe                 []bool // per key; nil when no key is null-safe
+	LeftTime, RightTime      int    // time column of each side, or -1
+	Lower, Upper             int64
+	LowerStrict, UpperStrict bool
+	WindowSize               int64 // window joins: the windows' size
+	Residual                 Scalar
 	// TTL bounds an otherwise unbounded join (STATE TTL): a stored row is
 	// dropped once the other input's watermark passes its time + TTL
 	// (LeftTime/RightTime are then the inputs' watermark columns), or TTL
@@ -377,8 +383,11 @@ func (n *WindowAggregate) String() string {
 // String implements Node.
 func (n *Join) String() string {
 	s := fmt.Sprintf("Join %s left=[%s] right=[%s]", n.Kind, colList(n.LeftKeys), colList(n.RightKeys))
+	if ns := n.nullSafeKeys(); len(ns) > 0 {
+		s += " null-safe=[" + ns + "]"
+	}
 	if n.Kind == IntervalJoin {
-		s += fmt.Sprintf(" right.#%d - left.#%d in [%s, %s]", n.RightTime, n.LeftTime, signed(n.Lower), signed(n.Upper))
+		s += fmt.Sprintf(" right.#%d - left.#%d in %s", n.RightTime, n.LeftTime, n.Interval())
 	}
 	if n.Residual != nil {
 		s += " residual=" + n.Residual.String()
@@ -387,6 +396,30 @@ func (n *Join) String() string {
 		s += " ttl=" + types.FormatInterval(n.TTL)
 	}
 	return s
+}
+
+// Interval renders an interval join's bounds on right.time - left.time:
+// a square bracket includes its bound, a round one excludes it.
+func (n *Join) Interval() string {
+	open, closing := "[", "]"
+	if n.LowerStrict {
+		open = "("
+	}
+	if n.UpperStrict {
+		closing = ")"
+	}
+	return open + signed(n.Lower) + ", " + signed(n.Upper) + closing
+}
+
+// nullSafeKeys lists the null-safe key pairs as left=right column pairs.
+func (n *Join) nullSafeKeys() string {
+	var parts []string
+	for i, ns := range n.NullSafe {
+		if ns {
+			parts = append(parts, fmt.Sprintf("#%d<=>#%d", n.LeftKeys[i], n.RightKeys[i]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func signed(us int64) string {

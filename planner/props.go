@@ -56,7 +56,7 @@ func PropsOf(n Node) Props {
 		bound := "unbounded"
 		switch x.Kind {
 		case IntervalJoin:
-			bound = fmt.Sprintf("interval [%s, %s]", signed(x.Lower), signed(x.Upper))
+			bound = "interval " + x.Interval()
 		case WindowJoin:
 			bound = "window size " + types.FormatInterval(x.WindowSize)
 		}

@@ -230,7 +230,7 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 		case *Join:
 			if a.Kind == Unbounded && a.TTL == 0 {
 				msg = "unbounded state: " + a.String() + " keeps every row of both inputs forever"
-				fix = "bound the join with a time interval (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
+				fix = "bound the join from below and above by the inputs' watermark columns (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
 			}
 		}
 		if msg == "" {
@@ -419,7 +419,7 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			b := "MISSING (unbounded)"
 			switch n.Kind {
 			case IntervalJoin:
-				b = fmt.Sprintf("interval [%s, %s]", signed(n.Lower), signed(n.Upper))
+				b = "interval " + n.Interval()
 			case WindowJoin:
 				b = "window size " + types.FormatInterval(n.WindowSize)
 			}
