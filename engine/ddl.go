@@ -363,7 +363,7 @@ func (e *Engine) show(st *parser.ShowStmt) (*Result, error) {
 	if st.Kind == 0 {
 		v, ok := e.setting(strings.ToLower(st.Setting))
 		if !ok {
-			return nil, sqlerr.New(sqlerr.InvalidParameter, "unrecognized configuration parameter %q", st.Setting)
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.Setting)
 		}
 		return &Result{Schema: types.Schema{{Name: st.Setting, Type: types.String}}, Rows: []types.Row{{types.StringValue(v)}}}, nil
 	}

@@ -30,6 +30,7 @@ func TestSetValidatesItsValue(t *testing.T) {
 		{"SET flush_limit_rows = 1000", ""},
 		{"SET nosuch = 1", sqlerr.UndefinedObject},
 		{"SET metrics = 1", sqlerr.UndefinedObject},
+		{"SHOW nosuch", sqlerr.UndefinedObject},
 	} {
 		_, err := e.Exec(ctx, tc.sql)
 		if got := sqlerr.Code(err); (tc.code == "" && err != nil) || (tc.code != "" && got != tc.code) {

@@ -398,6 +398,9 @@ func (s *session) sessionStmt(ctx context.Context, sql string) (*result, error) 
 		return nil, pgError(sqlerr.FeatureNotSupport, "RESET of engine setting "+st.name+" is not supported; SET it")
 	default:
 		p, known := sessionParams[st.name]
+		if !known && !customSetting(st.name) {
+			return nil, errUnknownSetting(st.name)
+		}
 		if known && p.fixed {
 			return nil, pgError("55P02", "parameter \""+p.name+"\" cannot be changed")
 		}
@@ -476,7 +479,7 @@ func (s *session) show(ctx context.Context, sql string) (*result, error) {
 	}
 	v, ok := s.params[name]
 	if !ok {
-		return nil, pgError("42704", "unrecognized configuration parameter \""+name+"\"")
+		return nil, errUnknownSetting(name)
 	}
 	return settingsResult(name, v), nil
 }

@@ -48,6 +48,7 @@ func init() {
 		{name: "transaction_read_only", def: "off", desc: "Accepted and ignored."},
 		{name: "default_transaction_read_only", def: "off", desc: "Accepted and ignored."},
 		{name: "max_identifier_length", def: "63", fixed: true, desc: "Shows the maximum identifier length."},
+		{name: "client_min_messages", def: "notice", desc: "Accepted and ignored."},
 		{name: "lc_messages", def: "C", desc: "Accepted and ignored."},
 		{name: "lc_monetary", def: "C", desc: "Accepted and ignored."},
 		{name: "lc_numeric", def: "C", desc: "Accepted and ignored."},
@@ -63,6 +64,19 @@ func init() {
 var engineSettings = map[string]bool{
 	"strict": true, "parallelism": true, "checkpoint_interval": true, "state_cache_size": true, "flush_limit_rows": true,
 	"metrics": true,
+}
+
+// customSetting reports whether name is a custom ("placeholder") setting:
+// as in Postgres, a dotted name such as app.user_id may be SET and SHOWn
+// by any session, while an unknown name without a dot is an error.
+func customSetting(name string) bool {
+	i := strings.IndexByte(name, '.')
+	return i > 0 && i < len(name)-1
+}
+
+// errUnknownSetting is Postgres' error for a setting it does not know.
+func errUnknownSetting(name string) error {
+	return pgError(sqlerr.UndefinedObject, "unrecognized configuration parameter \""+name+"\"")
 }
 
 // canonical returns a parameter's spelling for ParameterStatus and SHOW.
