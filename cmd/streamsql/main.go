@@ -9,8 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -19,13 +21,77 @@ import (
 	"golang.org/x/term"
 
 	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
 
 func main() {
-	if err := rootCmd().Execute(); err != nil {
-		os.Exit(exitCode(err))
+	os.Exit(execute(rootCmd(), os.Args[1:], os.Stderr))
+}
+
+// execute runs the command line args and returns the exit code. A
+// command prints its own failure (see guard) and exits 1 (test: 2 for a
+// broken file, 1 for a failing one); any other error is a mistake in the
+// command line (an unknown command or flag, a missing argument), which
+// prints one line and the command's usage, and exits 2.
+func execute(root *cobra.Command, args []string, stderr io.Writer) int {
+	root.SetArgs(args)
+	root.SetOut(os.Stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
+	}
+	var e exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	fmt.Fprintf(stderr, "ERROR: %s\n%s", oneLine(err), cmd.UsageString())
+	return 2
+}
+
+// oneLine puts cobra's command-line error on one line: its "Did you mean
+// this?" list becomes a parenthesis.
+func oneLine(err error) string {
+	msg, suggestions, found := strings.Cut(err.Error(), "\n\nDid you mean this?\n")
+	if !found {
+		return strings.Join(strings.Fields(msg), " ")
+	}
+	return msg + " (did you mean " + strings.Join(strings.Fields(suggestions), " or ") + "?)"
+}
+
+// guard makes every command below root print its own failure: an error a
+// RunE returns unprinted is printed and becomes exit 1, so that execute
+// can tell a failing command from a command-line mistake.
+func guard(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			err := run(c, args)
+			var e exitError
+			if err == nil || errors.As(err, &e) {
+				return err
+			}
+			printErr(err)
+			return exitError{1}
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		guard(sub)
+	}
+}
+
+// oneArg accepts exactly one positional argument, what it names.
+func oneArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch len(args) {
+		case 1:
+			return nil
+		case 0:
+			return fmt.Errorf("%s needs %s", cmd.Name(), what)
+		default:
+			return fmt.Errorf("%s takes %s, got %d arguments: %s", cmd.Name(), what, len(args), strings.Join(args, " "))
+		}
 	}
 }
 
@@ -52,11 +118,28 @@ LATE DATA and EMIT, and CREATE SINK. State lives in --state-dir and survives
 restarts and crashes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(debug.ReadBuildInfo()),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&stateDir, "state-dir", "./.streamsql", "directory for state and checkpoints")
 	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd(), devCmd(), docsCmd(), queryCmd(&stateDir))
-	root.AddCommand(serveCmd(&stateDir))
+	root.AddCommand(serveCmd(&stateDir), versionCmd())
+	guard(root)
 	return root
+}
+
+// readPipeline reads a .sql file for run, explain and check; a file
+// without a statement (empty, or only comments) is an error, not a
+// pipeline that does nothing.
+func readPipeline(file string) (string, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	if stmts, err := parser.Parse(string(src)); err == nil && len(stmts) == 0 {
+		return "", fmt.Errorf("%s holds no statements", file)
+	}
+	return string(src), nil
 }
 
 // printErr prints an error the way psql does, with the position for SQL
@@ -75,7 +158,7 @@ func runCmd(stateDir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run FILE.sql",
 		Short: "Run a pipeline file until its bounded sources end or Ctrl-C",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("one FILE.sql argument"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := runPipeline(cmd.Context(), args[0], *stateDir, interval)
 			if err != nil {
@@ -94,7 +177,7 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	// ends the run with a checkpoint instead of killing it.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	src, err := os.ReadFile(file)
+	src, err := readPipeline(file)
 	if err != nil {
 		return err
 	}
@@ -103,7 +186,7 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	if err != nil {
 		return err
 	}
-	res, err := e.Exec(ctx, string(src))
+	res, err := e.Exec(ctx, src)
 	if err != nil && ctx.Err() != nil {
 		return e.Close() // interrupted while starting: a clean stop
 	}
@@ -191,9 +274,9 @@ func explainCmd(stateDir *string, check bool) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("one FILE.sql argument"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := os.ReadFile(args[0])
+			src, err := readPipeline(args[0])
 			if err != nil {
 				return err
 			}
@@ -207,7 +290,7 @@ func explainCmd(stateDir *string, check bool) *cobra.Command {
 				return err
 			}
 			defer e.Crash()
-			if _, err := e.Exec(cmd.Context(), string(src)); err != nil {
+			if _, err := e.Exec(cmd.Context(), src); err != nil {
 				printErr(err)
 				return exitError{1}
 			}

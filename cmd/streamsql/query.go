@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,11 +28,15 @@ in --state-dir and print its rows. The pipeline must be stopped:
 its state directory is locked while it runs. Example:
 
   streamsql query --state-dir /tmp/k2p 'SELECT "partition", "offset", error FROM bids_dead_letter LIMIT 5'`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("one SQL statement argument (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := readOnly(args[0]); err != nil {
 				printErr(err)
 				return exitError{2}
+			}
+			if err := existingStateDir(*stateDir); err != nil {
+				printErr(err)
+				return exitError{1}
 			}
 			e, err := engine.Open(engine.Options{StateDir: *stateDir, Registry: registry(io.Discard)})
 			if err != nil {
@@ -67,4 +74,21 @@ func readOnly(sql string) error {
 	default:
 		return fmt.Errorf("query runs only SELECT, SHOW, DESCRIBE and EXPLAIN, not %s", kw)
 	}
+}
+
+// existingStateDir refuses a state directory that does not exist or holds
+// nothing: opening it would create an empty state and answer every query
+// with nothing, hiding a mistyped --state-dir.
+func existingStateDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("state directory %s does not exist (give the --state-dir of a pipeline that ran)", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("state directory %s is empty (give the --state-dir of a pipeline that ran)", dir)
+	}
+	return nil
 }
