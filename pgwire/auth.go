@@ -9,6 +9,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -28,13 +30,46 @@ func (s *session) authenticate() error {
 	password, known := s.srv.cfg.Users[s.user]
 	err := s.scram(password)
 	if err == nil && known {
+		s.srv.auth.succeeded(s.remoteHost())
 		return nil
 	}
-	s.fatal(codeInvalidAuth, "password authentication failed for user \""+s.user+"\"")
 	if err == nil {
 		err = errors.New("unknown user")
 	}
+	if hungUp(err) {
+		// psql hangs up at the password request to ask the user for one:
+		// nobody waits for an answer, so this is no failed guess.
+		return fmt.Errorf("authenticate %q: %w", s.user, err)
+	}
+	s.delayFailure()
+	s.fatal(codeInvalidAuth, "password authentication failed for user \""+s.user+"\"")
 	return fmt.Errorf("authenticate %q: %w", s.user, err)
+}
+
+// delayFailure waits before a failed login is answered (see authDelay)
+// and logs the failure.
+func (s *session) delayFailure() {
+	host := s.remoteHost()
+	n, d := s.srv.auth.failed(host)
+	if s.srv.cfg.Logf != nil {
+		s.srv.cfg.Logf("pgwire: password authentication failed for user %q from %s (%d in a row); answering after %v", s.user, host, n, d)
+	}
+	_ = s.srv.auth.sleep(s.srv.ctx, d)
+}
+
+// remoteHost is the client's address without its port: the key of the
+// failed-login delay.
+func (s *session) remoteHost() string {
+	addr := s.conn.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
+}
+
+// hungUp reports whether err is the client closing the connection.
+func hungUp(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
 // scram runs the SCRAM-SHA-256 exchange against password; it returns an

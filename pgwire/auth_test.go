@@ -8,9 +8,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"fmt"
 	"math/big"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,4 +86,130 @@ func selfSigned(t *testing.T) *tls.Config {
 		t.Fatal(err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+}
+
+// TestAuthDelayGrows: consecutive failures from one address wait 100ms,
+// 200ms, 400ms ... up to the cap; a success resets the run; another
+// address starts at the base; a failure after a quiet spell starts again.
+func TestAuthDelayGrows(t *testing.T) {
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := newAuthDelay(100*time.Millisecond, time.Second, func() time.Time { return now }, nil)
+	var got []time.Duration
+	for range 6 {
+		_, d := a.failed("10.0.0.1")
+		got = append(got, d)
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second}
+	if !slices.Equal(got, want) {
+		t.Fatalf("delays %v, want %v", got, want)
+	}
+	if n, d := a.failed("10.0.0.2"); n != 1 || d != 100*time.Millisecond {
+		t.Fatalf("another address's first failure: %d in a row, %v", n, d)
+	}
+	a.succeeded("10.0.0.1")
+	if n, d := a.failed("10.0.0.1"); n != 1 || d != 100*time.Millisecond {
+		t.Fatalf("after a success: %d in a row, %v", n, d)
+	}
+	a.failed("10.0.0.1")
+	now = now.Add(authForget + time.Second)
+	if n, d := a.failed("10.0.0.1"); n != 1 || d != 100*time.Millisecond {
+		t.Fatalf("after a quiet spell: %d in a row, %v", n, d)
+	}
+}
+
+// TestAuthDelayTableIsBounded: failures from more addresses than the
+// table holds forget the address whose last failure is oldest.
+func TestAuthDelayTableIsBounded(t *testing.T) {
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := newAuthDelay(100*time.Millisecond, time.Second, func() time.Time { return now }, nil)
+	a.failed("first")
+	a.failed("first")
+	for i := range authAddrs + 100 {
+		now = now.Add(time.Millisecond)
+		a.failed(fmt.Sprintf("10.%d.%d.%d", i>>16, (i>>8)&255, i&255))
+	}
+	if len(a.addrs) != authAddrs {
+		t.Fatalf("%d addresses remembered, want at most %d", len(a.addrs), authAddrs)
+	}
+	if n, _ := a.failed("first"); n != 1 {
+		t.Fatalf("the oldest address was not forgotten: %d in a row", n)
+	}
+}
+
+// TestAuthDelayOverTheWire: the server waits before answering a wrong
+// password (the recorded sleeps grow), a right password resets the run,
+// and a client from another address (127.0.0.2) is not slowed by the
+// first one's failures. Each failure is logged.
+func TestAuthDelayOverTheWire(t *testing.T) {
+	var mu sync.Mutex
+	var slept []time.Duration
+	var logged []string
+	cfg := Config{Users: map[string]string{"alice": "s3cret"}, authSleep: func(_ context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		slept = append(slept, d)
+		return nil
+	}, Logf: func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}}
+	addr, _ := startServerWith(t, cfg)
+	host, port, _ := net.SplitHostPort(addr)
+	login := func(from, password string) error {
+		t.Helper()
+		pc, err := pgx.ParseConfig("host=" + host + " port=" + port + " sslmode=disable user=alice password=" + password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 10 * time.Second}
+		pc.DialFunc = d.DialContext
+		conn, err := pgx.ConnectConfig(context.Background(), pc)
+		if err == nil {
+			_ = conn.Close(context.Background())
+		}
+		return err
+	}
+	sleeps := func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slept
+		slept = nil
+		return out
+	}
+	for range 3 {
+		if code, _ := pgCode(login("127.0.0.1", "wrong")); code != "28P01" {
+			t.Fatalf("wrong password: SQLSTATE %q, want 28P01", code)
+		}
+	}
+	if got, want := sleeps(), []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}; !slices.Equal(got, want) {
+		t.Fatalf("delays of three failures %v, want %v", got, want)
+	}
+	if code, _ := pgCode(login("127.0.0.2", "wrong")); code != "28P01" {
+		t.Fatalf("wrong password from 127.0.0.2: SQLSTATE %q", code)
+	}
+	if err := login("127.0.0.2", "s3cret"); err != nil {
+		t.Fatalf("right password from 127.0.0.2: %v", err)
+	}
+	if code, _ := pgCode(login("127.0.0.1", "wrong")); code != "28P01" {
+		t.Fatalf("fourth wrong password: SQLSTATE %q", code)
+	}
+	if got, want := sleeps(), []time.Duration{100 * time.Millisecond, 800 * time.Millisecond}; !slices.Equal(got, want) {
+		t.Fatalf("delays of 127.0.0.2's first and 127.0.0.1's fourth failure %v, want %v (a success waits for nothing)", got, want)
+	}
+	if err := login("127.0.0.1", "s3cret"); err != nil {
+		t.Fatalf("right password: %v", err)
+	}
+	if code, _ := pgCode(login("127.0.0.1", "wrong")); code != "28P01" {
+		t.Fatalf("wrong password after a success: SQLSTATE %q", code)
+	}
+	if got, want := sleeps(), []time.Duration{100 * time.Millisecond}; !slices.Equal(got, want) {
+		t.Fatalf("delay after a success %v, want %v", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := `pgwire: password authentication failed for user "alice" from 127.0.0.1 (4 in a row); answering after 800ms`
+	if !slices.Contains(logged, want) {
+		t.Fatalf("log lacks %q:\n%s", want, strings.Join(logged, "\n"))
+	}
 }

@@ -37,8 +37,20 @@ type Config struct {
 	StartupTimeout time.Duration
 	// Database is what current_database() reports (default "streamsql").
 	Database string
-	// Logf, when set, receives one line per dropped connection.
+	// Logf, when set, receives one line per dropped connection and per
+	// failed login.
 	Logf func(format string, args ...any)
+	// AuthDelay is how long the answer to a failed login waits (default
+	// DefaultAuthDelay, 100ms); it doubles with each consecutive failure
+	// from the same address up to AuthDelayMax (default
+	// DefaultAuthDelayMax, 3s). A successful login from the address
+	// resets it; other addresses are not delayed.
+	AuthDelay, AuthDelayMax time.Duration
+
+	// authNow and authSleep replace the clock and the sleep of the
+	// failed-login delay (tests).
+	authNow   func() time.Time
+	authSleep func(context.Context, time.Duration) error
 }
 
 // Server serves the Postgres wire protocol (version 3) over listeners.
@@ -46,7 +58,8 @@ type Config struct {
 // sessions run on the one engine (which serialises them). Close stops
 // accepting, drops every session and waits for their goroutines.
 type Server struct {
-	cfg Config
+	cfg  Config
+	auth *authDelay
 
 	mu        sync.Mutex
 	sessions  map[uint32]*session
@@ -70,8 +83,15 @@ func New(cfg Config) *Server {
 	if cfg.Database == "" {
 		cfg.Database = "streamsql"
 	}
+	if cfg.AuthDelay <= 0 {
+		cfg.AuthDelay = DefaultAuthDelay
+	}
+	if cfg.AuthDelayMax <= 0 {
+		cfg.AuthDelayMax = DefaultAuthDelayMax
+	}
+	auth := newAuthDelay(cfg.AuthDelay, max(cfg.AuthDelayMax, cfg.AuthDelay), cfg.authNow, cfg.authSleep)
 	ctx, stop := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, sessions: map[uint32]*session{}, conns: map[net.Conn]bool{}, listeners: map[net.Listener]bool{}, nextPID: 1000, ctx: ctx, stop: stop}
+	return &Server{cfg: cfg, auth: auth, sessions: map[uint32]*session{}, conns: map[net.Conn]bool{}, listeners: map[net.Listener]bool{}, nextPID: 1000, ctx: ctx, stop: stop}
 }
 
 // ErrServerClosed is returned by Serve after Close.
