@@ -86,6 +86,9 @@ func (s *session) cleanup() {
 	for _, c := range s.cursors {
 		c.close()
 	}
+	for name := range s.portals {
+		s.dropPortal(name)
+	}
 }
 
 // run is the session's life: startup, then the message loop.
@@ -230,7 +233,7 @@ func (s *session) handle(msg pgproto3.FrontendMessage) error {
 		s.extended(s.close(m))
 	case *pgproto3.Sync:
 		// The unnamed portal does not outlive the implicit transaction.
-		delete(s.portals, "")
+		s.dropPortal("")
 		s.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 		return s.be.Flush()
 	case *pgproto3.Flush:

@@ -372,7 +372,9 @@ func (s *session) sessionStmt(ctx context.Context, sql string) (*result, error) 
 	case "discard":
 		if len(w) > 1 && w[1] == "all" {
 			s.stmts = map[string]*prepared{}
-			s.portals = map[string]*portal{}
+			for name := range s.portals {
+				s.dropPortal(name)
+			}
 			s.resetAll()
 			return &result{tag: "DISCARD ALL"}, nil
 		}

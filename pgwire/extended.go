@@ -17,6 +17,25 @@ type portal struct {
 	res     *result
 	sent    int
 	done    bool
+	// feed is a SUBSCRIBE portal's subscription once an Execute with a
+	// row limit started it (executeFeed).
+	feed *cursor
+}
+
+// close ends the portal's subscription, if it has one.
+func (p *portal) close() {
+	if p.feed != nil {
+		p.feed.close()
+		p.feed = nil
+	}
+}
+
+// dropPortal forgets a portal and ends its subscription.
+func (s *session) dropPortal(name string) {
+	if p, ok := s.portals[name]; ok {
+		p.close()
+		delete(s.portals, name)
+	}
 }
 
 func (s *session) parse(m *pgproto3.Parse) error {
@@ -77,6 +96,7 @@ func (s *session) bind(m *pgproto3.Bind) error {
 			p.text[i] = &t
 		}
 	}
+	s.dropPortal(m.DestinationPortal) // the unnamed portal is replaced
 	s.portals[m.DestinationPortal] = p
 	s.be.Send(&pgproto3.BindComplete{})
 	return nil
@@ -145,8 +165,7 @@ func (s *session) execute(m *pgproto3.Execute) error {
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")})
 		return nil
 	case res.stream != nil:
-		p.done, p.res = true, nil
-		return s.streamRows(res, p.formats, false)
+		return s.executeFeed(p, int(m.MaxRows))
 	}
 	end := len(res.rows)
 	if m.MaxRows > 0 && int(m.MaxRows) < end-p.sent {
@@ -172,7 +191,7 @@ func (s *session) close(m *pgproto3.Close) error {
 	case 'S':
 		delete(s.stmts, m.Name)
 	case 'P':
-		delete(s.portals, m.Name)
+		s.dropPortal(m.Name)
 	default:
 		return pgError(codeProtocolViolation, "invalid CLOSE message subtype")
 	}

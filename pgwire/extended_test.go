@@ -47,15 +47,23 @@ func (r *rawConn) send(msgs ...pgproto3.FrontendMessage) {
 // until reads messages up to ReadyForQuery and renders them.
 func (r *rawConn) until() string {
 	r.t.Helper()
+	return r.upTo("ReadyForQuery")
+}
+
+// upTo reads messages up to one of type last (ReadyForQuery,
+// PortalSuspended) and renders those before it, one line each.
+func (r *rawConn) upTo(last string) string {
+	r.t.Helper()
 	var out []string
 	for {
 		m, err := r.fe.Receive()
 		if err != nil {
 			r.t.Fatalf("receive: %v (after %q)", err, out)
 		}
-		switch m := m.(type) {
-		case *pgproto3.ReadyForQuery:
+		if strings.TrimPrefix(fmt.Sprintf("%T", m), "*pgproto3.") == last {
 			return strings.Join(out, "\n")
+		}
+		switch m := m.(type) {
 		case *pgproto3.ParameterStatus, *pgproto3.BackendKeyData, *pgproto3.AuthenticationOk, *pgproto3.NoticeResponse:
 		case *pgproto3.DataRow:
 			var vals []string

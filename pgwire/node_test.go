@@ -40,10 +40,26 @@ const { Client } = require('pg');
 })().catch((e) => { console.error('FAILED', e); process.exit(1); });
 `
 
-// TestNodePostgres installs node-postgres with npm (the registry must be
-// reachable; the package cache lives under the user's cache directory)
-// and runs nodeScript against the server.
+// TestNodePostgres runs nodeScript with node-postgres.
 func TestNodePostgres(t *testing.T) {
+	out := runNode(t, nodeScript, "pg@8")
+	for _, want := range []string{
+		`row [{"k":"1","v":"it's","f":1.5}]`,
+		`error 42P01 relation "missing_view" does not exist`,
+		"prepared it's\nprepared two",
+		"count 2",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("node output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// runNode installs packages with npm (the registry must be reachable; the
+// package cache lives under the user's cache directory), starts a server
+// and runs script against it with node; it returns the script's output.
+func runNode(t *testing.T, script string, packages ...string) string {
+	t.Helper()
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		t.Fatalf("npm is needed for this test: %v", err)
@@ -55,31 +71,74 @@ func TestNodePostgres(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir,
-		"--cache", filepath.Join(cache, "streamsql-npm"), "pg@8")
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm install pg: %v\n%s", err, out)
+	args := append([]string{"install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir,
+		"--cache", filepath.Join(cache, "streamsql-npm")}, packages...)
+	if out, err := exec.CommandContext(ctx, npm, args...).CombinedOutput(); err != nil {
+		t.Fatalf("npm install %v: %v\n%s", packages, err, out)
 	}
-	script := filepath.Join(dir, "client.js")
-	if err := os.WriteFile(script, []byte(nodeScript), 0o644); err != nil {
+	file := filepath.Join(dir, "client.js")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	addr, _ := startServer(t)
 	host, port, _ := net.SplitHostPort(addr)
-	node := exec.CommandContext(ctx, "node", script)
+	node := exec.CommandContext(ctx, "node", file)
 	node.Dir = dir
 	node.Env = append(os.Environ(), "PGHOST="+host, "PGPORT="+port, "NODE_PATH="+filepath.Join(dir, "node_modules"))
 	out, err := node.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)
 	}
+	return string(out)
+}
+
+// nodeCursorScript reads a SUBSCRIBE through pg-cursor one row at a
+// time: read(1) sends an Execute with a row limit of 1, which must come
+// back with a row and PortalSuspended (the snapshot's row, then each
+// change as it happens), and closing the cursor leaves the connection
+// usable.
+const nodeCursorScript = `
+const { Client } = require('pg');
+const Cursor = require('pg-cursor');
+(async () => {
+  const opts = { host: process.env.PGHOST, port: +process.env.PGPORT, user: 'node', database: 'streamsql' };
+  const c = new Client(opts);
+  const w = new Client(opts);
+  await c.connect();
+  await w.connect();
+  await w.query("CREATE SOURCE cs (k BIGINT, v VARCHAR) WITH (connector = 'memory')");
+  await w.query('CREATE MATERIALIZED VIEW cv AS SELECT k, v FROM cs');
+  await w.query("INSERT INTO cs VALUES (1, 'a')");
+  await w.query('FLUSH');
+  const cur = c.query(new Cursor('SUBSCRIBE TO cv'));
+  console.log('snapshot', JSON.stringify(await cur.read(1)));
+  await w.query("INSERT INTO cs VALUES (2, 'b'), (3, 'c')");
+  await w.query('FLUSH');
+  const changes = [];
+  while (changes.length < 2) {
+    const rows = await cur.read(1);
+    if (rows.length !== 1) throw new Error('read(1) returned ' + JSON.stringify(rows));
+    changes.push(rows[0]);
+  }
+  changes.sort((a, b) => a.k - b.k);
+  console.log('changes', JSON.stringify(changes));
+  await cur.close();
+  const n = await c.query('SELECT count(*) AS n FROM cv');
+  console.log('after close', n.rows[0].n);
+  await c.end();
+  await w.end();
+})().catch((e) => { console.error('FAILED', e); process.exit(1); });
+`
+
+// TestNodeCursorSubscribe runs nodeCursorScript's cursor reads of a SUBSCRIBE.
+func TestNodeCursorSubscribe(t *testing.T) {
+	out := runNode(t, nodeCursorScript, "pg@8", "pg-cursor@2")
 	for _, want := range []string{
-		`row [{"k":"1","v":"it's","f":1.5}]`,
-		`error 42P01 relation "missing_view" does not exist`,
-		"prepared it's\nprepared two",
-		"count 2",
+		`snapshot [{"k":"1","v":"a","op":"insert"}]`,
+		`changes [{"k":"2","v":"b","op":"insert"},{"k":"3","v":"c","op":"insert"}]`,
+		"after close 3",
 	} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("node output lacks %q:\n%s", want, out)
 		}
 	}

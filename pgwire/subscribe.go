@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgproto3"
+
 	"github.com/streamsql/streamsql/engine"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -78,50 +80,76 @@ func (s *session) subscribeColumns(sql string) ([]column, error) {
 // connection fails or the subscription ends. describe sends the
 // RowDescription first (simple protocol).
 func (s *session) streamRows(res *result, formats []int16, describe bool) error {
-	ctx, done := s.statementContext()
-	defer done()
-	sub := res.stream.sub
-	defer sub.Close()
 	if describe {
 		s.be.Send(rowDescription(res.cols, nil))
 	}
-	n := len(sub.Schema)
-	send := func(r types.Row, op string) {
-		row := make(types.Row, n+1)
-		copy(row, r)
-		row[n] = types.StringValue(op)
-		one := &result{cols: res.cols, rows: []types.Row{row}}
-		s.sendRows(one, formats, 0, 1)
-	}
-	for _, r := range sub.Snapshot {
-		send(r, res.stream.added)
-	}
-	if err := s.be.Flush(); err != nil {
-		return err
-	}
+	return s.streamFeed(newFeed(res), formats)
+}
+
+// streamFeed sends c's pending rows, then every change of its
+// subscription, until the client cancels, the connection fails or the
+// subscription ends (its view dropped: CommandComplete); it closes c.
+func (s *session) streamFeed(c *cursor, formats []int16) error {
+	ctx, done := s.statementContext()
+	defer done()
+	defer c.close()
 	for {
+		s.sendRows(&result{cols: c.cols, rows: c.pending}, formats, 0, len(c.pending))
+		c.pending = nil
+		if err := s.be.Flush(); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case batch, ok := <-sub.C:
+		case batch, ok := <-c.sub.sub.C:
 			if !ok {
-				if err := sub.Err(); err != nil {
-					return &sqlerr.Error{Code: "57P05", Msg: err.Error()}
+				if err := c.ended(); !errors.Is(err, errSubscriptionEnded) {
+					return err
 				}
+				s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SUBSCRIBE")})
 				return nil
 			}
-			for _, c := range batch {
-				op := res.stream.added
-				if c.Delete {
-					op = "delete"
-				}
-				send(c.Row, op)
-			}
-			if err := s.be.Flush(); err != nil {
-				return err
-			}
+			c.add(batch)
 		}
 	}
+}
+
+// executeFeed answers an Execute with a row limit on a SUBSCRIBE portal,
+// as cursor drivers (pg-cursor, pgjdbc's fetch size) send it: it waits
+// until a row is there (the snapshot's first, else the next change), sends
+// what is there up to maxRows and PortalSuspended; the next Execute goes
+// on where this one stopped. An Execute without a limit streams the rest.
+func (s *session) executeFeed(p *portal, maxRows int) error {
+	if p.feed == nil {
+		p.feed = newFeed(p.res)
+	}
+	if maxRows <= 0 {
+		c := p.feed
+		p.feed, p.res, p.done = nil, nil, true
+		return s.streamFeed(c, p.formats)
+	}
+	ctx, done := s.statementContext()
+	defer done()
+	err := p.feed.next(ctx, maxRows)
+	if err != nil && !errors.Is(err, errSubscriptionEnded) {
+		p.close()
+		p.res, p.done = nil, true
+		return err
+	}
+	c := p.feed
+	n := min(maxRows, len(c.pending))
+	s.sendRows(&result{cols: c.cols, rows: c.pending}, p.formats, 0, n)
+	c.pending = c.pending[n:]
+	if err == nil {
+		s.be.Send(&pgproto3.PortalSuspended{})
+		return nil
+	}
+	tag := p.res.commandTag()
+	p.close()
+	p.res, p.done = nil, true
+	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	return nil
 }
 
 // cursor is a DECLAREd cursor: over a SUBSCRIBE (rows arrive as the view
@@ -154,11 +182,7 @@ func (s *session) declare(sql string) (*result, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := &cursor{cols: res.cols, sub: res.stream}
-		for _, r := range res.stream.sub.Snapshot {
-			c.pending = append(c.pending, c.row(r, res.stream.added))
-		}
-		s.cursors[name] = c
+		s.cursors[name] = newFeed(res)
 		return &result{tag: "DECLARE CURSOR"}, nil
 	}
 	ctx, done := s.statementContext()
@@ -172,6 +196,16 @@ func (s *session) declare(sql string) (*result, error) {
 	}
 	s.cursors[name] = &cursor{cols: res.cols, pending: res.rows}
 	return &result{tag: "DECLARE CURSOR"}, nil
+}
+
+// newFeed returns a cursor over the subscription res, its snapshot
+// pending.
+func newFeed(res *result) *cursor {
+	c := &cursor{cols: res.cols, sub: res.stream}
+	for _, r := range res.stream.sub.Snapshot {
+		c.pending = append(c.pending, c.row(r, res.stream.added))
+	}
+	return c
 }
 
 func (c *cursor) row(r types.Row, op string) types.Row {
@@ -233,15 +267,6 @@ func (s *session) fetch(ctx context.Context, sql string) (*result, error) {
 // waits up to fetchWait for the first batch, then takes what is there
 // (up to n rows, all with n < 0).
 func (c *cursor) pull(ctx context.Context, n int) error {
-	add := func(batch []engine.Change) {
-		for _, ch := range batch {
-			op := c.sub.added
-			if ch.Delete {
-				op = "delete"
-			}
-			c.pending = append(c.pending, c.row(ch.Row, op))
-		}
-	}
 	if len(c.pending) == 0 {
 		t := time.NewTimer(fetchWait)
 		defer t.Stop()
@@ -254,9 +279,32 @@ func (c *cursor) pull(ctx context.Context, n int) error {
 			if !ok {
 				return c.ended()
 			}
-			add(batch)
+			c.add(batch)
 		}
 	}
+	return c.drain(n)
+}
+
+// next waits until a row is pending (or ctx or the subscription ends),
+// then takes what is there, up to n rows.
+func (c *cursor) next(ctx context.Context, n int) error {
+	for len(c.pending) == 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case batch, ok := <-c.sub.sub.C:
+			if !ok {
+				return c.ended()
+			}
+			c.add(batch)
+		}
+	}
+	return c.drain(n)
+}
+
+// drain takes the changes already there, without waiting, until n rows
+// are pending (all with n < 0).
+func (c *cursor) drain(n int) error {
 	for n < 0 || len(c.pending) < n {
 		select {
 		case batch, ok := <-c.sub.sub.C:
@@ -266,7 +314,7 @@ func (c *cursor) pull(ctx context.Context, n int) error {
 				}
 				return c.ended()
 			}
-			add(batch)
+			c.add(batch)
 		default:
 			return nil
 		}
@@ -274,11 +322,26 @@ func (c *cursor) pull(ctx context.Context, n int) error {
 	return nil
 }
 
+// add appends a batch of changes to pending.
+func (c *cursor) add(batch []engine.Change) {
+	for _, ch := range batch {
+		op := c.sub.added
+		if ch.Delete {
+			op = "delete"
+		}
+		c.pending = append(c.pending, c.row(ch.Row, op))
+	}
+}
+
+// errSubscriptionEnded is a subscription's end without an error (its view
+// was dropped).
+var errSubscriptionEnded = errors.New("subscription ended")
+
 func (c *cursor) ended() error {
 	if err := c.sub.sub.Err(); err != nil {
 		return &sqlerr.Error{Code: "57P05", Msg: err.Error()}
 	}
-	return errors.New("subscription ended")
+	return errSubscriptionEnded
 }
 
 func (s *session) fetchColumns(sql string) ([]column, error) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // TestSubscribeStream: SUBSCRIBE TO streams the snapshot, then the
@@ -106,5 +107,60 @@ func TestSubscribeCursor(t *testing.T) {
 	mustExec(t, c, "DECLARE q CURSOR FOR SELECT k, v, 'x' AS op FROM v")
 	if got := fetch("FETCH 2 FROM q"); len(got) != 2 {
 		t.Fatalf("query cursor %q", got)
+	}
+}
+
+// TestSubscribeRowLimit drives a SUBSCRIBE portal with row-limited
+// Executes over pgx's pgproto3, as cursor drivers do: each Execute sends
+// up to its limit of the rows that are there (waiting for the first one)
+// and PortalSuspended, the next goes on where it stopped; a CancelRequest
+// ends a waiting Execute with 57014; Close ends the subscription.
+func TestSubscribeRowLimit(t *testing.T) {
+	addr, _ := startServer(t)
+	w := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, w,
+		"CREATE SOURCE s (k BIGINT, v VARCHAR) WITH (connector = 'memory')",
+		"CREATE MATERIALIZED VIEW v AS SELECT k, v FROM s",
+		"INSERT INTO s VALUES (1, 'a'), (2, 'b')", "FLUSH")
+	r := dialRaw(t, addr)
+	r.send(&pgproto3.Parse{Name: "sub", Query: "SUBSCRIBE TO v"}, &pgproto3.Bind{DestinationPortal: "c", PreparedStatement: "sub"},
+		&pgproto3.Describe{ObjectType: 'P', Name: "c"}, &pgproto3.Execute{Portal: "c", MaxRows: 1}, &pgproto3.Flush{})
+	first := r.upTo("PortalSuspended")
+	if !strings.HasPrefix(first, "ParseComplete\nBindComplete\ndesc k:20,v:25,op:25\nrow ") || strings.Count(first, "row ") != 1 {
+		t.Fatalf("first Execute of 1 row:\n%s", first)
+	}
+	r.send(&pgproto3.Execute{Portal: "c", MaxRows: 10}, &pgproto3.Flush{})
+	second := r.upTo("PortalSuspended")
+	snapshot := []string{strings.TrimPrefix(first, "ParseComplete\nBindComplete\ndesc k:20,v:25,op:25\n"), second}
+	sort.Strings(snapshot)
+	if got := strings.Join(snapshot, "|"); got != "row 1,a,insert|row 2,b,insert" {
+		t.Fatalf("the snapshot in two Executes: %q", got)
+	}
+	// The next Execute waits for a change.
+	r.send(&pgproto3.Execute{Portal: "c", MaxRows: 1}, &pgproto3.Flush{})
+	mustExec(t, w, "INSERT INTO s VALUES (3, 'c')", "FLUSH")
+	if got := r.upTo("PortalSuspended"); got != "row 3,c,insert" {
+		t.Fatalf("a change after the snapshot: %q", got)
+	}
+	r.send(&pgproto3.Close{ObjectType: 'P', Name: "c"}, &pgproto3.Execute{Portal: "c", MaxRows: 1}, &pgproto3.Sync{})
+	if got := r.until(); got != "CloseComplete\nerror 34000" {
+		t.Fatalf("Execute after Close of the portal:\n%s", got)
+	}
+	// The unnamed portal lives until Sync, its subscription with it.
+	r.send(&pgproto3.Bind{PreparedStatement: "sub"}, &pgproto3.Execute{MaxRows: 2}, &pgproto3.Flush{})
+	two := strings.Split(r.upTo("PortalSuspended"), "\n")
+	r.send(&pgproto3.Execute{MaxRows: 2}, &pgproto3.Flush{})
+	rows := append(two[1:], strings.Split(r.upTo("PortalSuspended"), "\n")...)
+	sort.Strings(rows)
+	if two[0] != "BindComplete" || len(two) != 3 || strings.Join(rows, "|") != "row 1,a,insert|row 2,b,insert|row 3,c,insert" {
+		t.Fatalf("unnamed portal, the snapshot in Executes of 2 rows: %q then %q", two, rows)
+	}
+	r.send(&pgproto3.Sync{}, &pgproto3.Execute{MaxRows: 1}, &pgproto3.Sync{})
+	if got := r.until() + "|" + r.until(); got != "|error 34000" {
+		t.Fatalf("Execute of the unnamed portal after Sync: %q", got)
+	}
+	r.send(&pgproto3.Query{String: "SHOW TimeZone"})
+	if got := r.until(); got != "desc TimeZone:25\nrow UTC\ncomplete SHOW" {
+		t.Fatalf("the session after the subscriptions: %q", got)
 	}
 }
