@@ -95,17 +95,11 @@ func oneArg(what string) cobra.PositionalArgs {
 	}
 }
 
+// exitError is a failure that was already printed: the command exits
+// with code.
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-func exitCode(err error) int {
-	var e exitError
-	if errors.As(err, &e) {
-		return e.code
-	}
-	return 1
-}
 
 func rootCmd() *cobra.Command {
 	var stateDir string
