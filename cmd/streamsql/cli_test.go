@@ -55,6 +55,7 @@ func TestCLIErrorsSayWhatWentWrong(t *testing.T) {
 	}{
 		{[]string{"nosuch"}, 2, `ERROR: unknown command "nosuch" for "streamsql"`, "streamsql [command]"},
 		{[]string{"rn", "x.sql"}, 2, `ERROR: unknown command "rn" for "streamsql" (did you mean run?)`, "streamsql [command]"},
+		{[]string{"dev", "nosuch"}, 2, `ERROR: unknown command "nosuch" for "streamsql dev"`, "streamsql dev [flags]"},
 		{[]string{"run"}, 2, "ERROR: run needs one FILE.sql argument", "streamsql run FILE.sql [flags]"},
 		{[]string{"run", "--bogus", "x.sql"}, 2, "ERROR: unknown flag: --bogus", "streamsql run FILE.sql [flags]"},
 		{[]string{"explain", "a.sql", "b.sql"}, 2, "ERROR: explain takes one FILE.sql argument, got 2 arguments: a.sql b.sql", "streamsql explain FILE.sql [flags]"},

@@ -63,8 +63,14 @@ func oneLine(err error) string {
 
 // guard makes every command below root print its own failure: an error a
 // RunE returns unprinted is printed and becomes exit 1, so that execute
-// can tell a failing command from a command-line mistake.
+// can tell a failing command from a command-line mistake. A group of
+// commands (dev) given an unknown one is a mistake too, not a request for
+// its help.
 func guard(cmd *cobra.Command) {
+	if cmd.HasParent() && cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.Args = cobra.NoArgs
+		cmd.Run = func(c *cobra.Command, _ []string) { _ = c.Help() }
+	}
 	if run := cmd.RunE; run != nil {
 		cmd.RunE = func(c *cobra.Command, args []string) error {
 			err := run(c, args)
