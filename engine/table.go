@@ -35,7 +35,7 @@ func (t *tableRT) prefix() string { return "t/" + strings.ToLower(t.obj.Name) + 
 func (t *tableRT) key(row types.Row) string {
 	var kb []byte
 	for _, k := range t.obj.Key {
-		kb = state.AppendRow(kb, row[k:k+1])
+		kb = state.AppendKey(kb, row[k])
 	}
 	return string(kb)
 }

@@ -163,7 +163,7 @@ func (a *distinctAcc) add(v types.Value) {
 	if v.IsNull() {
 		return
 	}
-	k := string(state.AppendRow(nil, types.Row{v}))
+	k := string(state.AppendKey(nil, v))
 	a.seen[k] = v
 }
 

@@ -87,7 +87,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		}
 		a.keyBuf = a.keyBuf[:0]
 		for _, c := range a.groups {
-			a.keyBuf = state.AppendRow(a.keyBuf, types.Row{r[c]})
+			a.keyBuf = state.AppendKey(a.keyBuf, r[c])
 		}
 		e, ok := a.entries[string(a.keyBuf)]
 		if ok {

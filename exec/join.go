@@ -178,7 +178,7 @@ func (j *Join) Process(port int, b *Batch) error {
 		}
 		kb = kb[:0]
 		for _, c := range j.keyCols(port) {
-			kb = state.AppendRow(kb, types.Row{r[c]})
+			kb = state.AppendKey(kb, r[c])
 		}
 		var t int64
 		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {

@@ -133,7 +133,7 @@ func consolidate(changes []Change, key []int) []Change {
 	keyOf := func(r types.Row) string {
 		var kb []byte
 		for _, c := range key {
-			kb = state.AppendRow(kb, types.Row{r[c]})
+			kb = state.AppendKey(kb, r[c])
 		}
 		return string(kb)
 	}

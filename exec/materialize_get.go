@@ -42,7 +42,7 @@ func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 	}
 	var kb []byte
 	for _, v := range key {
-		kb = state.AppendRow(kb, types.Row{v})
+		kb = state.AppendKey(kb, v)
 	}
 	ks := m.index[string(kb)]
 	if len(ks) > 1 {
@@ -75,7 +75,7 @@ func (m *Materialize) keyEqual(r, key types.Row) bool {
 func (m *Materialize) keyOf(r types.Row) string {
 	var kb []byte
 	for _, c := range m.key {
-		kb = state.AppendRow(kb, types.Row{r[c]})
+		kb = state.AppendKey(kb, r[c])
 	}
 	return string(kb)
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"sort"
 
+	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -122,7 +123,7 @@ func batchAggregate(x *planner.Aggregate, in []types.Row) []types.Row {
 		for i, c := range x.GroupCols {
 			key[i] = r[c]
 		}
-		k := types.Row(key).String() + "\x00" + kindsOf(key)
+		k := string(state.AppendKeyRow(nil, key)) // values equal under = (0 and -0): one group
 		g := groups[k]
 		if g == nil {
 			g = &group{key: key, acc: newAccs(x.Aggs)}
@@ -143,14 +144,6 @@ func batchAggregate(x *planner.Aggregate, in []types.Row) []types.Row {
 		out = append(out, row)
 	}
 	return out
-}
-
-func kindsOf(r types.Row) string {
-	b := make([]byte, len(r))
-	for i, v := range r {
-		b[i] = byte(v.K)
-	}
-	return string(b)
 }
 
 // batchJoin is a nested-loop inner join of two snapshots.

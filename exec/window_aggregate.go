@@ -124,7 +124,7 @@ func (w *WindowAggregate) groupOf(r types.Row) types.Row {
 }
 
 func (w *WindowAggregate) entryKey(group types.Row, start int64) string {
-	w.keyBuf = state.AppendRow(w.keyBuf[:0], group)
+	w.keyBuf = state.AppendKeyRow(w.keyBuf[:0], group)
 	w.keyBuf = state.AppendRow(w.keyBuf, types.Row{types.TimestampValue(start)})
 	return string(w.keyBuf)
 }

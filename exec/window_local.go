@@ -114,7 +114,7 @@ func (j *windowJudge) row(r types.Row, t, wm int64, apply func(start, end int64,
 func (l *LocalWindowAggregate) partial(r types.Row, start, end int64, late bool) *partial {
 	l.keyBuf = l.keyBuf[:0]
 	for _, c := range l.groups {
-		l.keyBuf = state.AppendRow(l.keyBuf, types.Row{r[c]})
+		l.keyBuf = state.AppendKey(l.keyBuf, r[c])
 	}
 	l.keyBuf = state.AppendRow(l.keyBuf, types.Row{types.TimestampValue(start), types.BoolValue(late)})
 	if p, ok := l.partials[string(l.keyBuf)]; ok {

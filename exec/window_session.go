@@ -13,7 +13,7 @@ import (
 // is the last row plus the gap. Lateness is judged on the merged session.
 func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	group := w.groupOf(r)
-	gk := state.AppendRow(nil, group)
+	gk := state.AppendKeyRow(nil, group)
 	start, end := ts, ts+w.win.Gap
 	var merge []*winEntry
 	for _, s := range w.byGroup[string(gk)] {
@@ -124,14 +124,14 @@ func (w *WindowAggregate) moveEnd(e *winEntry, end int64) {
 }
 
 func (w *WindowAggregate) insertSession(e *winEntry) {
-	gk := string(state.AppendRow(nil, e.group))
+	gk := string(state.AppendKeyRow(nil, e.group))
 	list := append(w.byGroup[gk], e)
 	sort.Slice(list, func(i, j int) bool { return list[i].start < list[j].start })
 	w.byGroup[gk] = list
 }
 
 func (w *WindowAggregate) removeSession(e *winEntry) {
-	gk := string(state.AppendRow(nil, e.group))
+	gk := string(state.AppendKeyRow(nil, e.group))
 	list := w.byGroup[gk]
 	for i, x := range list {
 		if x == e {

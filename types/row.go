@@ -61,8 +61,9 @@ func (s Schema) Names() []string {
 
 var hashSeed = maphash.MakeSeed()
 
-// HashValues hashes the values of r at the given column positions. It is
-// stable within a process only; use it to route rows, never to persist.
+// HashValues hashes the values of r at the given column positions, values
+// that are equal as keys alike (KeyFloat). It is stable within a process
+// only; use it to route rows, never to persist.
 func HashValues(r Row, cols []int) uint64 {
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
@@ -72,7 +73,7 @@ func HashValues(r Row, cols []int) uint64 {
 		buf[0] = byte(v.K)
 		x := uint64(v.I)
 		if v.K == Float {
-			x = math.Float64bits(v.F)
+			x = math.Float64bits(KeyFloat(v.F)) // 0 = -0, NaN = NaN
 		}
 		for i := 0; i < 8; i++ {
 			buf[1+i] = byte(x >> (8 * i))

@@ -147,6 +147,19 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
+// KeyFloat returns the one float that stands for f in keys (groups, join
+// keys, hash partitioning): 0 for -0 and one NaN for every NaN, the floats
+// Compare finds equal.
+func KeyFloat(f float64) float64 {
+	switch {
+	case f == 0:
+		return 0
+	case math.IsNaN(f):
+		return math.NaN()
+	}
+	return f
+}
+
 // Equal reports whether a and b are the same value (NULL equals NULL here:
 // this is grouping equality, not SQL's three-valued =).
 func Equal(a, b Value) bool { return Compare(a, b) == 0 }

@@ -22,17 +22,22 @@ var ErrVersion = errors.New("state layout version mismatch")
 func AppendRow(dst []byte, r types.Row) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(r)))
 	for _, v := range r {
-		dst = append(dst, byte(v.K))
-		switch v.K {
-		case types.Null:
-		case types.Float:
-			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.F))
-		case types.String:
-			dst = binary.AppendUvarint(dst, uint64(len(v.S)))
-			dst = append(dst, v.S...)
-		default:
-			dst = binary.AppendVarint(dst, v.I)
-		}
+		dst = appendValue(dst, v)
+	}
+	return dst
+}
+
+func appendValue(dst []byte, v types.Value) []byte {
+	dst = append(dst, byte(v.K))
+	switch v.K {
+	case types.Null:
+	case types.Float:
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.F))
+	case types.String:
+		dst = binary.AppendUvarint(dst, uint64(len(v.S)))
+		dst = append(dst, v.S...)
+	default:
+		dst = binary.AppendVarint(dst, v.I)
 	}
 	return dst
 }
@@ -116,4 +121,34 @@ func DecodeValue(b []byte) ([]types.Row, error) {
 		rows[i], b = r, rest
 	}
 	return rows, nil
+}
+
+// AppendKey appends the key encoding of one value: AppendRow's of a
+// one-value row, but values that SQL's = treats as equal encode alike
+// (keyForm), so they make one group, one join key and one DISTINCT value,
+// as in Postgres. Rows stored as values keep their exact encoding.
+func AppendKey(dst []byte, v types.Value) []byte {
+	dst = append(dst, 1) // uvarint(1): a row of one value
+	return appendValue(dst, keyForm(v))
+}
+
+// AppendKeyRow is AppendRow for a key: values in keyForm as AppendKey
+// does.
+func AppendKeyRow(dst []byte, r types.Row) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(r)))
+	for _, v := range r {
+		dst = appendValue(dst, keyForm(v))
+	}
+	return dst
+}
+
+// keyForm is the one value that stands for v in keys: a DOUBLE -0 as 0
+// and every NaN as one NaN (Postgres' float8 equality holds 0 = -0 and
+// NaN = NaN). Any other value is its own key form, so keys written
+// before keep their bytes.
+func keyForm(v types.Value) types.Value {
+	if v.K == types.Float {
+		return types.FloatValue(types.KeyFloat(v.F))
+	}
+	return v
 }

@@ -1,0 +1,50 @@
+package state
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// TestAppendKeyEqualValues: values SQL's = holds equal make one key (0 and
+// -0, NaNs of any bits), while AppendRow keeps them apart so stored rows
+// keep their exact values.
+func TestAppendKeyEqualValues(t *testing.T) {
+	otherNaN := math.Float64frombits(0xfff8000000000000) // the x86 default NaN, not math.NaN()'s bits
+	for _, pair := range [][2]float64{{0, math.Copysign(0, -1)}, {math.NaN(), otherNaN}} {
+		a, b := types.FloatValue(pair[0]), types.FloatValue(pair[1])
+		if !bytes.Equal(AppendKey(nil, a), AppendKey(nil, b)) {
+			t.Errorf("AppendKey(%v) != AppendKey(%v)", pair[0], pair[1])
+		}
+		if !bytes.Equal(AppendKeyRow(nil, types.Row{a, a}), AppendKeyRow(nil, types.Row{b, b})) {
+			t.Errorf("AppendKeyRow of %v and %v differ", pair[0], pair[1])
+		}
+		if bytes.Equal(AppendRow(nil, types.Row{a}), AppendRow(nil, types.Row{b})) {
+			t.Errorf("AppendRow(%v) = AppendRow(%v): a stored row lost its bits", pair[0], pair[1])
+		}
+	}
+}
+
+// TestAppendKeyKeepsOtherKeys: every other value's key is its AppendRow
+// encoding, so keys written to state before keep their bytes, and a key
+// decodes as a row.
+func TestAppendKeyKeepsOtherKeys(t *testing.T) {
+	vals := types.Row{
+		types.NullValue, types.BoolValue(true), types.IntValue(-7), types.FloatValue(1.5),
+		types.FloatValue(math.Inf(-1)), types.StringValue("x"), types.TimestampValue(1e6), types.IntervalValue(5),
+	}
+	for _, v := range vals {
+		if got, want := AppendKey(nil, v), AppendRow(nil, types.Row{v}); !bytes.Equal(got, want) {
+			t.Errorf("AppendKey(%v) = %x, want %x", v, got, want)
+		}
+	}
+	if got, want := AppendKeyRow(nil, vals), AppendRow(nil, vals); !bytes.Equal(got, want) {
+		t.Errorf("AppendKeyRow = %x, want %x", got, want)
+	}
+	r, rest, err := DecodeRow(AppendKeyRow(nil, types.Row{types.FloatValue(math.Copysign(0, -1))}))
+	if err != nil || len(rest) != 0 || len(r) != 1 || r[0].F != 0 || math.Signbit(r[0].F) {
+		t.Errorf("decoded -0 key = %v, %q, %v; want the row (0)", r, rest, err)
+	}
+}
