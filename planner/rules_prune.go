@@ -145,8 +145,13 @@ func pruneFilter(f *Filter, need []bool) pruned {
 }
 
 // pruneProject drops the expressions nobody reads and keeps the input
-// columns the rest read.
+// columns the rest read. Like a scan it keeps the column that carries the
+// watermark: a STATE TTL above finds its event-time clock there (without
+// it the TTL would fall back to the wall clock).
 func pruneProject(p *Project, need []bool) pruned {
+	if tc := PropsOf(p).TimeCol; tc >= 0 {
+		need = markCol(need, tc)
+	}
 	keep := markedCols(need)
 	if len(keep) == 0 && len(p.Exprs) > 0 {
 		keep = []int{0}
