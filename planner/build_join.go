@@ -73,7 +73,86 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	jn.Left, jn.Right = left, right
 	jn.Residual = andAll(jn.setInterval(rest))
 	jn.classify()
-	return jn, scope, nil
+	return jn.coerceKeys(scope), scope, nil
+}
+
+// coerceKeys gives both columns of each equality key one type, the one
+// the binder unifies the operands of = to (BIGINT with DOUBLE meets in
+// DOUBLE), by casting the other column, as Postgres does. The join
+// operators match keys and the exchange routes rows by the key values'
+// encoding, in which 1 and 1.0 differ; cast to one type, equal keys
+// encode alike. A cast is an extra last column of a Project over its
+// side, which the key then reads; a Project over the join drops the
+// extra columns again, so the output is still the columns scope names.
+func (j *Join) coerceKeys(scope *relScope) Node {
+	eq, _ := LookupFunc("=")
+	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
+	var lx, rx []*Cast
+	for i := range j.LeftKeys {
+		l, r := scope.colRef(j.LeftKeys[i], 0), scope.colRef(nl+j.RightKeys[i], nl)
+		k, ok := unifyArgs(eq.Sigs[0], []Scalar{l, r})
+		if !ok || l.T == r.T {
+			continue // ok: the binder accepted l = r, so they unify
+		}
+		if l.T != k {
+			lx = append(lx, &Cast{Arg: l, To: k})
+			j.LeftKeys[i] = nl + len(lx) - 1
+		}
+		if r.T != k {
+			rx = append(rx, &Cast{Arg: r, To: k})
+			j.RightKeys[i] = nr + len(rx) - 1
+		}
+	}
+	if len(lx) == 0 && len(rx) == 0 {
+		return j
+	}
+	j.Left, j.Right = withColumns(j.Left, lx), withColumns(j.Right, rx)
+	return j.dropExtra(scope, nl, len(lx))
+}
+
+// dropExtra shifts the residual's right-side columns past the extra
+// columns now after the left side's first nl, and returns a Project over
+// j that drops the extra columns: the columns of scope, in order.
+func (j *Join) dropExtra(scope *relScope, nl, extra int) Node {
+	shift := func(i int) int {
+		if i >= nl {
+			return i + extra
+		}
+		return i
+	}
+	if j.Residual != nil {
+		j.Residual = MapColRefs(j.Residual, func(c *ColRef) Scalar {
+			s := *c
+			s.Index = shift(c.Index)
+			return &s
+		})
+	}
+	p := &Project{Input: j}
+	for i, c := range scope.cols {
+		p.Exprs = append(p.Exprs, &ColRef{Index: shift(i), Name: c.qualified(), T: c.kind})
+		p.Names = append(p.Names, c.name)
+	}
+	return p
+}
+
+// withColumns is n with the casts of its columns after its own columns
+// (n when there are none). A cast column is named after the column it
+// casts.
+func withColumns(n Node, casts []*Cast) Node {
+	if len(casts) == 0 {
+		return n
+	}
+	s := n.Schema()
+	p := &Project{Input: n}
+	for i, c := range s {
+		p.Exprs = append(p.Exprs, &ColRef{Index: i, Name: c.Name, T: c.Type})
+		p.Names = append(p.Names, c.Name)
+	}
+	for _, c := range casts {
+		p.Exprs = append(p.Exprs, c)
+		p.Names = append(p.Names, s[c.Arg.(*ColRef).Index].Name)
+	}
+	return p
 }
 
 // joinConjunct is a conjunct of a join that is neither a one-side filter

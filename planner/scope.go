@@ -35,6 +35,22 @@ func (s *relScope) join(o *relScope) *relScope {
 	return &relScope{cols: append(append([]scopeCol{}, s.cols...), o.cols...)}
 }
 
+// qualified is the column's name as table.name (name alone when the
+// relation has no name).
+func (c scopeCol) qualified() string {
+	if c.table == "" {
+		return c.name
+	}
+	return c.table + "." + c.name
+}
+
+// colRef reads scope column i as column i - base of the relation that
+// holds it (base is the width of the relations before it in a join).
+func (s *relScope) colRef(i, base int) *ColRef {
+	c := s.cols[i]
+	return &ColRef{Index: i - base, Name: c.qualified(), T: c.kind}
+}
+
 // Resolve implements Scope.
 func (s *relScope) Resolve(table, column string) (int, types.Kind, error) {
 	found := -1
