@@ -91,13 +91,19 @@
 //   - '#' is not a comment (TiDB's would disagree with our tokens) and is
 //     refused; so are invalid UTF-8, decimal literals over 81 digits (TiDB's
 //     test driver cannot hold them) and CAST(x AS YEAR) (the BOOLEAN marker).
+//   - A statement nests at most sqlerr.MaxDepth levels (depth.go): the
+//     lexer counts parentheses and CASEs, tidbParse measures TiDB's tree
+//     (chains like `a OR b OR …` are left-deep), and EXPLAIN EXPLAIN …
+//     counts too; deeper is a 54001 error, so no later pass that recurses
+//     over the tree can exhaust the stack.
 //   - Postgres parameters ($1) are not rewritten: TiDB reads them as names.
 //     Flink's TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), size)) is read (not its
 //     SESSION ... PARTITION BY form) and restored in our form.
 //
 // # Errors
 //
-// Errors are *sqlerr.Error with sqlerr.SyntaxError or
-// sqlerr.FeatureNotSupport and the position of the first problem, e.g.
+// Errors are *sqlerr.Error with sqlerr.SyntaxError,
+// sqlerr.FeatureNotSupport or sqlerr.StackDepth and the position of the
+// first problem, e.g.
 // `syntax error at line 3, column 14 near "WATERMARK FRO"`.
 package parser

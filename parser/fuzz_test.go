@@ -30,11 +30,16 @@ ALLOWED LATENESS INTERVAL '1' MINUTE LATE DATA UPDATE EMIT ON WINDOW CLOSE;`,
 	`SELECT CASE WHEN a THEN 1 END::text, count (x)::int, '1 hour'::interval + ts FROM t`,
 	`SELECT a FROM t -- comment
 /* block */ WHERE b = 'it''s'`,
+	`SELECT - -k, -(-1), '--' FROM t`,
 }
 
 func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
+	}
+	// every shape of nesting just past the limit (54001, not a crash)
+	for _, s := range deepShapes {
+		f.Add(s.sql(sqlerr.MaxDepth + 1))
 	}
 	if b, err := os.ReadFile("testdata/nexmark.sql"); err == nil {
 		for _, s := range strings.Split(string(b), ";") {

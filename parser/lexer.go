@@ -53,11 +53,14 @@ type lexResult struct {
 	comments []span
 	errOff   int // offset of a lexical error, or -1
 	errMsg   string
+	tooDeep  bool // the error is nesting beyond sqlerr.MaxDepth
+	depth    int  // open parentheses and CASEs of the current statement
 }
 
 // lex tokenizes src. It stops at the first lexical error (an unterminated
-// string, identifier or comment, or a character SQL does not use) and
-// records it; the tokens before it are kept.
+// string, identifier or comment, a character SQL does not use, or
+// parentheses and CASEs nested beyond sqlerr.MaxDepth) and records it; the
+// tokens before it are kept.
 func lex(src string) lexResult {
 	r := lexResult{errOff: -1}
 	i := 0
@@ -95,25 +98,29 @@ func lex(src string) lexResult {
 			if c != '\'' {
 				k = tQIdent
 			}
-			r.toks = append(r.toks, token{kind: k, text: src[i:j], off: i, end: j})
+			r.add(token{kind: k, text: src[i:j], off: i, end: j})
 			i = j
 		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
 			j := scanNumber(src, i)
-			r.toks = append(r.toks, token{kind: tNumber, text: src[i:j], off: i, end: j})
+			r.add(token{kind: tNumber, text: src[i:j], off: i, end: j})
 			i = j
 		case isIdentStart(c):
 			j := i + 1
 			for j < len(src) && isIdentChar(src[j]) {
 				j++
 			}
-			r.toks = append(r.toks, token{kind: tIdent, text: src[i:j], off: i, end: j})
+			if !r.add(token{kind: tIdent, text: src[i:j], off: i, end: j}) {
+				return r
+			}
 			i = j
 		case c == '#' || c < ' ' || c == 0x7f:
 			r.errOff, r.errMsg = i, "unexpected character"
 			return r
 		default:
 			n := opLen(src[i:])
-			r.toks = append(r.toks, token{kind: tOp, text: src[i : i+n], off: i, end: i + n})
+			if !r.add(token{kind: tOp, text: src[i : i+n], off: i, end: i + n}) {
+				return r
+			}
 			i += n
 		}
 	}

@@ -8,8 +8,9 @@ import (
 )
 
 // Parse parses a script of one or more ';'-separated statements. Errors are
-// *sqlerr.Error with code sqlerr.SyntaxError or sqlerr.FeatureNotSupport and
-// the position of the first problem in the script.
+// *sqlerr.Error with code sqlerr.SyntaxError, sqlerr.FeatureNotSupport or
+// (nesting beyond sqlerr.MaxDepth) sqlerr.StackDepth and the position of
+// the first problem in the script.
 func Parse(sql string) ([]Stmt, error) {
 	src := newSource(sql)
 	if off := invalidUTF8(sql); off >= 0 {
@@ -36,7 +37,7 @@ func Parse(sql string) ([]Stmt, error) {
 		start = i + 1
 	}
 	if lx.errOff >= 0 {
-		return nil, src.syntaxErr(lx.errOff, len(sql), lx.errMsg)
+		return nil, lx.err(src, len(sql))
 	}
 	return out, nil
 }
@@ -64,6 +65,7 @@ type stmtParser struct {
 	src      *source
 	comments []span
 	windows  int
+	explains int // EXPLAINs around the current statement
 }
 
 // cursor walks the tokens of one statement (or of a part of one). end is
@@ -207,6 +209,9 @@ func (p *stmtParser) explain(c *cursor) (Stmt, *sqlerr.Error) {
 	c.next()
 	if c.atEOF() {
 		return nil, c.errAt(c.peek(0), "expected a statement to explain")
+	}
+	if p.explains++; p.explains > sqlerr.MaxDepth {
+		return nil, sqlerr.TooDeep(p.src.pos(c.peek(0).off), "EXPLAINs")
 	}
 	inner, err := p.statement(c.toks[c.i:])
 	if err != nil {

@@ -23,7 +23,7 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 	if err := n.Restore(format.NewRestoreCtx(restoreFlags, &b)); err != nil {
 		return fmt.Sprintf("/* cannot restore: %v */", err)
 	}
-	out := b.String()
+	out := separateMinuses(b.String())
 	lx := lex(out)
 	rw := &rewriter{src: out, limit: len(out)}
 	for i, t := range lx.toks {
@@ -40,6 +40,31 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 	}
 	s, _ := rw.build()
 	return s
+}
+
+// separateMinuses puts a space between two minus signs outside quotes:
+// TiDB renders `- -x` as `--x`, which reads back as a comment.
+func separateMinuses(s string) string {
+	if !strings.Contains(s, "--") {
+		return s
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		b.WriteByte(c)
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0 // a doubled quote reopens at once
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // restoreWindow renders a window TVF call.

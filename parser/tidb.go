@@ -27,7 +27,8 @@ var tidbParsers = sync.Pool{New: func() any {
 }}
 
 // tidbParse parses the rewritten text with TiDB and maps a syntax error
-// back to the user's text. end is the end of the statement.
+// back to the user's text. end is the end of the statement. A tree that
+// nests deeper than sqlerr.MaxDepth is refused before anything walks it.
 func (p *stmtParser) tidbParse(rw *rewriter, end int) (ast.StmtNode, *sqlerr.Error) {
 	text, m := rw.build()
 	tp := tidbParsers.Get().(*tidb.Parser)
@@ -38,6 +39,9 @@ func (p *stmtParser) tidbParse(rw *rewriter, end int) (ast.StmtNode, *sqlerr.Err
 	}
 	if len(stmts) != 1 {
 		return nil, p.src.syntaxErr(rw.base, end, "expected one statement")
+	}
+	if err := p.checkDepth(stmts[0], rw.base); err != nil {
+		return nil, err
 	}
 	return stmts[0], nil
 }

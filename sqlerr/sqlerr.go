@@ -27,9 +27,30 @@ const (
 	FeatureNotSupport = "0A000"
 	NotNullViolation  = "23502"
 	QueryCanceled     = "57014"
+	StackDepth        = "54001" // stack_depth_limit_exceeded: a statement nests deeper than MaxDepth
 	InvalidObjectDef  = "42P17" // contract violations: unbounded state, late data
 	InternalError     = "XX000"
 )
+
+// MaxDepth is how deeply a statement may nest: each parenthesis, operator,
+// CASE, function call and subquery is (at least) one level. The parser
+// refuses deeper statements with StackDepth before any recursive pass (the
+// binder, the plan rules, the expression compiler, the catalog evaluator)
+// walks them, so none of those can run out of stack.
+const MaxDepth = 1000
+
+// TooDeep returns the StackDepth error for a statement that nests deeper
+// than MaxDepth at pos (what says what nests, e.g. "parentheses").
+func TooDeep(pos Pos, what string) *Error {
+	msg := fmt.Sprintf("stack depth limit exceeded: %s nest more than %d levels deep", what, MaxDepth)
+	if pos.IsValid() {
+		msg += fmt.Sprintf(" (line %d, column %d)", pos.Line, pos.Col)
+	}
+	return &Error{
+		Code: StackDepth, Msg: msg, Pos: pos,
+		Hint: "simplify the statement; write a long OR chain of equalities as IN (...)",
+	}
+}
 
 // Pos is a position in the user's SQL text: 1-based line and column and the
 // 0-based byte offset.
