@@ -49,9 +49,14 @@ func BindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
 
 type binder struct {
 	scope Scope
+	depth int // of the expression being bound, bounded by sqlerr.MaxDepth
 }
 
 func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
+	if b.depth++; b.depth > sqlerr.MaxDepth {
+		return nil, sqlerr.TooDeep(sqlerr.Pos{}, "expressions")
+	}
+	defer func() { b.depth-- }()
 	switch n := e.(type) {
 	case nil:
 		return nil, sqlerr.New(sqlerr.InternalError, "missing expression")

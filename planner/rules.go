@@ -83,6 +83,9 @@ func PushFilterBelowProject(n Node) (Node, bool) {
 	if !ok {
 		return n, false
 	}
+	if !substituteFits([]Scalar{f.Pred}, p.Exprs) {
+		return n, false
+	}
 	pred := substitute(f.Pred, p.Exprs)
 	return &Project{Input: &Filter{Input: p.Input, Pred: pred}, Exprs: p.Exprs, Names: p.Names}, true
 }
@@ -101,6 +104,9 @@ func MergeFilters(n Node) (Node, bool) {
 	}
 	g, ok := f.Input.(*Filter)
 	if !ok {
+		return n, false
+	}
+	if !conjunctionFits(g.Pred, f.Pred) {
 		return n, false
 	}
 	return &Filter{Input: g.Input, Pred: andAll([]Scalar{g.Pred, f.Pred})}, true

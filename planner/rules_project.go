@@ -11,7 +11,7 @@ func MergeProjects(n Node) (Node, bool) {
 		return n, false
 	}
 	q, ok := p.Input.(*Project)
-	if !ok {
+	if !ok || !substituteFits(p.Exprs, q.Exprs) {
 		return n, false
 	}
 	exprs := make([]Scalar, len(p.Exprs))
