@@ -23,6 +23,9 @@
 //
 // A query may build at most 300,000 intermediate rows (joins, per-row
 // subqueries); beyond that it fails with 54000 rather than exhaust memory.
+// It may nest sqlerr.MaxDepth levels, counting each link of a chain the
+// parser builds in a loop (`a OR b OR …`, casts, joins, UNIONs); a deeper
+// catalog query fails with 54001 before the recursive walks see it.
 //
 // Mapping (what psql shows):
 //

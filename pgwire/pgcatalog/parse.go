@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/streamsql/streamsql/sqlerr"
 )
 
 // The parse tree of the SELECT subset catalog queries use.
@@ -146,11 +148,19 @@ type parser struct {
 	depth int // nesting of expressions and subqueries
 }
 
-// maxDepth bounds nesting so a query of a million parentheses fails
-// instead of growing the stack.
-const maxDepth = 200
+// A query may nest sqlerr.MaxDepth levels, as the engine's statements may:
+// every subquery, parenthesis, operator of a chain (`a OR b OR …` is
+// left-deep), cast and join counts, so a query of a million parentheses
+// or terms fails here instead of growing the stack of the parser, walkQuery
+// and the evaluator, which all recurse over the tree.
 
-type parseError struct{ msg string }
+// parseError is a syntax error, or (tooDeep) a query nested too deeply at
+// byte offset off.
+type parseError struct {
+	msg     string
+	tooDeep bool
+	off     int
+}
 
 func (e parseError) Error() string { return e.msg }
 
@@ -181,8 +191,16 @@ func parseQuery(text string) (q *query, err error) {
 	return q, nil
 }
 
+// deeper opens one nesting level for what; the caller closes it by
+// decrementing p.depth.
+func (p *parser) deeper(what string) {
+	if p.depth++; p.depth > sqlerr.MaxDepth {
+		panic(parseError{msg: what, tooDeep: true, off: p.peek().pos})
+	}
+}
+
 func (p *parser) fail(format string, args ...any) {
-	panic(parseError{fmt.Sprintf("at %d: ", p.peek().pos) + fmt.Sprintf(format, args...)})
+	panic(parseError{msg: fmt.Sprintf("at %d: ", p.peek().pos) + fmt.Sprintf(format, args...)})
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -267,11 +285,9 @@ func (p *parser) alias() string {
 }
 
 func (p *parser) query() *query {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.fail("query nested too deeply")
-	}
+	levels := p.depth
+	defer func() { p.depth = levels }()
+	p.deeper("queries")
 	if p.isKw("with") {
 		p.fail("WITH is not supported")
 	}
@@ -293,6 +309,7 @@ func (p *parser) query() *query {
 		if op == "" {
 			break
 		}
+		p.deeper("set operations")
 		q = &query{op: op, left: q, right: p.setTerm()}
 	}
 	if p.acceptKw("order", "by") {
@@ -423,6 +440,8 @@ func (p *parser) orderList() []orderItem {
 }
 
 func (p *parser) fromItem() fromItem {
+	levels := p.depth
+	defer func() { p.depth = levels }()
 	left := p.fromPrimary()
 	for {
 		kind := ""
@@ -442,6 +461,7 @@ func (p *parser) fromItem() fromItem {
 		if kind == "" {
 			return left
 		}
+		p.deeper("joins")
 		j := &joinRef{kind: kind, l: left, r: p.fromPrimary()}
 		if kind != "cross" {
 			if p.acceptKw("on") {
@@ -480,11 +500,8 @@ func (p *parser) colAliases() []string {
 }
 
 func (p *parser) fromPrimary() fromItem {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.fail("FROM nested too deeply")
-	}
+	defer func(d int) { p.depth = d }(p.depth)
+	p.deeper("FROM items")
 	p.acceptKw("lateral")
 	p.acceptKw("only")
 	if p.isOp("(") {
@@ -570,11 +587,10 @@ func binPrec(t token) (string, int) {
 // expr parses an expression whose operators bind at least as tightly as
 // min.
 func (p *parser) expr(min int) expr {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.fail("expression nested too deeply")
-	}
+	// every operator that wraps left below opens a level that stays open
+	// for the rest of the chain: a conservative bound on the tree's depth
+	defer func(d int) { p.depth = d }(p.depth)
+	p.deeper("expressions")
 	var left expr
 	if p.isKw("not") && min <= precNot {
 		p.i++
@@ -582,7 +598,10 @@ func (p *parser) expr(min int) expr {
 	} else {
 		left = p.unary()
 	}
-	for {
+	for first := true; ; first = false {
+		if !first {
+			p.deeper("expressions") // the last turn wrapped left
+		}
 		t := p.peek()
 		// OPERATOR(schema.op)
 		if t.k == tIdent && t.s == "operator" && p.peekAt(1).k == tOp && p.peekAt(1).s == "(" {
@@ -726,7 +745,11 @@ func (p *parser) unary() expr {
 		return p.expr(precUnary)
 	}
 	e := p.primary()
-	for {
+	defer func(d int) { p.depth = d }(p.depth)
+	for first := true; ; first = false {
+		if !first {
+			p.deeper("casts and subscripts") // the last turn wrapped e
+		}
 		switch {
 		case p.acceptOp("::"):
 			e = &castExpr{e: e, t: p.typeName()}

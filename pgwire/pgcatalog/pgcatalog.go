@@ -89,6 +89,9 @@ func Answer(query string, params []*string, objs []Object, s Session) (res *Resu
 	}
 	q, perr := parseQuery(query)
 	if perr != nil {
+		if pe, ok := perr.(parseError); ok && pe.tooDeep && looksCatalog(query) {
+			return nil, true, sqlerr.TooDeep(sqlerr.PosAt(query, pe.off), pe.msg)
+		}
 		if looksCatalog(query) {
 			return nil, true, sqlerr.New(sqlerr.FeatureNotSupport, "catalog query not supported: %v", perr)
 		}
