@@ -3,6 +3,8 @@ package pgcatalog
 import (
 	"fmt"
 	"strings"
+
+	"github.com/streamsql/streamsql/sqlerr"
 )
 
 type tokKind uint8
@@ -23,9 +25,12 @@ type token struct {
 	pos int
 }
 
-// lex splits a query into tokens. Comments are skipped.
+// lex splits a query into tokens. Comments are skipped. It stops at a
+// bracket or CASE nested beyond sqlerr.MaxDepth (a parseError with
+// tooDeep), so a huge nested query is refused before its tokens are built.
 func lex(q string) ([]token, error) {
 	var out []token
+	depth := 0
 	i := 0
 	for i < len(q) {
 		c := q[i]
@@ -109,7 +114,11 @@ func lex(q string) ([]token, error) {
 			for j < len(q) && (q[j] == '_' || q[j] == '$' || q[j] >= 'a' && q[j] <= 'z' || q[j] >= 'A' && q[j] <= 'Z' || q[j] >= '0' && q[j] <= '9' || q[j] >= 0x80) {
 				j++
 			}
-			out = append(out, token{tIdent, strings.ToLower(q[i:j]), i})
+			w := strings.ToLower(q[i:j])
+			if depth = nest(depth, w); depth > sqlerr.MaxDepth {
+				return nil, parseError{msg: "parentheses and CASE expressions", tooDeep: true, off: i}
+			}
+			out = append(out, token{tIdent, w, i})
 			i = j
 		default:
 			// operators: the longest of the multi-character ones, else one byte
@@ -123,12 +132,29 @@ func lex(q string) ([]token, error) {
 			if !strings.Contains("!~*::<=>=<>||+-/%^()[],;.@&#", string(c)) {
 				return nil, fmt.Errorf("unexpected character %q at %d", c, i)
 			}
+			if depth = nest(depth, op); depth > sqlerr.MaxDepth {
+				return nil, parseError{msg: "parentheses and CASE expressions", tooDeep: true, off: i}
+			}
 			out = append(out, token{tOp, op, i})
 			i += len(op)
 		}
 	}
 	out = append(out, token{tEOF, "", len(q)})
 	return out, nil
+}
+
+// nest returns the bracket depth after token text t (an operator or a
+// lower-cased word).
+func nest(depth int, t string) int {
+	switch t {
+	case "(", "[", "case":
+		return depth + 1
+	case ")", "]", "end":
+		return max(0, depth-1)
+	case ";":
+		return 0
+	}
+	return depth
 }
 
 // lexString reads a quoted string starting at s[0] == '\”; it returns the
