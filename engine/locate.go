@@ -16,10 +16,11 @@ import (
 // token, as syntax errors do.
 
 // reQuotedName is the first "name" in an error message; reFuncName the
-// function of "function f(args) does not exist".
+// function of "function f(args) does not exist" or "function f does not
+// exist".
 var (
 	reQuotedName = regexp.MustCompile(`"([^"]+)"`)
-	reFuncName   = regexp.MustCompile(`^function ([A-Za-z_][A-Za-z0-9_]*)\(`)
+	reFuncName   = regexp.MustCompile(`^function ([A-Za-z_][A-Za-z0-9_]*)[( ]`)
 )
 
 // locate returns err with the position of the token it names within

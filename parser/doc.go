@@ -13,6 +13,7 @@
 //	                           TUMBLE/HOP/SESSION(...)  → __w0 placeholder table
 //	                           INTERVAL '10 seconds'    → INTERVAL '10' SECOND
 //	                           x::bigint                → CAST(x AS SIGNED)
+//	                           cnt(*)                   → cnt(__star)
 //	                           CAST(x AS BOOLEAN)       → CAST(x AS YEAR) → TypeTiny
 //	                           FOR SYSTEM_TIME AS OF    → AS OF TIMESTAMP
 //	                           key (TiDB-reserved name) → "key"
@@ -70,6 +71,10 @@
 //     parsed them.
 //   - `a || b` is FuncCallExpr CONCAT; `<>` and `!=` are opcode.NE; TRUE and
 //     FALSE are integer literals flagged IsBooleanFlag.
+//   - f(*) for any f but count (TiDB takes * in COUNT only) becomes
+//     f(__star): a FuncCallExpr or AggregateFuncExpr whose one argument
+//     IsStarArg, so the planner can say `function cnt does not exist`
+//     instead of a syntax error; the name __star is reserved.
 //   - `FOR SYSTEM_TIME AS OF e` becomes TiDB's `AS OF TIMESTAMP e`, i.e.
 //     TableName.AsOf.
 //   - Words TiDB reserves but Postgres users write as names (key, rank,

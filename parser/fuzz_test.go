@@ -31,6 +31,7 @@ ALLOWED LATENESS INTERVAL '1' MINUTE LATE DATA UPDATE EMIT ON WINDOW CLOSE;`,
 	`SELECT a FROM t -- comment
 /* block */ WHERE b = 'it''s'`,
 	`SELECT - -k, -(-1), '--' FROM t`,
+	`SELECT cnt(*), sum ( * ), count(*), t.* FROM t WHERE k IN (SELECT f(*) FROM u)`,
 }
 
 func FuzzParse(f *testing.F) {

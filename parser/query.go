@@ -120,6 +120,10 @@ func (q *queryRewrite) run() *sqlerr.Error {
 		switch {
 		case t.isName() && isPlaceholderName(t.val()):
 			q.errAt(t, fmt.Sprintf("the name %q is reserved for window placeholders", t.val()))
+		case t.isName() && strings.EqualFold(t.val(), StarArg):
+			q.errAt(t, fmt.Sprintf("the name %q is reserved for the * of f(*)", t.val()))
+		case t.isOp("*"):
+			q.starArg(i)
 		case t.isOp("("):
 			frames = append(frames, frame{open: i, inFrom: i > 0 && isTablePos(prev, *f), isCast: prev.is("CAST")})
 		case t.isOp(")"):

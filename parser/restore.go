@@ -16,8 +16,8 @@ const restoreFlags = format.RestoreStringSingleQuotes | format.RestoreKeyWordUpp
 	format.RestoreSpacesAroundBinaryOperation
 
 // restoreNode renders a TiDB node and puts back what the pass took out:
-// window calls for their placeholders and BOOLEAN for the TypeTiny casts
-// (TiDB writes `CAST(x AS )` for them).
+// window calls for their placeholders, * for StarArg and BOOLEAN for the
+// TypeTiny casts (TiDB writes `CAST(x AS )` for them).
 func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 	var b strings.Builder
 	if err := n.Restore(format.NewRestoreCtx(restoreFlags, &b)); err != nil {
@@ -28,6 +28,8 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 	rw := &rewriter{src: out, limit: len(out)}
 	for i, t := range lx.toks {
 		switch {
+		case t.kind == tQIdent && t.val() == StarArg:
+			rw.edits = append(rw.edits, edit{t.off, t.end, "*"}) // unpadded
 		case t.kind == tQIdent:
 			for _, w := range windows {
 				if t.val() == w.Placeholder {

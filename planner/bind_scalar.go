@@ -770,6 +770,9 @@ func conflicting(args []Scalar) string {
 
 func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 	name := n.FnName.L
+	if err := starCall(name, n.Args); err != nil {
+		return nil, err
+	}
 	switch name {
 	case "date_add", "adddate", "date_sub", "subdate":
 		if len(n.Args) == 3 {
@@ -799,8 +802,7 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return nil, err
 	}
 	if _, ok := LookupFunc(name); !ok {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, argKinds(args)).
-			WithHint("no function matches the given name and argument types; you might need to add explicit casts")
+		return nil, undefinedFunction(name)
 	}
 	return b.call(n, name, args...)
 }

@@ -265,7 +265,7 @@ func TestBindScalarErrors(t *testing.T) {
 	}{
 		{"nope", sqlerr.UndefinedColumn, `column "nope"`},
 		{"x.a", sqlerr.UndefinedTable, `"x"`},
-		{"foo(a)", sqlerr.UndefinedFunction, "function foo(bigint) does not exist"},
+		{"foo(a)", sqlerr.UndefinedFunction, "function foo does not exist"},
 		{"lower(a)", sqlerr.UndefinedFunction, "function lower(bigint) does not exist"},
 		{"a + s", sqlerr.UndefinedFunction, "operator does not exist: bigint + varchar"},
 		{"a = s", sqlerr.UndefinedFunction, "operator does not exist: bigint = varchar"},

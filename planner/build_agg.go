@@ -24,7 +24,7 @@ func (b *builder) aggregateSelect(s *ast.SelectStmt, in Node, scope *relScope, a
 	}
 	agg := &Aggregate{}
 	groupText := map[string]int{}
-	as := &aggScope{}
+	as := &aggScope{input: scope}
 	if s.GroupBy != nil {
 		for i, item := range s.GroupBy.Items {
 			e, err := b.groupExpr(item.Expr, scope, s.Fields)
@@ -116,7 +116,7 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	default:
 		return call, sqlerr.New(sqlerr.UndefinedFunction, "aggregate function %s is not supported", fn)
 	}
-	star := len(a.Args) == 0
+	star := len(a.Args) == 0 || isStarCall(a.Args)
 	if len(a.Args) == 1 {
 		if v, ok := a.Args[0].(ast.ValueExpr); ok && fn == "count" && v.GetValue() != nil {
 			star = true // count(1)
@@ -124,7 +124,7 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	}
 	if star {
 		if fn != "count" {
-			return call, sqlerr.New(sqlerr.UndefinedFunction, "%s(*) does not exist", fn)
+			return call, sqlerr.New(sqlerr.UndefinedFunction, "function %s(*) does not exist", fn)
 		}
 		call.T = types.Int
 		return call, nil

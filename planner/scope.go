@@ -64,11 +64,7 @@ func (s *relScope) Resolve(table, column string) (int, types.Kind, error) {
 		found = i
 	}
 	if found < 0 {
-		name := column
-		if table != "" {
-			name = table + "." + column
-		}
-		return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)
+		return 0, 0, undefinedColumn(table, column, s.cols)
 	}
 	return found, s.cols[found].kind, nil
 }
@@ -87,6 +83,9 @@ type aggScope struct {
 	aggBase  int
 	// extra are non-group columns also visible (window_start/window_end).
 	extra []scopeCol
+	// input is the scope of the rows being grouped: a name that is not
+	// even there is an unknown column, not a grouping error.
+	input *relScope
 }
 
 // Resolve implements Scope.
@@ -99,6 +98,11 @@ func (s *aggScope) Resolve(table, column string) (int, types.Kind, error) {
 	for i, c := range s.extra {
 		if strings.EqualFold(c.name, column) && (table == "" || c.table == "" || strings.EqualFold(c.table, table)) {
 			return len(s.groups) + i, c.kind, nil
+		}
+	}
+	if s.input != nil {
+		if _, _, err := s.input.Resolve(table, column); sqlerr.Code(err) == sqlerr.UndefinedColumn {
+			return 0, 0, err
 		}
 	}
 	return 0, 0, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", column)
