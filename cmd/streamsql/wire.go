@@ -16,6 +16,10 @@ import (
 	"github.com/streamsql/streamsql/sqllogic"
 )
 
+// connectorLog is where connectors say that the system they talk to is
+// unreachable and that it is back (once per change), at the info level.
+var connectorLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
 // registry wires the concrete connectors; cmd/streamsql is the only place
 // that knows them all.
 func registry(out io.Writer) *connectors.Registry {
@@ -25,7 +29,7 @@ func registry(out io.Writer) *connectors.Registry {
 	r.AddSource(kafka.SourceFactory())
 	r.AddSink(file.SinkFactory())
 	r.AddSink(kafka.SinkFactory())
-	r.AddSink(postgres.Factory(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
+	r.AddSink(postgres.Factory(connectorLog))
 	r.AddSink(stdout.Factory(out))
 	r.AddSink(blackhole.Factory())
 	return r

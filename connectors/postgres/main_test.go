@@ -112,6 +112,11 @@ func (l *logBuffer) String() string {
 
 func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
 
+// debugLogger also keeps the debug lines (every failed retry).
+func (l *logBuffer) debugLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
 func openSink(t testing.TB, schema types.Schema, key []int, logger *slog.Logger, opts map[string]string) connectors.Sink {
 	t.Helper()
 	opts["connector"] = "postgres"

@@ -31,7 +31,8 @@ var Options = []connectors.OptionSpec{
 }
 
 // Factory returns the postgres sink factory. logger (nil: none) receives
-// one warning per retry while Postgres is unreachable.
+// a warning when Postgres becomes unreachable and a note when it is back
+// (connectors.Outage), the single attempts at the debug level.
 func Factory(logger *slog.Logger) connectors.SinkFactory {
 	return connectors.SinkFactory{
 		Name:    "postgres",

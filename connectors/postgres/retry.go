@@ -5,19 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/streamsql/streamsql/connectors"
 )
-
-// initialBackoff is the first wait after a failed attempt; it doubles up
-// to retry_max_backoff.
-const initialBackoff = 100 * time.Millisecond
 
 // errClosed ends a call blocked in retry when the sink is closed.
 var errClosed = errors.New("sink closed")
@@ -74,36 +69,23 @@ func transient(err error, connLost bool) bool {
 	return connLost
 }
 
-// sleep waits d with ±20% jitter, or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // retry runs fn on lane l until it succeeds, fails permanently, or ctx is
-// done, reconnecting and backing off between attempts. attempt counts
-// from 1.
+// done, reconnecting between attempts and waiting as connectors.Backoff
+// says (up to retry_max_backoff). attempt counts from 1. The sink's
+// outage tracker logs when Postgres becomes unreachable and when it is
+// back, once each however many attempts and connections fail.
 func (s *sink) retry(ctx context.Context, what string, l *lane, fn func(ctx context.Context, l *lane, attempt int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(s.closing, func() { cancel(errClosed) })()
-	delay := initialBackoff
+	backoff := connectors.Backoff{Max: s.cfg.maxBackoff}
 	for attempt := 1; ; attempt++ {
 		err := s.connect(ctx, l)
 		if err == nil {
 			err = fn(ctx, l, attempt)
 		}
 		if err == nil {
-			if attempt > 1 {
-				s.log.Info("postgres sink: Postgres is back", "sink", s.cfg.sink, "table", s.tableName, "op", what, "attempts", attempt)
-			}
+			s.outage.Ok()
 			return nil
 		}
 		connLost := l.lost()
@@ -114,12 +96,11 @@ func (s *sink) retry(ctx context.Context, what string, l *lane, fn func(ctx cont
 			return s.red.error(s.wrap(what, err))
 		}
 		l.drop()
-		s.log.Warn("postgres sink: Postgres unavailable, retrying", "sink", s.cfg.sink, "table", s.tableName,
-			"op", what, "attempt", attempt, "retry_in", delay.String(), "error", s.red.string(err.Error()))
-		if err := sleep(ctx, delay); err != nil {
+		wait := backoff.Next()
+		s.outage.Failed(s.red.error(err), "op", what, "retry_in", wait.String())
+		if err := connectors.Wait(ctx, wait); err != nil {
 			return s.red.error(s.wrap(what, fmt.Errorf("%w while Postgres was unavailable", context.Cause(ctx))))
 		}
-		delay = min(2*delay, s.cfg.maxBackoff)
 	}
 }
 

@@ -20,10 +20,12 @@ const startupTimeout = 5 * time.Second
 
 // sink is the at-least-once sink and the core of the exactly-once one.
 type sink struct {
-	cfg       *config
-	connCfg   *pgx.ConnConfig
-	log       *slog.Logger
-	red       redactor
+	cfg     *config
+	connCfg *pgx.ConnConfig
+	log     *slog.Logger
+	red     redactor
+	// outage logs when Postgres becomes unreachable and when it is back.
+	outage    *connectors.Outage
 	sql       statements
 	tableName string // for messages: as given, or as resolved once checked
 
@@ -49,6 +51,9 @@ type sink struct {
 type lane struct {
 	i    int
 	conn *pgx.Conn
+	// epoch is the sink's outage epoch when conn was opened; a connection
+	// from before the last outage is reopened before use.
+	epoch int
 }
 
 // laneName is lane i's row in the progress table: the sink's name for
@@ -88,6 +93,8 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 	s := &sink{
 		cfg: cfg, connCfg: connCfg, log: logger, red: redactor{password: connCfg.Password},
 		sql: buildStatements(cfg), tableName: displayName(cfg.table), collapseAt: 4096,
+		outage: connectors.NewOutage(logger, "postgres sink: Postgres unavailable, retrying", "postgres sink: Postgres is back",
+			"sink", spec.Name, "table", displayName(cfg.table)),
 	}
 	for i := 0; i < cfg.lanes; i++ {
 		s.lanes = append(s.lanes, &lane{i: i})
@@ -102,8 +109,7 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 			s.close()
 			return nil, s.red.error(s.wrap("open", err))
 		}
-		logger.Warn("postgres sink: Postgres unreachable at startup; the table is checked on first use",
-			"sink", spec.Name, "table", s.tableName, "error", s.red.string(err.Error()))
+		s.outage.Failed(s.red.error(err), "op", "open", "note", "the table is checked on first use")
 	}
 	if cfg.exactlyOnce {
 		return exactlyOnceSink{s}, nil
@@ -116,17 +122,21 @@ func (s *sink) wrap(what string, err error) error {
 	return fmt.Errorf("postgres sink %s (table %s): %s: %w", s.cfg.sink, s.tableName, what, err)
 }
 
-// connect opens lane l's connection if it has none and, the first time
+// connect opens lane l's connection if it has none (or one opened before
+// the last outage ended) and, the first time
 // (only ever on lane 0, before other lanes run: see onLanes), checks or
 // creates the table.
 func (s *sink) connect(ctx context.Context, l *lane) error {
+	if !l.lost() && l.epoch != s.outage.Epoch() {
+		l.drop()
+	}
 	if l.lost() {
 		conn, err := pgx.ConnectConfig(ctx, s.connCfg)
 		if err != nil {
 			return err
 		}
 		registerArrays(conn.TypeMap())
-		l.conn = conn
+		l.conn, l.epoch = conn, s.outage.Epoch()
 	}
 	if !s.ready {
 		if err := s.setup(ctx, l.conn); err != nil {

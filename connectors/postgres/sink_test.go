@@ -355,7 +355,7 @@ func TestPostgresOutage(t *testing.T) {
 			db := srv.NewDB(t)
 			dsn := strings.Replace(srv.DSNFor(db), "postgres@", "postgres:s3cretpw@", 1)
 			var logs logBuffer
-			s := openSink(t, allTypes, []int{0}, logs.logger(), map[string]string{"dsn": dsn, "table": "t",
+			s := openSink(t, allTypes, []int{0}, logs.debugLogger(), map[string]string{"dsn": dsn, "table": "t",
 				"create_table": "true", "delivery": delivery, "retry_max_backoff": "200ms", "write_connections": c.conns})
 			mustWrite(t, s, up(row(1, "a", 1)...))
 			mustCommit(t, s, 1)
@@ -389,17 +389,22 @@ func TestPostgresOutage(t *testing.T) {
 				restarted <- nil
 				t.Fatalf("a call while Postgres is down and the context ends: %v", err)
 			}
-			go func() {
-				time.Sleep(2 * time.Second)
-				restarted <- srv.Restart()
-			}()
-			if err := commit(context.Background()); err != nil {
+			committed := make(chan error, 1)
+			go func() { committed <- commit(context.Background()) }()
+			// Restart once the blocked call has failed a few times (the
+			// first call's attempts are logged at the debug level too).
+			waitFor(t, "failed retries", func() bool { return strings.Count(logs.String(), "level=DEBUG") >= 6 })
+			restarted <- srv.Restart()
+			if err := <-committed; err != nil {
 				t.Fatalf("after the outage: %v", err)
 			}
 			same(t, "after the outage", psql(t, srv.DSNFor(db), "SELECT id, name FROM t"), "1 a1", "2 b")
 			l := logs.String()
-			if !strings.Contains(l, "Postgres unavailable, retrying") || !strings.Contains(l, "Postgres is back") {
-				t.Errorf("the logs do not show the retries:\n%s", l)
+			// One outage, however many attempts and connections failed:
+			// one warning and one note.
+			if strings.Count(l, `level=WARN msg="postgres sink: Postgres unavailable, retrying"`) != 1 ||
+				strings.Count(l, `level=INFO msg="postgres sink: Postgres is back"`) != 1 {
+				t.Errorf("want the outage and the recovery logged once each:\n%s", l)
 			}
 			if strings.Contains(l, "s3cretpw") {
 				t.Errorf("the logs show the password:\n%s", l)
