@@ -189,7 +189,11 @@ type SourceFactory struct {
 	Name    string
 	Doc     string
 	Options []OptionSpec
-	New     func(spec SourceSpec) (Source, error)
+	// New builds a source. A source that must ask its system for the
+	// partition count waits (retrying with Backoff) while the system is
+	// unreachable, until ctx ends; errors no retry can fix (a missing
+	// topic, a refused login) return at once.
+	New func(ctx context.Context, spec SourceSpec) (Source, error)
 }
 
 // SinkFactory builds a sink.

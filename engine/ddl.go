@@ -34,7 +34,7 @@ func (e *Engine) exists(name, sql string, ifNotExists bool) (bool, error) {
 	return false, nil
 }
 
-func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
+func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) (*Result, error) {
 	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
 		return &Result{Tag: "CREATE SOURCE"}, err
 	}
@@ -94,7 +94,7 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 		}
 	} else if _, ok := e.opts.Registry.Sources[conn]; !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", conn).WithHint("known: " + e.connectorNames())
-	} else if err := e.checkSource(o); err != nil {
+	} else if err := e.checkSource(ctx, o); err != nil {
 		return nil, err
 	}
 	if o.Kind == catalog.Table && len(o.Key) == 0 {
@@ -104,9 +104,9 @@ func (e *Engine) createSource(st *parser.CreateSourceStmt) (*Result, error) {
 		return nil, sqlerr.New(sqlerr.DuplicateObject, "%s", err.Error())
 	}
 	if o.Kind == catalog.Table {
-		t, err := e.startTable(o)
+		t, err := e.startTable(ctx, o)
 		if err == nil && t.rd != nil {
-			err = t.rd.open()
+			err = t.rd.open(ctx)
 		}
 		if err != nil {
 			delete(e.tables, strings.ToLower(o.Name))
@@ -145,7 +145,7 @@ func (e *Engine) settingsForPlan() planner.Settings {
 	return planner.Settings{Strict: e.strict(), Parallelism: e.parallelism(), CheckpointInterval: ci}
 }
 
-func (e *Engine) createView(st *parser.CreateViewStmt) (*Result, error) {
+func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Result, error) {
 	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
 		return &Result{Tag: "CREATE MATERIALIZED VIEW"}, err
 	}
@@ -169,9 +169,9 @@ func (e *Engine) createView(st *parser.CreateViewStmt) (*Result, error) {
 			return nil, err
 		}
 	}
-	rt, err := e.startView(vp)
+	rt, err := e.startView(ctx, vp)
 	if err == nil {
-		if err = rt.openFresh(); err != nil {
+		if err = rt.openFresh(ctx); err != nil {
 			rt.close()
 			delete(e.views, strings.ToLower(st.Name))
 		}
@@ -189,12 +189,12 @@ func (e *Engine) createView(st *parser.CreateViewStmt) (*Result, error) {
 	return &Result{Tag: "CREATE MATERIALIZED VIEW", Notice: vp.Warnings}, nil
 }
 
-func (e *Engine) createSink(st *parser.CreateSinkStmt) (*Result, error) {
+func (e *Engine) createSink(ctx context.Context, st *parser.CreateSinkStmt) (*Result, error) {
 	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
 		return &Result{Tag: "CREATE SINK"}, err
 	}
 	if st.Query != nil {
-		return e.createQuerySink(st)
+		return e.createQuerySink(ctx, st)
 	}
 	from, ok := e.cat.Get(st.From)
 	if v, t, _ := e.sinkInput(st.From); !ok || (v == nil && t == nil) {
@@ -533,7 +533,7 @@ func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
 // runs as a pipeline whose changes go to the sink only (no view store, so
 // a pass-through keeps no state).
 
-func (e *Engine) createQuerySink(st *parser.CreateSinkStmt) (*Result, error) {
+func (e *Engine) createQuerySink(ctx context.Context, st *parser.CreateSinkStmt) (*Result, error) {
 	vp, err := planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan())
 	if err != nil {
 		return nil, err
@@ -549,11 +549,11 @@ func (e *Engine) createQuerySink(st *parser.CreateSinkStmt) (*Result, error) {
 	if err := e.store.DeletePrefix([]byte("v/" + st.Name + "/")); err != nil {
 		return nil, err
 	}
-	rt, err := e.startPipeline(vp, true)
+	rt, err := e.startPipeline(ctx, vp, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := rt.openFresh(); err != nil {
+	if err := rt.openFresh(ctx); err != nil {
 		rt.close()
 		delete(e.views, strings.ToLower(st.Name))
 		return nil, err

@@ -23,7 +23,7 @@ var (
 
 func lineFactory() connectors.SourceFactory {
 	return connectors.SourceFactory{Name: "lines", Options: []connectors.OptionSpec{{Name: "input", Type: "string", Required: true}, {Name: "follow", Type: "bool"}},
-		New: func(spec connectors.SourceSpec) (connectors.Source, error) {
+		New: func(_ context.Context, spec connectors.SourceSpec) (connectors.Source, error) {
 			return &lineSource{input: spec.Options["input"], follow: spec.Options["follow"] == "true"}, nil
 		}}
 }

@@ -92,7 +92,12 @@ type Engine struct {
 }
 
 // Open opens (or recovers) the engine in opts.StateDir.
-func Open(opts Options) (*Engine, error) {
+func Open(opts Options) (*Engine, error) { return OpenContext(context.Background(), opts) }
+
+// OpenContext is Open whose recovery ends when ctx does: reopening the
+// sources waits while their systems are unreachable (see
+// connectors.SourceFactory).
+func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Registry == nil {
 		opts.Registry = connectors.NewRegistry()
 	}
@@ -117,7 +122,7 @@ func Open(opts Options) (*Engine, error) {
 		}
 		e.settings[strings.ToLower(k)] = v
 	}
-	if err := e.recover(); err != nil {
+	if err := e.recover(ctx); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -132,7 +137,7 @@ var (
 
 // recover loads the catalog and re-plans every view, then restores their
 // state and reader positions from the last checkpoint.
-func (e *Engine) recover() error {
+func (e *Engine) recover(ctx context.Context) error {
 	// The spill area holds values changed after the last checkpoint: they
 	// are not part of it, so recovery starts without them.
 	if err := e.store.DeletePrefix([]byte(exec.SpillPrefix)); err != nil {
@@ -162,11 +167,11 @@ func (e *Engine) recover() error {
 		case o.DeadLetter:
 			e.deadLetterTable(o.Name) // its rows stay in the store
 		case o.SideOf == "":
-			t, err := e.startTable(o)
+			t, err := e.startTable(ctx, o)
 			if err != nil {
 				return err
 			}
-			if err := t.restore(e.store); err != nil {
+			if err := t.restore(ctx, e.store); err != nil {
 				return err
 			}
 		}
@@ -184,27 +189,27 @@ func (e *Engine) recover() error {
 		if err != nil {
 			return fmt.Errorf("recover view %s: %w", o.Name, err)
 		}
-		rt, err := e.startView(vp)
+		rt, err := e.startView(ctx, vp)
 		if err != nil {
 			return err
 		}
-		if err := rt.restore(e.store); err != nil {
+		if err := rt.restore(ctx, e.store); err != nil {
 			return err
 		}
 	}
 	for _, o := range e.cat.List(catalog.Sink) {
-		if err := e.recoverSink(o); err != nil {
+		if err := e.recoverSink(ctx, o); err != nil {
 			return err
 		}
 	}
 	// Acknowledged INSERTs after the checkpoint are replayed now, so views
 	// show at least what they showed before a crash without a new FLUSH.
-	return e.replayLog(context.Background())
+	return e.replayLog(ctx)
 }
 
 // recoverSink re-attaches a sink: to its view, or, for a sink with its own
 // query, by re-planning and restoring that query's pipeline.
-func (e *Engine) recoverSink(o *catalog.Object) error {
+func (e *Engine) recoverSink(ctx context.Context, o *catalog.Object) error {
 	if o.From != "" {
 		return e.attachSink(o)
 	}
@@ -220,11 +225,11 @@ func (e *Engine) recoverSink(o *catalog.Object) error {
 	if err != nil {
 		return fmt.Errorf("recover sink %s: %w", o.Name, err)
 	}
-	rt, err := e.startPipeline(vp, true)
+	rt, err := e.startPipeline(ctx, vp, true)
 	if err != nil {
 		return err
 	}
-	if err := rt.restore(e.store); err != nil {
+	if err := rt.restore(ctx, e.store); err != nil {
 		return err
 	}
 	return e.connectSink(rt, o, false)
@@ -345,11 +350,11 @@ func needsReadLock(stmts []parser.Stmt) bool {
 func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
 	switch st := s.(type) {
 	case *parser.CreateSourceStmt:
-		return e.createSource(st)
+		return e.createSource(ctx, st)
 	case *parser.CreateViewStmt:
-		return e.createView(st)
+		return e.createView(ctx, st)
 	case *parser.CreateSinkStmt:
-		return e.createSink(st)
+		return e.createSink(ctx, st)
 	case *parser.InsertStmt:
 		return e.insert(st)
 	case *parser.QueryStmt:

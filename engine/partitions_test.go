@@ -26,7 +26,7 @@ func (g *growInput) add(p int, lines ...string) {
 }
 
 func (g *growInput) factory() connectors.SourceFactory {
-	return connectors.SourceFactory{Name: "grow", New: func(connectors.SourceSpec) (connectors.Source, error) {
+	return connectors.SourceFactory{Name: "grow", New: func(context.Context, connectors.SourceSpec) (connectors.Source, error) {
 		s := &growSource{in: g}
 		g.mu.Lock()
 		s.discover()

@@ -128,7 +128,7 @@ func (t *tableRT) checkpoint(w *state.Writer) error {
 	return nil
 }
 
-func (t *tableRT) restore(st *state.Store) error {
+func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
 	p := t.prefix() + "row/"
 	err := st.Scan([]byte(p), func(k, v []byte) error {
 		rows, err := state.DecodeValue(v)
@@ -141,14 +141,14 @@ func (t *tableRT) restore(st *state.Store) error {
 	if err != nil || t.rd == nil {
 		return err
 	}
-	return t.rd.restore(st, []byte(t.prefix()+"reader"))
+	return t.rd.restore(ctx, st, []byte(t.prefix()+"reader"))
 }
 
 // startTable builds the runtime of TABLE o.
-func (e *Engine) startTable(o *catalog.Object) (*tableRT, error) {
+func (e *Engine) startTable(ctx context.Context, o *catalog.Object) (*tableRT, error) {
 	t := &tableRT{obj: o, rows: map[string]types.Row{}, dirty: map[string]bool{}}
 	if o.Options["connector"] != "memory" {
-		r, err := e.newReader(o)
+		r, err := e.newReader(ctx, o)
 		if err != nil {
 			return nil, err
 		}

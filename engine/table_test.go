@@ -45,7 +45,7 @@ func TestConnectorTableAppliesUpsertsAndDeletes(t *testing.T) {
 		}
 	}
 	reg := connectors.NewRegistry()
-	reg.AddSource(connectors.SourceFactory{Name: "changes", New: func(connectors.SourceSpec) (connectors.Source, error) { return src(), nil }})
+	reg.AddSource(connectors.SourceFactory{Name: "changes", New: func(context.Context, connectors.SourceSpec) (connectors.Source, error) { return src(), nil }})
 	dir := t.TempDir()
 	open := func() *Engine {
 		e, err := Open(Options{StateDir: dir, Registry: reg})

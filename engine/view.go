@@ -68,13 +68,13 @@ type reader struct {
 	in []int
 }
 
-func (e *Engine) startView(vp *planner.ViewPlan) (*viewRT, error) {
-	return e.startPipeline(vp, false)
+func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, error) {
+	return e.startPipeline(ctx, vp, false)
 }
 
 // startPipeline builds and registers the runtime of a view, or (with
 // passThrough) of a sink with its own query, which keeps no view store.
-func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
+func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
 	rt := &viewRT{plan: vp}
 	env := exec.Env{PassThrough: passThrough, Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget()}
@@ -95,7 +95,7 @@ func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT,
 			if !ok {
 				return nil, sqlerr.New(sqlerr.UndefinedTable, "source %q does not exist", sc.Source)
 			}
-			r, err = e.newReader(o)
+			r, err = e.newReader(ctx, o)
 			if err != nil {
 				return nil, err
 			}
@@ -109,16 +109,16 @@ func (e *Engine) startPipeline(vp *planner.ViewPlan, passThrough bool) (*viewRT,
 }
 
 // openFresh opens the connectors of a view created just now.
-func (v *viewRT) openFresh() error {
+func (v *viewRT) openFresh(ctx context.Context) error {
 	for _, r := range v.readers {
-		if err := r.open(); err != nil {
+		if err := r.open(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
+func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*reader, error) {
 	r := &reader{obj: o, parts: 1, in: o.InputColumns()}
 	var err error
 	if r.onError, err = onErrorPolicy(o); err != nil {
@@ -129,7 +129,7 @@ func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
 			r.parts = p
 		}
 	} else {
-		src, err := e.openSource(o)
+		src, err := e.openSource(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +151,7 @@ func (e *Engine) newReader(o *catalog.Object) (*reader, error) {
 	return r, nil
 }
 
-func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
+func (e *Engine) openSource(ctx context.Context, o *catalog.Object) (connectors.Source, error) {
 	f, ok := e.opts.Registry.Sources[o.Options["connector"]]
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", o.Options["connector"])
@@ -174,7 +174,7 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 	if i := slices.Index(in, o.TimeCol); o.TimeCol >= 0 && i >= 0 {
 		spec.Required = []int{i}
 	}
-	src, err := f.New(spec)
+	src, err := f.New(ctx, spec)
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "source " + o.Name, Err: redactedError{err}}
 	}
@@ -182,8 +182,8 @@ func (e *Engine) openSource(o *catalog.Object) (connectors.Source, error) {
 }
 
 // checkSource validates a non-memory source's options by building it once.
-func (e *Engine) checkSource(o *catalog.Object) error {
-	src, err := e.openSource(o)
+func (e *Engine) checkSource(ctx context.Context, o *catalog.Object) error {
+	src, err := e.openSource(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -411,7 +411,7 @@ func (r *reader) encode() []byte {
 
 // restore loads a position written by encode (found is false for a
 // reader that was never checkpointed) and opens the connector there.
-func (r *reader) restore(st *state.Store, key []byte) error {
+func (r *reader) restore(ctx context.Context, st *state.Store, key []byte) error {
 	b, ok, err := st.Get(key)
 	if err != nil {
 		return err
@@ -438,10 +438,10 @@ func (r *reader) restore(st *state.Store, key []byte) error {
 		r.gen.Restore(parts, rows[0][1].I)
 	}
 	if !ok {
-		return r.open()
+		return r.open(ctx)
 	}
 	if r.src != nil {
-		if err := r.src.Open(context.Background(), r.offs); err != nil {
+		if err := r.src.Open(ctx, r.offs); err != nil {
 			return fmt.Errorf("open source %s: %w", r.obj.Name, err)
 		}
 	}
@@ -462,22 +462,22 @@ func (r *reader) grow(now int64) {
 
 // open starts a connector that has no checkpointed position: nil offsets
 // let it begin where its options say (the start, or a startup mode).
-func (r *reader) open() error {
+func (r *reader) open(ctx context.Context) error {
 	if r.src == nil {
 		return nil
 	}
-	if err := r.src.Open(context.Background(), nil); err != nil {
+	if err := r.src.Open(ctx, nil); err != nil {
 		return fmt.Errorf("open source %s: %w", r.obj.Name, err)
 	}
 	return nil
 }
 
-func (v *viewRT) restore(st *state.Store) error {
+func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 	if err := v.pipe.Restore(st); err != nil {
 		return err
 	}
 	for _, r := range v.readers {
-		if err := r.restore(st, []byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name))); err != nil {
+		if err := r.restore(ctx, st, []byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name))); err != nil {
 			return err
 		}
 	}

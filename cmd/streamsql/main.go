@@ -182,7 +182,7 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 		return err
 	}
 	status := &statusLine{on: term.IsTerminal(int(os.Stderr.Fd()))}
-	e, err := engine.Open(engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true})
+	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true})
 	if err != nil {
 		return err
 	}

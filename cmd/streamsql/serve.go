@@ -77,7 +77,7 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	if len(users) == 0 && !f.insecure && !loopback(f.listen) {
 		return fmt.Errorf("--listen %s is not a loopback address: set --password or --users (or --insecure to accept anyone)", f.listen)
 	}
-	e, err := engine.Open(engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true})
+	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true})
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func (tg SourceTarget) parts() int {
 
 func (tg SourceTarget) open(t *testing.T, opts map[string]string, offsets []int64) connectors.Source {
 	t.Helper()
-	src, err := tg.Factory.New(connectors.SourceSpec{Name: "conf_src", Schema: Schema, Options: opts, StateDir: t.TempDir()})
+	src, err := tg.Factory.New(context.Background(), connectors.SourceSpec{Name: "conf_src", Schema: Schema, Options: opts, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("new source: %v", err)
 	}

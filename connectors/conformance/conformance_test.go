@@ -25,7 +25,7 @@ var (
 )
 
 func refSourceFactory() connectors.SourceFactory {
-	return connectors.SourceFactory{Name: "ref", New: func(spec connectors.SourceSpec) (connectors.Source, error) {
+	return connectors.SourceFactory{Name: "ref", New: func(_ context.Context, spec connectors.SourceSpec) (connectors.Source, error) {
 		return &refSource{input: spec.Options["input"]}, nil
 	}}
 }

@@ -42,7 +42,7 @@ func BenchmarkSourcePersons(b *testing.B) {
 }
 
 func benchSource(b *testing.B, table string) {
-	src, err := Factory().New(connectors.SourceSpec{Name: table, Options: map[string]string{"table": table}})
+	src, err := Factory().New(context.Background(), connectors.SourceSpec{Name: table, Options: map[string]string{"table": table}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // open returns a datagen source with opts (and the declared schema, if any).
 func open(t *testing.T, schema types.Schema, opts map[string]string) *source {
 	t.Helper()
-	src, err := Factory().New(connectors.SourceSpec{Name: "s", Schema: schema, Options: opts})
+	src, err := Factory().New(context.Background(), connectors.SourceSpec{Name: "s", Schema: schema, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,12 +241,12 @@ func TestDeclaredSchemaOrder(t *testing.T) {
 		{types.Column{Name: "prices", Type: types.Int}, sqlerr.UndefinedColumn},
 		{types.Column{Name: "price", Type: types.String}, sqlerr.DatatypeMismatch},
 	} {
-		_, err := Factory().New(connectors.SourceSpec{Schema: types.Schema{c.col}, Options: map[string]string{"table": "bid"}})
+		_, err := Factory().New(context.Background(), connectors.SourceSpec{Schema: types.Schema{c.col}, Options: map[string]string{"table": "bid"}})
 		if sqlerr.Code(err) != c.code {
 			t.Errorf("declared %v: error %v (code %s), want code %s", c.col, err, sqlerr.Code(err), c.code)
 		}
 	}
-	_, err = Factory().New(connectors.SourceSpec{Schema: types.Schema{{Name: "prices", Type: types.Int}}, Options: map[string]string{"table": "bid"}})
+	_, err = Factory().New(context.Background(), connectors.SourceSpec{Schema: types.Schema{{Name: "prices", Type: types.Int}}, Options: map[string]string{"table": "bid"}})
 	if !strings.Contains(err.Error(), `did you mean price?`) {
 		t.Errorf("unknown column error %q has no suggestion", err)
 	}

@@ -74,7 +74,7 @@ func writeBids(t testing.TB, name string, n int) {
 func TestBidsFile(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "bids.jsonl")
 	writeBids(t, name, 5000)
-	src, err := SourceFactory().New(connectors.SourceSpec{Name: "bid", Schema: bidSchema,
+	src, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "bid", Schema: bidSchema,
 		Options: map[string]string{"connector": "file", "path": name}})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func BenchmarkFileSourceBids(b *testing.B) {
 	name := filepath.Join(b.TempDir(), "bids.jsonl")
 	writeBids(b, name, n)
 	fi, _ := os.Stat(name)
-	src, err := SourceFactory().New(connectors.SourceSpec{Name: "bid", Schema: bidSchema,
+	src, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "bid", Schema: bidSchema,
 		Options: map[string]string{"connector": "file", "path": name}})
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,8 @@
 package file
 
 import (
+	"context"
+
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/connectors/format"
 )
@@ -34,7 +36,7 @@ func SourceFactory() connectors.SourceFactory {
 			"them. Offsets are byte positions after the last consumed line, so a restart resumes " +
 			"exactly; undecodable lines are reported as poison records.",
 		Options: append([]connectors.OptionSpec(nil), sourceOptions...),
-		New:     func(spec connectors.SourceSpec) (connectors.Source, error) { return newSource(spec) },
+		New:     func(_ context.Context, spec connectors.SourceSpec) (connectors.Source, error) { return newSource(spec) },
 	}
 }
 

@@ -51,7 +51,7 @@ func openSource(t *testing.T, opts map[string]string, stateDir string, offsets [
 	for k, v := range opts {
 		full[k] = v
 	}
-	src, err := SourceFactory().New(connectors.SourceSpec{Name: "src", Schema: testSchema, Options: full, StateDir: stateDir})
+	src, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "src", Schema: testSchema, Options: full, StateDir: stateDir})
 	if err != nil {
 		t.Fatalf("new: %v", err)
 	}
@@ -255,7 +255,7 @@ func TestSourceOptionErrors(t *testing.T) {
 		for k, v := range tc.opts {
 			opts[k] = v
 		}
-		_, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: opts})
+		_, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "s", Schema: testSchema, Options: opts})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.opts, err, tc.want)
 		}
@@ -325,7 +325,7 @@ func TestSourceResumeAtEveryOffset(t *testing.T) {
 func TestSourceOpenRejectsBadOffsets(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "a.jsonl")
 	writeFile(t, name, jsonLine(1, "a")+"\n")
-	s, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: map[string]string{"connector": "file", "path": name}})
+	s, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "s", Schema: testSchema, Options: map[string]string{"connector": "file", "path": name}})
 	if err != nil {
 		t.Fatal(err)
 	}

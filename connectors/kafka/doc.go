@@ -41,6 +41,17 @@
 // A record that does not decode is reported in Batch.Errors with its
 // partition, offset and raw value, and Next moves past it.
 //
+// # Outages
+//
+// The factories take a logger (WithLogger). Creating a source reads the
+// partition count and Open resolves offsets; both wait while the cluster
+// is unreachable (waitForCluster: connectors.Backoff between attempts,
+// each logged) until their context ends, and fail at once on errors no
+// retry fixes (retriable: a missing topic, authorisation, TLS/SASL). A
+// sink that cannot reach the cluster when created sets up on first use.
+// While running, a kgo hook (brokerWatch) logs each broker's outage and
+// recovery once (connectors.Outage).
+//
 // # Sink
 //
 // Record keys are the view key as a JSON object ({"id":1}; option key

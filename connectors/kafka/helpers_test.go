@@ -95,7 +95,7 @@ func newTestSource(t testing.TB, schema types.Schema, opts map[string]string) co
 	opts["connector"] = "kafka"
 	f := strings.ToLower(opts["format"])
 	table := f == "upsert-json" || f == "debezium-json"
-	src, err := SourceFactory().New(connectors.SourceSpec{Name: "src", Schema: schema, Options: opts, Table: table})
+	src, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "src", Schema: schema, Options: opts, Table: table})
 	if err != nil {
 		t.Fatal(err)
 	}

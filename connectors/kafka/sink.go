@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -18,12 +19,13 @@ import (
 )
 
 // SinkFactory returns the kafka sink factory.
-func SinkFactory() connectors.SinkFactory {
+func SinkFactory(opts ...Option) connectors.SinkFactory {
+	cfg := newFactoryConfig(opts)
 	return connectors.SinkFactory{
 		Name:    "kafka",
 		Doc:     "Writes a view's changelog to a Kafka topic: key = the view key as JSON, value = the row as JSON, deletes as tombstones. At-least-once (idempotent producer) or exactly-once (one transaction per checkpoint).",
 		Options: sinkOptions,
-		New:     newSink,
+		New:     func(spec connectors.SinkSpec) (connectors.Sink, error) { return newSink(spec, cfg) },
 	}
 }
 
@@ -38,6 +40,11 @@ type sink struct {
 	exactly bool
 	brokers []string
 	cl      *kgo.Client
+	log     *slog.Logger
+	// ready says the topics exist and (exactly-once) the transactional
+	// producer is initialised; set up at creation, or on first use when
+	// the cluster was unreachable then.
+	ready bool
 
 	progressTopic string
 	progressPart  int32
@@ -52,7 +59,10 @@ type sink struct {
 	promise func(*kgo.Record, error)
 }
 
-func newSink(spec connectors.SinkSpec) (connectors.Sink, error) {
+// newSink builds the sink and tries once to set it up (see setup); when
+// the cluster is unreachable it sets up on first use instead, as the
+// postgres sink checks its table.
+func newSink(spec connectors.SinkSpec, cfg factoryConfig) (connectors.Sink, error) {
 	if err := connectors.ValidateOptions("kafka", sinkOptions, connectors.CommonSinkOptions, spec.Options); err != nil {
 		return nil, err
 	}
@@ -64,7 +74,7 @@ func newSink(spec connectors.SinkSpec) (connectors.Sink, error) {
 	s := &sink{
 		name: spec.Name, topic: o.String("topic"), schema: spec.Schema, key: spec.Key, brokers: brokers,
 		exactly:       strings.EqualFold(o.String("delivery"), exactlyOnce),
-		progressTopic: o.String("progress_topic"),
+		progressTopic: o.String("progress_topic"), log: cfg.log,
 	}
 	s.promise = s.recordDone
 	if k := o.String("key"); k != "" {
@@ -88,6 +98,7 @@ func newSink(spec connectors.SinkSpec) (connectors.Sink, error) {
 		kgo.MaxBufferedRecords(int(maxBuf)),
 		kgo.RecordPartitioner(partitioner{progress: s.progressTopic}),
 		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.WithHooks(newBrokerWatch(cfg.log, "sink", spec.Name)),
 	}
 	if s.exactly {
 		txnID := o.String("transactional_id")
@@ -101,11 +112,28 @@ func newSink(spec connectors.SinkSpec) (connectors.Sink, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
-	if err := s.setup(ctx); err != nil {
+	switch err := s.setup(ctx); {
+	case err == nil:
+	case retriable(err):
+		s.log.Warn("kafka sink: cluster unreachable at creation; setting up on first use", "sink", s.name, "topic", s.topic, "error", err.Error())
+	default:
 		s.cl.Close()
 		return nil, fmt.Errorf("kafka sink %s: %w", spec.Name, err)
 	}
 	return s, nil
+}
+
+// ensureReady sets the sink up if creation could not, waiting while the
+// cluster is unreachable (backpressure: nothing is read meanwhile).
+func (s *sink) ensureReady(ctx context.Context) error {
+	if s.ready {
+		return nil
+	}
+	err := waitForCluster(ctx, s.log, "set up", []any{"sink", s.name, "topic", s.topic}, s.setup)
+	if err != nil {
+		return fmt.Errorf("kafka sink %s: %w", s.name, err)
+	}
+	return nil
 }
 
 // setup creates missing topics and, exactly-once, initialises the
@@ -117,6 +145,7 @@ func (s *sink) setup(ctx context.Context) error {
 		return err
 	}
 	if !s.exactly {
+		s.ready = true
 		return nil
 	}
 	compact := "compact"
@@ -130,6 +159,7 @@ func (s *sink) setup(ctx context.Context) error {
 	if _, _, err := s.cl.ProducerID(ctx); err != nil {
 		return fmt.Errorf("init transactional producer: %w", err)
 	}
+	s.ready = true
 	return nil
 }
 
@@ -180,6 +210,9 @@ func (s *sink) Write(ctx context.Context, changes []connectors.Change) error {
 		return nil
 	}
 	if err := s.err(); err != nil {
+		return err
+	}
+	if err := s.ensureReady(ctx); err != nil {
 		return err
 	}
 	for _, r := range s.records(changes) {
@@ -278,7 +311,10 @@ func (s *sink) Recover(ctx context.Context, id uint64, staged []byte) error {
 // retry (a failed attempt may have committed after all), the progress
 // topic is read first and a checkpoint already there is not written again.
 func (s *sink) commitWithRetry(ctx context.Context, id uint64, changes []connectors.Change, check bool) error {
-	backoff := 50 * time.Millisecond
+	if err := s.ensureReady(ctx); err != nil {
+		return err
+	}
+	var backoff connectors.Backoff
 	for {
 		err := s.commitOnce(ctx, id, changes, check)
 		if err == nil {
@@ -287,12 +323,11 @@ func (s *sink) commitWithRetry(ctx context.Context, id uint64, changes []connect
 		if fatal(err) || ctx.Err() != nil {
 			return fmt.Errorf("kafka sink %s: commit checkpoint %d: %w", s.name, id, err)
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("kafka sink %s: commit checkpoint %d: %w (last error: %v)", s.name, id, ctx.Err(), err)
-		case <-time.After(backoff):
+		wait := backoff.Next()
+		s.log.Debug("kafka sink: commit failed, retrying", "sink", s.name, "checkpoint", id, "retry_in", wait.String(), "error", err.Error())
+		if werr := connectors.Wait(ctx, wait); werr != nil {
+			return fmt.Errorf("kafka sink %s: commit checkpoint %d: %w (last error: %w)", s.name, id, werr, err)
 		}
-		backoff = min(2*backoff, 5*time.Second)
 		check = true
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,12 +22,15 @@ import (
 const pollWait = 50 * time.Millisecond
 
 // SourceFactory returns the kafka source factory.
-func SourceFactory() connectors.SourceFactory {
+func SourceFactory(opts ...Option) connectors.SourceFactory {
+	cfg := newFactoryConfig(opts)
 	return connectors.SourceFactory{
 		Name:    "kafka",
 		Doc:     "Reads a Kafka topic: one source partition per Kafka partition, offsets kept in the engine's checkpoints, the record timestamp as ingestion time. JSON or CSV rows, or upsert/Debezium changelogs for a TABLE.",
 		Options: sourceOptions,
-		New:     newSource,
+		New: func(ctx context.Context, spec connectors.SourceSpec) (connectors.Source, error) {
+			return newSource(ctx, spec, cfg)
+		},
 	}
 }
 
@@ -43,6 +47,7 @@ type source struct {
 	start  string // scan.startup.timestamp
 	group  string
 	dec    recordDecoder
+	log    *slog.Logger
 
 	cl      *kgo.Client
 	parts   int
@@ -58,7 +63,9 @@ type source struct {
 	opened   bool
 }
 
-func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
+// newSource builds the source and reads the topic's partition count,
+// waiting while the cluster is unreachable (see waitForCluster).
+func newSource(ctx context.Context, spec connectors.SourceSpec, cfg factoryConfig) (connectors.Source, error) {
 	if err := connectors.ValidateOptions("kafka", sourceOptions, connectors.CommonSourceOptions, spec.Options); err != nil {
 		return nil, err
 	}
@@ -71,7 +78,7 @@ func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
 		name: spec.Name, topic: o.String("topic"), isoOpt: strings.ToLower(o.String("isolation")),
 		mode: strings.ToLower(o.String("scan.startup.mode")), start: o.String("scan.startup.timestamp"),
 		group: o.String("group"), pollMax: int(o.Int("poll.max_records")),
-		discoverEvery: o.Duration("scan.topic-partition-discovery.interval"),
+		discoverEvery: o.Duration("scan.topic-partition-discovery.interval"), log: cfg.log,
 	}
 	if s.discoverEvery < 0 {
 		return nil, fmt.Errorf("option 'scan.topic-partition-discovery.interval' must not be negative")
@@ -116,13 +123,16 @@ func newSource(spec connectors.SourceSpec) (connectors.Source, error) {
 		// metadata has it; the default minimum age (5 s) would add that
 		// much to the discovery interval.
 		kgo.MetadataMinAge(500*time.Millisecond),
+		kgo.WithHooks(newBrokerWatch(cfg.log, "source", spec.Name)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("kafka source %s: %w", spec.Name, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	if s.parts, err = partitionCount(ctx, kadm.NewClient(s.cl), s.topic); err != nil {
+	err = s.retry(ctx, "partition count", func(ctx context.Context) (err error) {
+		s.parts, err = partitionCount(ctx, kadm.NewClient(s.cl), s.topic)
+		return err
+	})
+	if err != nil {
 		s.cl.Close()
 		return nil, fmt.Errorf("kafka source %s: %w", spec.Name, err)
 	}
@@ -139,11 +149,8 @@ func partitionCount(ctx context.Context, adm *kadm.Client, topic string) (int, e
 		return 0, fmt.Errorf("metadata of topic %s: %w", topic, err)
 	}
 	td, ok := tds[topic]
-	if !ok {
-		return 0, fmt.Errorf("topic %s does not exist", topic)
-	}
-	if errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
-		return 0, fmt.Errorf("topic %s does not exist", topic)
+	if !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
+		return 0, fmt.Errorf("topic %s %w", topic, errNoTopic)
 	}
 	if td.Err != nil {
 		return 0, fmt.Errorf("topic %s: %w", topic, td.Err)
@@ -169,6 +176,11 @@ func startupMillis(s string) (int64, error) {
 	return us / 1000, nil
 }
 
+// retry runs fn as waitForCluster does, logging as this source.
+func (s *source) retry(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	return waitForCluster(ctx, s.log, what, []any{"source", s.name, "topic", s.topic}, fn)
+}
+
 func (s *source) Partitions() int { return s.parts }
 
 // Open starts consuming every partition at offsets[p], or, with nil
@@ -186,7 +198,11 @@ func (s *source) Open(ctx context.Context, offsets []int64) error {
 		offsets = append(slices.Clip(offsets), make([]int64, s.parts-len(offsets))...)
 	}
 	if offsets == nil {
-		start, err := s.resolveStart(ctx)
+		var start []int64
+		err := s.retry(ctx, "start offsets", func(ctx context.Context) (err error) {
+			start, err = s.resolveStart(ctx)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("kafka source %s: %w", s.name, err)
 		}
@@ -196,7 +212,7 @@ func (s *source) Open(ctx context.Context, offsets []int64) error {
 			}
 		}
 		offsets = start
-	} else if err := s.checkOffsets(ctx, offsets); err != nil {
+	} else if err := s.retry(ctx, "end offsets", func(ctx context.Context) error { return s.checkOffsets(ctx, offsets) }); err != nil {
 		return err
 	}
 	copy(s.next, offsets)
@@ -222,7 +238,7 @@ func (s *source) checkOffsets(ctx context.Context, offsets []int64) error {
 	}
 	for p, o := range offsets {
 		if end, ok := ends.Lookup(s.topic, int32(p)); ok && o > end.Offset {
-			return fmt.Errorf("kafka source %s: the checkpoint resumes partition %d of %s at offset %d, but the partition ends at %d (was the topic recreated?); drop and recreate the source to read it from its startup mode", s.name, p, s.topic, o, end.Offset)
+			return &permanentError{fmt.Errorf("kafka source %s: the checkpoint resumes partition %d of %s at offset %d, but the partition ends at %d (was the topic recreated?); drop and recreate the source to read it from its startup mode", s.name, p, s.topic, o, end.Offset)}
 		}
 	}
 	return nil

@@ -395,7 +395,7 @@ func TestSourceOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		tc.opts["connector"] = "kafka"
-		_, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: tc.opts})
+		_, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "s", Schema: testSchema, Options: tc.opts})
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: err = %v, want %q", tc.opts, err, tc.err)
 		}
@@ -408,7 +408,7 @@ func TestSourceOptions(t *testing.T) {
 		{map[string]string{"brokers": brokers, "topic": topic, "format": "json"}, "a TABLE reads a changelog"},
 	} {
 		tc.opts["connector"] = "kafka"
-		_, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: tc.opts, Table: true, Key: []int{0}})
+		_, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "s", Schema: testSchema, Options: tc.opts, Table: true, Key: []int{0}})
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: err = %v, want %q", tc.opts, err, tc.err)
 		}
@@ -461,7 +461,7 @@ func TestResumePastEndOfRecreatedTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	src, err := SourceFactory().New(connectors.SourceSpec{Name: "s", Schema: testSchema, Options: map[string]string{"connector": "kafka", "brokers": c.ListenAddrs()[0], "topic": "t"}})
+	src, err := SourceFactory().New(context.Background(), connectors.SourceSpec{Name: "s", Schema: testSchema, Options: map[string]string{"connector": "kafka", "brokers": c.ListenAddrs()[0], "topic": "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
