@@ -197,9 +197,9 @@ func (e *Engine) createSink(ctx context.Context, st *parser.CreateSinkStmt) (*Re
 		return e.createQuerySink(ctx, st)
 	}
 	from, ok := e.cat.Get(st.From)
-	if v, t, _ := e.sinkInput(st.From); !ok || (v == nil && t == nil) {
+	if !ok || !e.sinkInput(st.From).found() {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From).
-			WithHint("a sink reads a materialized view, a TABLE or a view's LATE DATA side table")
+			WithHint("a sink reads a materialized view, a TABLE, a view's LATE DATA side table or a source's dead_letter table")
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), From: from.Name, Options: optionMap(st.Options), Schema: from.Schema, Key: from.Key, TimeCol: -1}
 	if o.Options["connector"] == "" {
@@ -229,17 +229,20 @@ func (e *Engine) sendSnapshot(o *catalog.Object) error {
 	var rows []types.Row
 	var sinks []*sinkRT
 	var err error
-	switch v, t, side := e.sinkInput(o.From); {
-	case t != nil:
-		rows, sinks = t.Rows(), t.sinks
-	case v != nil && side:
-		if v.pipe.Side != nil {
-			rows, err = v.pipe.Side.Rows()
+	switch in := e.sinkInput(o.From); {
+	case in.table != nil:
+		rows, sinks = in.table.Rows(), in.table.sinks
+	case in.dead != nil:
+		rows, err = in.dead.Rows()
+		sinks = in.dead.sinks
+	case in.view != nil && in.side:
+		if in.view.pipe.Side != nil {
+			rows, err = in.view.pipe.Side.Rows()
 		}
-		sinks = v.sinks
-	case v != nil:
-		rows, err = v.pipe.View0.Rows()
-		sinks = v.sinks
+		sinks = in.view.sinks
+	case in.view != nil:
+		rows, err = in.view.pipe.View0.Rows()
+		sinks = in.view.sinks
 	}
 	if err != nil || len(rows) == 0 {
 		return err
@@ -457,12 +460,18 @@ func (e *Engine) Explain() (text string, gaps []string) {
 		}
 	}
 	for _, o := range e.cat.List(catalog.Table) {
-		t := e.tables[strings.ToLower(o.Name)]
-		if t == nil || len(t.sinks) == 0 {
+		var sinks []*sinkRT
+		switch in := e.sinkInput(o.Name); {
+		case in.table != nil:
+			sinks = in.table.sinks
+		case in.dead != nil:
+			sinks = in.dead.sinks
+		}
+		if len(sinks) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "table %s\ncontract:\n", o.Name)
-		for _, s := range t.sinks {
+		for _, s := range sinks {
 			fmt.Fprintf(&b, "  %s\n", s.contractLine())
 		}
 		b.WriteString("\n")
@@ -518,7 +527,7 @@ func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
 			return "", err
 		}
 	} else {
-		v, _, _ := e.sinkInput(st.From)
+		v := e.sinkInput(st.From).view
 		if v == nil {
 			return "", sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", st.From)
 		}

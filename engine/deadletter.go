@@ -58,6 +58,11 @@ type deadLetters struct {
 	name    string
 	store   *state.Store
 	pending map[string]types.Row // by encoded key, since the last checkpoint
+	// sinks read the table (CREATE SINK ... FROM it): each new row as an
+	// insert keyed by (source, partition, offset), when it is added. A
+	// replayed record is new again only if the checkpoint that would have
+	// held it was not stored, and then so were the sinks' changes.
+	sinks []*sinkRT
 }
 
 func newDeadLetters(name string, store *state.Store) *deadLetters {
@@ -66,9 +71,32 @@ func newDeadLetters(name string, store *state.Store) *deadLetters {
 
 func (d *deadLetters) prefix() string { return "dl/" + strings.ToLower(d.name) + "/" }
 
-// add records one poison record of source at ingestion time now, unless
-// the table already holds it (a replay, or another view of the source).
-func (d *deadLetters) add(source string, e connectors.DecodeError, now int64) error {
+// addAll records poison records of source at ingestion time now and
+// writes the new ones to the table's sinks.
+func (d *deadLetters) addAll(source string, errs []connectors.DecodeError, now int64) error {
+	var added []connectors.Change
+	for _, de := range errs {
+		row, err := d.add(source, de, now)
+		if err != nil {
+			return err
+		}
+		if row != nil && len(d.sinks) > 0 {
+			added = append(added, connectors.Change{Op: connectors.Upsert, Row: row})
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	if err := writeSinks(d.sinks, added, false); err != nil {
+		return fmt.Errorf("dead_letter table %s: %w", d.name, err)
+	}
+	return nil
+}
+
+// add records one poison record of source at ingestion time now and
+// returns its row, unless the table already holds it (a replay, or
+// another view of the source): then the row is nil.
+func (d *deadLetters) add(source string, e connectors.DecodeError, now int64) (types.Row, error) {
 	msg := "undecodable record"
 	if e.Err != nil {
 		msg = e.Err.Error()
@@ -77,16 +105,16 @@ func (d *deadLetters) add(source string, e connectors.DecodeError, now int64) er
 		types.StringValue(rawText(e.Raw)), types.StringValue(msg), types.TimestampValue(now)}
 	k := string(state.AppendRow(nil, row[:3]))
 	if _, ok := d.pending[k]; ok {
-		return nil
+		return nil, nil
 	}
 	if _, ok, err := d.store.Get([]byte(d.prefix() + k)); err != nil || ok {
 		if err != nil {
-			return fmt.Errorf("dead_letter table %s: %w", d.name, err)
+			return nil, fmt.Errorf("dead_letter table %s: %w", d.name, err)
 		}
-		return nil
+		return nil, nil
 	}
 	d.pending[k] = row
-	return nil
+	return row, nil
 }
 
 // rawText keeps valid UTF-8 as it is and escapes other bytes as \xNN, so
@@ -194,13 +222,7 @@ func (e *Engine) poison(r *reader, errs []connectors.DecodeError, now int64) err
 	case onErrorSkip:
 		return nil
 	case onErrorDeadLetter:
-		d := e.deadLetterTable(r.obj.DeadLetterTable())
-		for _, de := range errs {
-			if err := d.add(r.obj.Name, de, now); err != nil {
-				return err
-			}
-		}
-		return nil
+		return e.deadLetterTable(r.obj.DeadLetterTable()).addAll(r.obj.Name, errs, now)
 	}
 	de := errs[0]
 	return &sqlerr.Error{Code: sqlerr.DataException,

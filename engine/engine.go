@@ -527,6 +527,11 @@ func (e *Engine) closeAll() {
 	for _, t := range e.tables {
 		t.close()
 	}
+	for _, d := range e.dlq {
+		for _, s := range d.sinks {
+			_ = s.sink.Close()
+		}
+	}
 }
 
 // LateCounters returns the late-row counters.

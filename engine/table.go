@@ -86,22 +86,23 @@ func (t *tableRT) close() {
 	}
 }
 
-// connectTableSink builds sink o and attaches it to table t: it gets the
-// table's changes from now on, by the table's primary key.
-func (e *Engine) connectTableSink(t *tableRT, o *catalog.Object) error {
+// connectTableSink builds sink o and adds it to sinks, those of TABLE t
+// or of dead-letter table t: it gets the table's changes from now on, by
+// the table's primary key. A dead-letter table only ever inserts.
+func (e *Engine) connectTableSink(sinks *[]*sinkRT, t *catalog.Object, o *catalog.Object) error {
 	var names []string
-	for _, k := range t.obj.Key {
-		names = append(names, t.obj.Schema[k].Name)
+	for _, k := range t.Key {
+		names = append(names, t.Schema[k].Name)
 	}
 	key := strings.Join(names, ", ")
 	if pk := strings.TrimSpace(o.Options["primary_key"]); pk != "" {
 		key = pk
 	}
-	rt, err := e.buildSink(o, false, key)
+	rt, err := e.buildSink(o, t.DeadLetter, key)
 	if err != nil {
 		return err
 	}
-	t.sinks = append(t.sinks, rt)
+	*sinks = append(*sinks, rt)
 	return nil
 }
 

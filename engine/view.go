@@ -190,43 +190,58 @@ func (e *Engine) checkSource(ctx context.Context, o *catalog.Object) error {
 	return src.Close()
 }
 
-// sinkInput resolves what a sink FROM from reads: a TABLE's runtime, or
-// a view's (side: the view's LATE DATA side table, which its view's
-// runtime feeds). Both are nil when nothing feeds a sink (no such object,
-// or a dead-letter table).
-func (e *Engine) sinkInput(from string) (v *viewRT, t *tableRT, side bool) {
-	name := from
-	if o, ok := e.cat.Get(from); ok && o.SideOf != "" {
-		name, side = o.SideOf, true
+// sinkInput is the runtime a sink FROM reads: a view's (side: the
+// view's LATE DATA side table, which its view's runtime feeds), a
+// TABLE's, or a dead-letter table's. At most one is set.
+type sinkInput struct {
+	view  *viewRT
+	side  bool
+	table *tableRT
+	dead  *deadLetters
+}
+
+// found reports whether anything feeds the sink.
+func (in sinkInput) found() bool { return in.view != nil || in.table != nil || in.dead != nil }
+
+// sinkInput resolves what a sink FROM from reads; nothing is set when no
+// such object exists.
+func (e *Engine) sinkInput(from string) sinkInput {
+	o, ok := e.cat.Get(from)
+	switch {
+	case ok && o.SideOf != "":
+		return sinkInput{view: e.views[strings.ToLower(o.SideOf)], side: true}
+	case ok && o.DeadLetter:
+		return sinkInput{dead: e.deadLetterTable(o.Name)}
 	}
-	if !side {
-		if t := e.tables[strings.ToLower(name)]; t != nil {
-			return nil, t, false
-		}
+	if t := e.tables[strings.ToLower(from)]; t != nil {
+		return sinkInput{table: t}
 	}
-	return e.views[strings.ToLower(name)], nil, side
+	return sinkInput{view: e.views[strings.ToLower(from)]}
 }
 
 func (e *Engine) attachSink(o *catalog.Object) error {
-	v, t, side := e.sinkInput(o.From)
-	if t != nil {
-		return e.connectTableSink(t, o)
+	switch in := e.sinkInput(o.From); {
+	case in.table != nil:
+		return e.connectTableSink(&in.table.sinks, in.table.obj, o)
+	case in.dead != nil:
+		t, _ := e.cat.Get(o.From)
+		return e.connectTableSink(&in.dead.sinks, t, o)
+	case in.view != nil:
+		return e.connectSink(in.view, o, in.side)
 	}
-	if v == nil {
-		return sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", o.From)
-	}
-	return e.connectSink(v, o, side)
+	return sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", o.From)
 }
 
 // detachSink closes and forgets the runtime of sink o (DROP SINK, or a
 // CREATE SINK that failed after attaching it).
 func (e *Engine) detachSink(o *catalog.Object) {
-	v, t, _ := e.sinkInput(o.From)
-	switch {
-	case t != nil:
-		t.sinks = removeSink(t.sinks, o.Name)
-	case v != nil:
-		v.sinks = removeSink(v.sinks, o.Name)
+	switch in := e.sinkInput(o.From); {
+	case in.table != nil:
+		in.table.sinks = removeSink(in.table.sinks, o.Name)
+	case in.dead != nil:
+		in.dead.sinks = removeSink(in.dead.sinks, o.Name)
+	case in.view != nil:
+		in.view.sinks = removeSink(in.view.sinks, o.Name)
 	}
 }
 
@@ -293,7 +308,7 @@ func (s *sinkRT) contractLine() string {
 }
 
 // eachSink calls fn for every sink: the views' (their side tables'
-// included) and the tables'.
+// included), the tables' and the dead-letter tables'.
 func (e *Engine) eachSink(fn func(*sinkRT) error) error {
 	for _, v := range e.views {
 		for _, s := range v.sinks {
@@ -304,6 +319,13 @@ func (e *Engine) eachSink(fn func(*sinkRT) error) error {
 	}
 	for _, t := range e.tables {
 		for _, s := range t.sinks {
+			if err := fn(s); err != nil {
+				return err
+			}
+		}
+	}
+	for _, d := range e.dlq {
+		for _, s := range d.sinks {
 			if err := fn(s); err != nil {
 				return err
 			}

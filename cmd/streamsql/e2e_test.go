@@ -184,7 +184,7 @@ CREATE SOURCE bids (
   auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
   date_time TIMESTAMP, extra VARCHAR,
   WATERMARK FOR date_time AS date_time - INTERVAL '2' SECOND
-) WITH (connector = 'kafka', brokers = '%s', topic = 'bids', format = 'json',
+) WITH (connector = 'kafka', brokers = '%[1]s', topic = 'bids', format = 'json',
         on_error = 'dead_letter', dead_letter = 'bids_dlq');
 
 CREATE MATERIALIZED VIEW volume AS
@@ -195,8 +195,12 @@ ALLOWED LATENESS INTERVAL '1' MINUTE
 LATE DATA UPDATE;
 
 CREATE SINK volume_pg FROM volume WITH (
-  connector = 'postgres', dsn = '%s', table = 'volume',
-  create_table = true, delivery = '%s');
+  connector = 'postgres', dsn = '%[2]s', table = 'volume',
+  create_table = true, delivery = '%[3]s');
+
+CREATE SINK bids_dlq_pg FROM bids_dlq WITH (
+  connector = 'postgres', dsn = '%[2]s', table = 'bids_dlq',
+  create_table = true, delivery = '%[3]s');
 `
 
 // volumeQuery reads the sink table of kafkaToPostgres (see windowRows).
@@ -378,6 +382,46 @@ func TestKafkaToPostgresExactlyOnceSurvivesKill9(t *testing.T) {
 	if got := p.deadLetters(t); strings.Join(got, ",") != strings.Join(in.poison, ",") {
 		t.Fatalf("dead letters %v, want the %d malformed records %v", got, len(in.poison), in.poison)
 	}
+	// The dead-letter table's sink delivered each malformed record once,
+	// across the kills.
+	if got := pgDeadLetters(t, dsn); strings.Join(got, ",") != strings.Join(in.poison, ",") {
+		t.Fatalf("Postgres table bids_dlq holds %v, want the %d malformed records %v", got, len(in.poison), in.poison)
+	}
+}
+
+// pgDeadLetters lists the dead-letter rows the sink wrote to Postgres as
+// "partition/offset", sorted, with one entry per row (a duplicate would
+// show twice; the table's primary key is the sink's key).
+func pgDeadLetters(t *testing.T, dsn string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT "partition", "offset", source, raw, error FROM bids_dlq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for rows.Next() {
+		var part, off int64
+		var source, raw, msg string
+		if err := rows.Scan(&part, &off, &source, &raw, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if source != "bids" || raw == "" || msg == "" {
+			t.Errorf("dead letter %d/%d: source %q, raw %q, error %q", part, off, source, raw, msg)
+		}
+		out = append(out, fmt.Sprintf("%d/%d", part, off))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // TestPostgresOutageHoldsThePipeline stops Postgres for 10 s mid-run: the
