@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"time"
+
+	"github.com/streamsql/streamsql/connectors"
 )
 
 // RunOptions tune Run.
 type RunOptions struct {
-	// CheckpointInterval is the time between checkpoints (default 10s).
+	// CheckpointInterval is the time between checkpoints; zero means the
+	// engine's checkpoint_interval setting (SET in a script; 10s).
 	CheckpointInterval time.Duration
 	// StepRows bounds the rows read per source per step (default 4096).
 	// Smaller steps hold the engine lock for less time, so statements
@@ -28,15 +31,7 @@ type RunOptions struct {
 // every source ended). It does not close the engine; a cancelled ctx is not
 // an error.
 func (e *Engine) Run(ctx context.Context, o RunOptions) error {
-	if o.CheckpointInterval <= 0 {
-		o.CheckpointInterval = 10 * time.Second
-	}
-	if o.StepRows <= 0 {
-		o.StepRows = 4096
-	}
-	if o.Idle <= 0 {
-		o.Idle = 10 * time.Millisecond
-	}
+	o = e.runDefaults(o)
 	last := time.Now()
 	idle := time.NewTimer(0)
 	defer idle.Stop()
@@ -69,4 +64,32 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) error {
 		}
 	}
 	return nil
+}
+
+// runDefaults fills the options Run was not given.
+func (e *Engine) runDefaults(o RunOptions) RunOptions {
+	if o.CheckpointInterval <= 0 {
+		o.CheckpointInterval = e.CheckpointInterval()
+	}
+	if o.StepRows <= 0 {
+		o.StepRows = 4096
+	}
+	if o.Idle <= 0 {
+		o.Idle = 10 * time.Millisecond
+	}
+	return o
+}
+
+// CheckpointInterval is the engine's checkpoint_interval setting: what a
+// script SET (a pipeline file's), else 10s. Sessions' SETs are their own
+// and do not change it.
+func (e *Engine) CheckpointInterval() time.Duration {
+	e.mu.Lock()
+	v := e.settings["checkpoint_interval"]
+	e.mu.Unlock()
+	d, err := connectors.ParseDuration(v)
+	if err != nil || d <= 0 { // checkSetting admits neither
+		return 10 * time.Second
+	}
+	return d
 }

@@ -160,7 +160,7 @@ func runCmd(stateDir *string) *cobra.Command {
 		Short: "Run a pipeline file until its bounded sources end or Ctrl-C",
 		Args:  oneArg("one FILE.sql argument"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runPipeline(cmd.Context(), args[0], *stateDir, interval)
+			err := runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd))
 			if err != nil {
 				printErr(err)
 				return exitError{1}
@@ -168,8 +168,19 @@ func runCmd(stateDir *string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 10*time.Second, "time between checkpoints")
+	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 0, "time between checkpoints (default: the file's SET checkpoint_interval, else 10s)")
 	return cmd
+}
+
+// checkpointInterval is --checkpoint-interval when it was given, else 0:
+// the pipeline file's SET checkpoint_interval (or its 10 s default)
+// applies.
+func checkpointInterval(cmd *cobra.Command) time.Duration {
+	if !cmd.Flags().Changed("checkpoint-interval") {
+		return 0
+	}
+	d, _ := cmd.Flags().GetDuration("checkpoint-interval")
+	return d
 }
 
 func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration) error {
