@@ -1,6 +1,7 @@
 // Package sqllogic runs sqllogictest files (.slt) against a streamsql
-// engine. It is the one runner behind both `go test` (RunTest) and the
-// `streamsql test` command (RunPaths); the format it accepts is documented
+// engine. It is the one runner behind both `go test` (RunTest in the
+// sqllogictest subpackage, which alone imports testing, so that the
+// binary does not link it) and the `streamsql test` command (RunPaths); the format it accepts is documented
 // in testdata/sqllogic/README.md and the contract in the project's
 // sqllogic spec.
 //

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 )
 
 // RunPaths runs the given .slt files and folders (searched recursively for
@@ -19,7 +18,7 @@ import (
 // is set for paths that cannot be read, an empty selection, a done ctx or
 // a failed write to out.
 func RunPaths(ctx context.Context, paths []string, opts Options, out io.Writer) (allPassed bool, err error) {
-	files, err := collectFiles(paths)
+	files, err := Files(paths)
 	if err != nil {
 		return false, err
 	}
@@ -54,37 +53,9 @@ func RunPaths(ctx context.Context, paths []string, opts Options, out io.Writer) 
 	return failed == 0, nil
 }
 
-// RunTest runs every .slt file under dir (recursively) as a parallel
-// subtest named by its path relative to dir, reporting each failure with
-// t.Errorf in the same text RunPaths prints. A dir without .slt files is
-// a test failure: a suite that runs nothing is a mistake.
-func RunTest(t *testing.T, dir string, opts Options) {
-	t.Helper()
-	files, err := collectFiles([]string{dir})
-	if err != nil {
-		t.Fatalf("sqllogic: %v", err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("sqllogic: no .slt files under %s", dir)
-	}
-	for _, f := range files {
-		name, err := filepath.Rel(dir, f)
-		if err != nil || name == "." {
-			name = filepath.Base(f)
-		}
-		t.Run(filepath.ToSlash(name), func(t *testing.T) {
-			t.Parallel()
-			res := RunFile(t.Context(), f, opts)
-			for _, fl := range res.Failures {
-				t.Errorf("%s", fl.Report(f))
-			}
-		})
-	}
-}
-
-// collectFiles expands paths: a file is taken as is, a folder yields its
+// Files expands paths: a file is taken as is, a folder yields its
 // *.slt files, recursively, sorted.
-func collectFiles(paths []string) ([]string, error) {
+func Files(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)

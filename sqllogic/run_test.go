@@ -383,19 +383,6 @@ FAIL: 1 of 3 files failed
 	}
 }
 
-func TestRunTest(t *testing.T) {
-	dir := t.TempDir()
-	writeSLT(t, dir, "x/one.slt", "statement ok\nA\n")
-	writeSLT(t, dir, "two.slt", "query I\nSELECT one\n----\n1\n")
-	s := &scripted{answers: map[string]answer{"SELECT one": {res: rows(1, vi(1))}}}
-	t.Run("suite", func(t *testing.T) {
-		RunTest(t, dir, Options{Opener: s.opener(), Settings: map[string]string{"parallelism": "1"}})
-	})
-	if len(s.dirs) != 2 {
-		t.Errorf("want one engine per file, got %d opens", len(s.dirs))
-	}
-}
-
 // md5Of returns the hex md5 of s, for hash expectations.
 func md5Of(s string) string {
 	return strings.TrimPrefix(hashLine([]string{strings.TrimSuffix(s, "\n")}), "1 values hashing to ")

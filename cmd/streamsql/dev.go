@@ -17,7 +17,7 @@ import (
 
 	"github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/connectors/format"
-	"github.com/streamsql/streamsql/internal/pgtest"
+	"github.com/streamsql/streamsql/internal/pgserver"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -171,14 +171,14 @@ Ctrl-C deletes. As root, initdb and postgres run as the postgres OS user.`,
 		RunE: printing(func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s, closeFn, err := pgtest.StartMainOnPort(port)
+			s, err := pgserver.StartOnPort(port)
 			if err != nil {
 				if port != 0 {
 					return fmt.Errorf("%w (is another Postgres running? pick another port with --port, or --port 0 for any free one)", err)
 				}
 				return err
 			}
-			defer closeFn()
+			defer s.Close()
 			fmt.Printf("postgres listening; DSN: %s\nCtrl-C stops it and deletes its data\n", s.DSN())
 			<-ctx.Done()
 			return nil

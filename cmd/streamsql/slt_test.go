@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/sqllogic"
+	"github.com/streamsql/streamsql/sqllogic/sqllogictest"
 )
 
 // TestSQLLogic runs testdata/sqllogic at parallelism 1 and 4; both must
@@ -11,7 +12,7 @@ import (
 func TestSQLLogic(t *testing.T) {
 	for _, p := range sltParallelism {
 		t.Run("parallelism="+p, func(t *testing.T) {
-			sqllogic.RunTest(t, "../../testdata/sqllogic", sqllogic.Options{
+			sqllogictest.RunTest(t, "../../testdata/sqllogic", sqllogic.Options{
 				Opener:   openSLT(discard{}),
 				Settings: map[string]string{"parallelism": p},
 			})

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/sqllogic"
+	"github.com/streamsql/streamsql/sqllogic/sqllogictest"
 )
 
 // TestSQLLogicSpilling runs the whole slt suite with a window state budget
@@ -11,7 +12,7 @@ import (
 // live in Badger (checkpoint or spill area) between batches; the results
 // must be the same as fully in memory.
 func TestSQLLogicSpilling(t *testing.T) {
-	sqllogic.RunTest(t, "../../testdata/sqllogic", sqllogic.Options{
+	sqllogictest.RunTest(t, "../../testdata/sqllogic", sqllogic.Options{
 		Opener:   openSLT(discard{}),
 		Settings: map[string]string{"parallelism": "2", "state_cache_size": "1"},
 	})

@@ -1,4 +1,4 @@
-package pgtest
+package pgserver
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 // stops and restarts it on the same port and data directory, and checks
 // the data survived and the connection string still works.
 func TestServerLifecycle(t *testing.T) {
-	s := Start(t)
-	db := s.NewDB(t)
+	s := start(t)
+	db := newDB(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -52,8 +52,8 @@ func TestServerLifecycle(t *testing.T) {
 	if n != 2 {
 		t.Fatalf("after restart the table has %d rows, want 2", n)
 	}
-	if other := s.NewDB(t); other == db {
-		t.Fatalf("NewDB returned the same database twice: %s", db)
+	if other := newDB(t, s); other == db {
+		t.Fatalf("CreateDB returned the same database twice: %s", db)
 	}
 }
 
@@ -77,11 +77,11 @@ func TestStartOnPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, stop, err := StartMainOnPort(port)
+	s, err := StartOnPort(port)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
+	defer s.Close()
 	if s.Port() != port {
 		t.Fatalf("server on port %d, want %d", s.Port(), port)
 	}
@@ -93,8 +93,10 @@ func TestStartOnPort(t *testing.T) {
 	}
 	_ = conn.Close(ctx)
 
-	_, stop2, err := StartMainOnPort(port)
-	defer stop2()
+	s2, err := StartOnPort(port)
+	if err == nil {
+		s2.Close()
+	}
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("port %d is not free", port)) {
 		t.Fatalf("second server on the same port: err = %v, want 'port %d is not free'", err, port)
 	}
@@ -102,10 +104,12 @@ func TestStartOnPort(t *testing.T) {
 
 func TestMissingBinariesSayWhere(t *testing.T) {
 	t.Setenv("PGTEST_BIN", "/nonexistent/pg/bin")
-	_, stop, err := StartMain()
-	defer stop()
+	s, err := Start()
+	if err == nil {
+		s.Close()
+	}
 	if err == nil || !strings.Contains(err.Error(), "PostgreSQL binaries not found: /nonexistent/pg/bin/initdb is missing") {
-		t.Fatalf("StartMain with missing binaries: %v", err)
+		t.Fatalf("Start with missing binaries: %v", err)
 	}
 }
 
@@ -113,7 +117,7 @@ func TestMissingBinariesSayWhere(t *testing.T) {
 // first one took after the probe (the race the probe cannot close): the
 // first server answers, and the second must not take it for itself.
 func TestRestartRefusesAnotherServer(t *testing.T) {
-	first := Start(t)
+	first := start(t)
 	s, err := startOn(0)
 	if err != nil {
 		t.Fatal(err)
@@ -127,4 +131,25 @@ func TestRestartRefusesAnotherServer(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "taken by another PostgreSQL server") {
 		t.Fatalf("Restart on a port another server holds: err = %v", err)
 	}
+}
+
+// start starts a server that the end of t stops (this package's tests
+// cannot use pgtest, which imports it).
+func start(t *testing.T) *Server {
+	t.Helper()
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func newDB(t *testing.T, s *Server) string {
+	t.Helper()
+	name, err := s.CreateDB(t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
 }
