@@ -192,7 +192,7 @@ type SourceFactory struct {
 	// New builds a source. A source that must ask its system for the
 	// partition count waits (retrying with Backoff) while the system is
 	// unreachable, until ctx ends; errors no retry can fix (a missing
-	// topic, a refused login) return at once.
+	// topic, a refused authorisation) return at once.
 	New func(ctx context.Context, spec SourceSpec) (Source, error)
 }
 

@@ -779,3 +779,84 @@ func TestViewToKafkaExactlyOnce(t *testing.T) {
 		t.Fatalf("after crash and restart: %v (%d records, had %d: want exactly one more)", got, n2, n)
 	}
 }
+
+// TestRunWaitsForKafkaAtStart: a pipeline whose Kafka is down when it
+// starts waits for it (each attempt logged) instead of exiting; once the
+// broker is up the rows arrive. Until then a listener that accepts and
+// closes connections stands on the port (as a container's port proxy
+// does before its broker is up), which also shows that the source tried.
+func TestRunWaitsForKafkaAtStart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	tried := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+			select {
+			case tried <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	e, err := engine.Open(engine.Options{StateDir: t.TempDir(), Registry: registry(io.Discard)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Crash()
+	ctx := context.Background()
+	created := make(chan error, 1)
+	go func() {
+		_, err := e.Exec(ctx, fmt.Sprintf(`
+CREATE SOURCE bids (auction BIGINT, price BIGINT) WITH (connector = 'kafka', brokers = '127.0.0.1:%d', topic = 'bids', format = 'json');
+SET strict = off;
+CREATE MATERIALIZED VIEW n AS SELECT count(*) AS n FROM bids;`, port))
+		created <- err
+	}()
+	for range 3 { // the source keeps trying
+		select {
+		case <-tried:
+		case err := <-created:
+			t.Fatalf("CREATE returned while Kafka was down: %v", err)
+		case <-time.After(60 * time.Second):
+			t.Fatal("the source never tried to reach the broker")
+		}
+	}
+	_ = ln.Close()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.SeedTopics(1, "bids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("bids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for i := range 3 {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: fmt.Appendf(nil, `{"auction":%d,"price":1}`, i)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-created; err != nil {
+		t.Fatalf("CREATE once Kafka was up: %v", err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if _, _, err := e.Step(ctx, 100); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Exec(ctx, `SELECT n FROM n`)
+		if err == nil && len(res.Rows) == 1 && res.Rows[0][0].I == 3 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the view never counted the 3 bids: %v (%v)", res, err)
+		}
+	}
+}

@@ -47,7 +47,7 @@
 // partition count and Open resolves offsets; both wait while the cluster
 // is unreachable (waitForCluster: connectors.Backoff between attempts,
 // each logged) until their context ends, and fail at once on errors no
-// retry fixes (retriable: a missing topic, authorisation, TLS/SASL). A
+// retry fixes (retriable: a missing topic, authorisation). A
 // sink that cannot reach the cluster when created sets up on first use.
 // While running, a kgo hook (brokerWatch) logs each broker's outage and
 // recovery once (connectors.Outage).

@@ -2,8 +2,6 @@ package kafka
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -56,24 +54,18 @@ func (e *permanentError) Unwrap() error { return e.err }
 // retriable reports whether a failed call to the cluster may succeed
 // later: anything but a missing topic, an error the broker marks as not
 // retriable (authorisation and authentication failures, an invalid
-// topic), a TLS or SASL handshake that failed (the first read saw EOF, or
-// the certificate was refused) and errors marked permanent. An
-// unreachable broker — refused or timed-out dials, reset connections, a
-// name that does not resolve yet — is an outage, not a configuration
-// error: it is retried.
+// topic) and errors marked permanent. An unreachable broker — refused or
+// timed-out dials, reset connections, a connection closed at once (a
+// container's port proxy whose broker is not up yet), a name that does
+// not resolve yet — is an outage, not a configuration error: it is
+// retried, and each attempt's error is logged.
 func retriable(err error) bool {
 	var (
-		p    *permanentError
-		ke   *kerr.Error
-		eof  *kgo.ErrFirstReadEOF
-		unk  x509.UnknownAuthorityError
-		host x509.HostnameError
-		inv  x509.CertificateInvalidError
-		rec  tls.RecordHeaderError
+		p  *permanentError
+		ke *kerr.Error
 	)
 	switch {
-	case errors.Is(err, errNoTopic), errors.As(err, &p), errors.As(err, &eof),
-		errors.As(err, &unk), errors.As(err, &host), errors.As(err, &inv), errors.As(err, &rec):
+	case errors.Is(err, errNoTopic), errors.As(err, &p):
 		return false
 	case errors.As(err, &ke):
 		return ke.Retriable && !errors.Is(err, kerr.UnknownTopicOrPartition)
