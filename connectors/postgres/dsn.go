@@ -73,10 +73,3 @@ func (r redactor) error(err error) error {
 	}
 	return &redactedError{msg: strings.ReplaceAll(msg, r.password, redacted), err: err}
 }
-
-func (r redactor) string(s string) string {
-	if len(r.password) < 3 {
-		return s
-	}
-	return strings.ReplaceAll(s, r.password, redacted)
-}
