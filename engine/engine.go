@@ -123,6 +123,7 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 		e.settings[strings.ToLower(k)] = v
 	}
 	if err := e.recover(ctx); err != nil {
+		e.closeAll() // the connectors recovery opened before it failed
 		_ = st.Close()
 		return nil, err
 	}

@@ -194,6 +194,9 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	}
 	status := &statusLine{on: term.IsTerminal(int(os.Stderr.Fd()))}
 	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true})
+	if err != nil && ctx.Err() != nil {
+		return nil // interrupted while recovering (waiting for a source): the state is as it was
+	}
 	if err != nil {
 		return err
 	}
