@@ -15,7 +15,7 @@ func TestHarnessRegressionSessionPurgeLeak(t *testing.T) {
 		build: windowAgg(planner.WindowSpec{Kind: "session", Gap: 10}, planner.Contract{Policy: lateness.Drop, Emit: "on_window_close"}),
 		events: []event{
 			in("a", 0, 1), in("b", 0, 1), in("c", 0, 1),
-			wmAt(0, 10),   // fires and purges all three sessions [0,10)
+			wmAt(0, 11),   // past 10: fires and purges all three sessions [0,10)
 			in("b", 5, 1), // opens b [5,15): on time
 			wmAt(0, 20),
 		},
@@ -30,7 +30,7 @@ func TestHarnessRegressionSessionBridgeEarlyFire(t *testing.T) {
 		build: windowAgg(planner.WindowSpec{Kind: "session", Gap: 10}, planner.Contract{Lateness: 20, Policy: lateness.Drop, Emit: "on_window_close"}),
 		events: []event{
 			in("a", 0, 1), in("a", 12, 2),
-			wmAt(0, 10),   // fires a [0,10)
+			wmAt(0, 11),   // past 10: fires a [0,10)
 			in("a", 9, 3), // bridges [0,10) and [12,22) into [0,22): open until 22
 			wmAt(0, 15),
 		},
@@ -66,3 +66,21 @@ func TestHarnessRegressionAggregateNegativeTime(t *testing.T) {
 }
 
 var _ = types.MinTime
+
+// TestHarnessRegressionSessionTouchAtWatermark: a row exactly at a
+// session's end touches it and is on time while the watermark equals its
+// time, so the session must still be open to take it (difftest seed 98).
+func TestHarnessRegressionSessionTouchAtWatermark(t *testing.T) {
+	runHarness(t, harnessCase{
+		name:  "session/touch-at-watermark",
+		keys:  [][]int{{0}},
+		build: windowAgg(planner.WindowSpec{Kind: "session", Gap: 10}, planner.Contract{Policy: lateness.Drop, Emit: "on_window_close"}),
+		events: []event{
+			in("a", 0, 1),
+			wmAt(0, 10),    // reaches the end of [0,10): not closed yet
+			in("a", 10, 2), // touches it: [0,20)
+			wmAt(0, 30),
+		},
+		want: []string{"a @0 @20 2 3 1 2 f1.5 2"},
+	})
+}

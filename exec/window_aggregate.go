@@ -291,7 +291,7 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 	}
 	w.wm = wm
 	for _, end := range w.ends {
-		if end > wm {
+		if w.closeAt(end) > wm {
 			break
 		}
 		out := &Batch{}
@@ -311,7 +311,7 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 		if err := w.out.Emit(out); err != nil {
 			return err
 		}
-		if err := w.out.EmitWatermark(end); err != nil {
+		if err := w.out.EmitWatermark(w.closeAt(end)); err != nil {
 			return err
 		}
 	}
@@ -322,11 +322,23 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 	return w.out.EmitWatermark(wm)
 }
 
+// closeAt is the watermark at which a window ending at end closes: end for
+// TUMBLE and HOP, whose rows all lie before end; one microsecond later for
+// SESSION, because a row exactly at a session's end touches it and still
+// merges into it (next_ts <= last_ts + gap), and such a row is on time
+// while the watermark equals its time. Lateness counts from this moment.
+func (w *WindowAggregate) closeAt(end int64) int64 {
+	if w.win.Kind == "session" {
+		return end + 1
+	}
+	return end
+}
+
 // purge drops every window whose state is gone at watermark wm.
 func (w *WindowAggregate) purge(wm int64) {
 	n := 0
 	for _, end := range w.ends {
-		if end+w.contract.Lateness > wm {
+		if w.closeAt(end)+w.contract.Lateness > wm {
 			break
 		}
 		// drop removes sessions from endSet[end]: iterate over a copy.

@@ -10,7 +10,8 @@ import (
 
 // addSession folds a row into its group's sessions. A row opens
 // [ts, ts+gap); sessions that touch or overlap it merge into one whose end
-// is the last row plus the gap. Lateness is judged on the merged session.
+// is the last row plus the gap. Lateness is judged on the merged session,
+// which closes once the watermark passes its end (closeAt).
 func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	group := w.groupOf(r)
 	gk := state.AppendKeyRow(nil, group)
@@ -27,7 +28,7 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 			}
 		}
 	}
-	v := lateness.Judge(end, w.contract.Lateness, wm)
+	v := lateness.Judge(w.closeAt(end), w.contract.Lateness, wm)
 	switch lateness.Decide(v, w.policy) {
 	case lateness.Side:
 		w.late.Add(w.policy, reasonOf(v), 1)
@@ -117,7 +118,7 @@ func (w *WindowAggregate) moveEnd(e *winEntry, end int64) {
 		}
 	}
 	e.end = end
-	if end > w.wm {
+	if w.closeAt(end) > w.wm {
 		e.fired = false // the session is open again until its new end
 	}
 	w.addEnd(e)
