@@ -160,18 +160,18 @@ func TestCancel(t *testing.T) {
 		flushed <- err
 	}()
 	waitEngineHeld(t, addr, "SELECT count(*) FROM cnt")
-	ctx, cancel := context.WithTimeout(context.Background(), waitDeadline)
-	defer cancel()
-	if err := c.PgConn().CancelRequest(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-flushed; !isUserCancel(err) {
-		t.Fatalf("FLUSH: %v, want SQLSTATE 57014", err)
+	err, late := cancelUntilDone(t, flushed, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), waitDeadline)
+		defer cancel()
+		return c.PgConn().CancelRequest(ctx)
+	})
+	if late != nil || !isUserCancel(err) {
+		t.Fatalf("FLUSH: %v (%v), want SQLSTATE 57014", err, late)
 	}
 	mustExec(t, c, "SET flush_limit_rows = 2000000000") // the session lives on
 
 	// A context deadline: pgx sends the CancelRequest itself.
-	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	if _, err := c.Exec(ctx, "FLUSH"); err == nil || ctx.Err() == nil {
@@ -191,12 +191,15 @@ func TestCancel(t *testing.T) {
 		flushed <- err
 	}()
 	waitEngineHeld(t, addr, "SELECT count(*) FROM cnt")
-	var ok bool
-	if err := c2.QueryRow(context.Background(), "SELECT pg_cancel_backend($1)", pid).Scan(&ok); err != nil || !ok {
-		t.Fatalf("pg_cancel_backend(%d): %v %v", pid, ok, err)
-	}
-	if err := <-flushed; !isUserCancel(err) {
-		t.Fatalf("FLUSH: %v, want SQLSTATE 57014 by pg_cancel_backend", err)
+	err, late = cancelUntilDone(t, flushed, func() error {
+		var ok bool
+		if err := c2.QueryRow(context.Background(), "SELECT pg_cancel_backend($1)", pid).Scan(&ok); err != nil || !ok {
+			return fmt.Errorf("pg_cancel_backend(%d): %v %v", pid, ok, err)
+		}
+		return nil
+	})
+	if late != nil || !isUserCancel(err) {
+		t.Fatalf("FLUSH: %v (%v), want SQLSTATE 57014 by pg_cancel_backend", err, late)
 	}
 	mustExec(t, c2, "SET flush_limit_rows = 1000")
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -103,18 +102,15 @@ func TestPsqlCancel(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitEngineHeld(t, addr, "SELECT count(*) FROM cnt")
-	_ = cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(waitDeadline):
+	waitEngineHeld(t, addr, "SELECT count(*) FROM cnt")
+	if _, err := cancelUntilDone(t, done, func() error { return cmd.Process.Signal(syscall.SIGINT) }); err != nil {
 		_ = cmd.Process.Kill()
-		t.Fatal("psql did not end after SIGINT")
+		t.Fatalf("psql did not end after SIGINT: %v", err)
 	}
 	if !strings.Contains(errb.String(), "canceling statement due to user request") {
-		t.Fatalf("SIGINT: %s", errb.String())
+		t.Fatalf("SIGINT: %s (%v)", errb.String(), cmd.ProcessState)
 	}
 }
 
