@@ -3,6 +3,7 @@ package types
 import (
 	"hash/maphash"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -34,6 +35,19 @@ func (r Row) String() string {
 type Column struct {
 	Name string
 	Type Kind
+	// Precision and Scale are a DECIMAL(p, s) column's declaration: its
+	// values are rounded to Scale digits and may have at most
+	// Precision - Scale before the point. Precision 0 is an unconstrained
+	// DECIMAL, whose values keep the scale they come with.
+	Precision, Scale int
+}
+
+// TypeName is the column's SQL type, with a DECIMAL's (p,s).
+func (c Column) TypeName() string {
+	if c.Type == Decimal && c.Precision > 0 {
+		return "DECIMAL(" + strconv.Itoa(c.Precision) + "," + strconv.Itoa(c.Scale) + ")"
+	}
+	return c.Type.String()
 }
 
 // Schema is the ordered list of a relation's columns.
@@ -67,19 +81,23 @@ var hashSeed = maphash.MakeSeed()
 func HashValues(r Row, cols []int) uint64 {
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
-	var buf [9]byte
+	var buf [11]byte
 	for _, c := range cols {
 		v := r[c]
+		if v.K == Decimal {
+			v = DecimalNormalize(v) // 1.0 and 1.00 are one key
+		}
 		buf[0] = byte(v.K)
+		buf[1], buf[2] = byte(v.Scale), byte(v.Scale>>8)
 		x := uint64(v.I)
 		if v.K == Float {
 			x = math.Float64bits(KeyFloat(v.F)) // 0 = -0, NaN = NaN
 		}
 		for i := 0; i < 8; i++ {
-			buf[1+i] = byte(x >> (8 * i))
+			buf[3+i] = byte(x >> (8 * i))
 		}
 		_, _ = h.Write(buf[:])
-		if v.K == String {
+		if v.K == String || v.K == Decimal {
 			_, _ = h.WriteString(v.S)
 		}
 	}

@@ -12,7 +12,9 @@ import (
 // Kind is the SQL type of a value or column.
 type Kind uint8
 
-// The kinds streamsql knows. Timestamps and intervals are microseconds.
+// The kinds streamsql knows. Timestamps and intervals are microseconds,
+// dates days since 1970-01-01, decimals exact (decimal.go). The numbers
+// are persisted (state and change codecs): new kinds go at the end.
 const (
 	Null Kind = iota
 	Bool
@@ -21,6 +23,8 @@ const (
 	String
 	Timestamp
 	Interval
+	Decimal
+	Date
 )
 
 // String returns the SQL name of the kind.
@@ -40,18 +44,25 @@ func (k Kind) String() string {
 		return "TIMESTAMP"
 	case Interval:
 		return "INTERVAL"
+	case Decimal:
+		return "DECIMAL"
+	case Date:
+		return "DATE"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
 // Value is one SQL value. I holds Bool (0/1), Int, Timestamp and Interval
-// (microseconds); F holds Float; S holds String. K == Null is SQL NULL.
-// Value is a plain struct so rows are flat slices with no boxing.
+// (microseconds) and Date (days); F holds Float; S holds String. A Decimal
+// is I (or S, when large) scaled by Scale digits (decimal.go). K == Null
+// is SQL NULL. Value is a plain struct so rows are flat slices with no
+// boxing; Scale sits in K's padding, so it costs no space.
 type Value struct {
-	K Kind
-	I int64
-	F float64
-	S string
+	K     Kind
+	Scale uint16
+	I     int64
+	F     float64
+	S     string
 }
 
 // Constructors for values; they never allocate beyond the string itself.
@@ -88,16 +99,23 @@ func (v Value) IsNull() bool { return v.K == Null }
 // Bool reports the truth of a Bool value (NULL is false).
 func (v Value) Bool() bool { return v.K == Bool && v.I != 0 }
 
-// AsFloat returns v as a float64 for Int and Float values.
+// AsFloat returns v as a float64 for Int, Float and Decimal values.
 func (v Value) AsFloat() float64 {
-	if v.K == Float {
+	switch v.K {
+	case Float:
 		return v.F
+	case Decimal:
+		return DecimalToFloat(v)
 	}
 	return float64(v.I)
 }
 
+// IsNumeric reports whether k is Int, Float or Decimal.
+func IsNumeric(k Kind) bool { return k == Int || k == Float || k == Decimal }
+
 // Compare orders two values: NULL first, then by value. Values of different
-// numeric kinds compare numerically; otherwise kinds order by Kind.
+// numeric kinds compare numerically (exactly between Int and Decimal);
+// otherwise kinds order by Kind.
 func Compare(a, b Value) int {
 	if a.K == b.K {
 		switch a.K {
@@ -105,6 +123,8 @@ func Compare(a, b Value) int {
 			return 0
 		case Float:
 			return cmpFloat(a.F, b.F)
+		case Decimal:
+			return DecimalCmp(a, b)
 		case String:
 			switch {
 			case a.S < b.S:
@@ -117,10 +137,21 @@ func Compare(a, b Value) int {
 			return cmpInt(a.I, b.I)
 		}
 	}
-	if (a.K == Int || a.K == Float) && (b.K == Int || b.K == Float) {
+	if IsNumeric(a.K) && IsNumeric(b.K) {
+		if a.K != Float && b.K != Float {
+			return DecimalCmp(asDecimal(a), asDecimal(b))
+		}
 		return cmpFloat(a.AsFloat(), b.AsFloat())
 	}
 	return cmpInt(int64(a.K), int64(b.K))
+}
+
+// asDecimal returns an Int as a Decimal of scale 0, a Decimal as it is.
+func asDecimal(v Value) Value {
+	if v.K == Int {
+		return DecimalFromInt(v.I)
+	}
+	return v
 }
 
 func cmpInt(a, b int64) int {
@@ -184,6 +215,10 @@ func (v Value) String() string {
 		return FormatTimestamp(v.I)
 	case Interval:
 		return FormatInterval(v.I)
+	case Decimal:
+		return FormatDecimal(v)
+	case Date:
+		return FormatDate(v.I)
 	}
 	return "?"
 }

@@ -5,14 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 
 	"github.com/streamsql/streamsql/types"
 )
 
 // Version is the layout version stamped on every encoded state value. A
-// value with another version is refused (ErrVersion) rather than decoded
-// into garbage.
-const Version byte = 1
+// value with a version this build does not know is refused (ErrVersion)
+// rather than decoded into garbage.
+//
+// Version 2 added the DECIMAL and DATE kinds; version 1 values (every
+// checkpoint written before) hold only the older kinds, whose encoding is
+// unchanged, so they still decode. A version 1 reader refuses version 2
+// values instead of failing on an unknown kind halfway.
+const Version byte = 2
+
+// oldestVersion is the oldest layout version DecodeValue reads.
+const oldestVersion byte = 1
 
 // ErrVersion reports a state value written by an incompatible layout.
 var ErrVersion = errors.New("state layout version mismatch")
@@ -36,10 +45,56 @@ func appendValue(dst []byte, v types.Value) []byte {
 	case types.String:
 		dst = binary.AppendUvarint(dst, uint64(len(v.S)))
 		dst = append(dst, v.S...)
+	case types.Decimal:
+		dst = appendDecimal(dst, v)
 	default:
 		dst = binary.AppendVarint(dst, v.I)
 	}
 	return dst
+}
+
+// appendDecimal encodes a Decimal as uvarint(scale<<1 | big), then the
+// int64 coefficient as a varint, or a large one as its base-10 text.
+func appendDecimal(dst []byte, v types.Value) []byte {
+	if v.S == "" {
+		dst = binary.AppendUvarint(dst, uint64(v.Scale)<<1)
+		return binary.AppendVarint(dst, v.I)
+	}
+	dst = binary.AppendUvarint(dst, uint64(v.Scale)<<1|1)
+	dst = binary.AppendUvarint(dst, uint64(len(v.S)))
+	return append(dst, v.S...)
+}
+
+// decodeDecimal reads what appendDecimal wrote, checking that the value
+// is canonical (a large coefficient that is a valid number beyond int64).
+func decodeDecimal(b []byte) (types.Value, []byte, error) {
+	h, k := binary.Uvarint(b)
+	if k <= 0 || h>>1 > math.MaxUint16 {
+		return types.NullValue, nil, fmt.Errorf("decode row: bad decimal scale")
+	}
+	b = b[k:]
+	scale := int(h >> 1)
+	if h&1 == 0 {
+		x, k := binary.Varint(b)
+		if k <= 0 {
+			return types.NullValue, nil, fmt.Errorf("decode row: bad decimal")
+		}
+		return types.DecimalValue(x, scale), b[k:], nil
+	}
+	l, k := binary.Uvarint(b)
+	if k <= 0 || l > uint64(len(b)-k) {
+		return types.NullValue, nil, fmt.Errorf("decode row: bad decimal length")
+	}
+	text := string(b[k : k+int(l)])
+	c, ok := new(big.Int).SetString(text, 10)
+	if !ok || c.IsInt64() || c.String() != text {
+		return types.NullValue, nil, fmt.Errorf("decode row: bad decimal coefficient")
+	}
+	v, err := types.DecimalFromBig(c, scale)
+	if err != nil {
+		return types.NullValue, nil, fmt.Errorf("decode row: %w", err)
+	}
+	return v, b[k+int(l):], nil
 }
 
 // DecodeRow decodes one row encoded by AppendRow and returns the rest.
@@ -72,7 +127,13 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 			}
 			r[i].S = string(b[k : k+int(l)])
 			b = b[k+int(l):]
-		case types.Bool, types.Int, types.Timestamp, types.Interval:
+		case types.Decimal:
+			v, rest, err := decodeDecimal(b)
+			if err != nil {
+				return nil, nil, err
+			}
+			r[i], b = v, rest
+		case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date:
 			x, k := binary.Varint(b)
 			if k <= 0 {
 				return nil, nil, fmt.Errorf("decode row: bad integer")
@@ -99,13 +160,14 @@ func EncodeValue(rows ...types.Row) []byte {
 // DecodeValue decodes a value written by EncodeValue, refusing other
 // layout versions.
 func DecodeValue(b []byte) ([]types.Row, error) {
-	if len(b) == 0 || b[0] != Version {
+	if len(b) == 0 || b[0] < oldestVersion || b[0] > Version {
 		v := -1
 		if len(b) > 0 {
 			v = int(b[0])
 		}
-		return nil, fmt.Errorf("%w: found %d, this build reads %d", ErrVersion, v, Version)
+		return nil, fmt.Errorf("%w: found %d, this build reads %d to %d", ErrVersion, v, oldestVersion, Version)
 	}
+	version := b[0]
 	b = b[1:]
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
@@ -117,6 +179,9 @@ func DecodeValue(b []byte) ([]types.Row, error) {
 		r, rest, err := DecodeRow(b)
 		if err != nil {
 			return nil, err
+		}
+		if version == 1 && hasNewKind(r) {
+			return nil, fmt.Errorf("decode value: a version 1 value holds a kind added in version 2")
 		}
 		rows[i], b = r, rest
 	}
@@ -144,11 +209,25 @@ func AppendKeyRow(dst []byte, r types.Row) []byte {
 
 // keyForm is the one value that stands for v in keys: a DOUBLE -0 as 0
 // and every NaN as one NaN (Postgres' float8 equality holds 0 = -0 and
-// NaN = NaN). Any other value is its own key form, so keys written
-// before keep their bytes.
+// NaN = NaN), a DECIMAL without trailing fractional zeros (1.50 as 1.5:
+// numeric equality ignores the scale). Any other value is its own key
+// form, so keys written before keep their bytes.
 func keyForm(v types.Value) types.Value {
-	if v.K == types.Float {
+	switch v.K {
+	case types.Float:
 		return types.FloatValue(types.KeyFloat(v.F))
+	case types.Decimal:
+		return types.DecimalNormalize(v)
 	}
 	return v
+}
+
+// hasNewKind reports whether r holds a kind version 1 did not have.
+func hasNewKind(r types.Row) bool {
+	for _, v := range r {
+		if v.K == types.Decimal || v.K == types.Date {
+			return true
+		}
+	}
+	return false
 }
