@@ -57,7 +57,7 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 		if gen != catalog.GenNone {
 			t = types.Timestamp
 		}
-		o.Schema = append(o.Schema, types.Column{Name: c.Name, Type: t})
+		o.Schema = append(o.Schema, types.Column{Name: c.Name, Type: t, Precision: c.Precision, Scale: c.Scale})
 		o.Generated = append(o.Generated, gen)
 	}
 	for _, k := range st.PrimaryKey {

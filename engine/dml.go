@@ -187,15 +187,22 @@ func (e *Engine) insertValues(t *insertTo, vals [][]types.Value) (*Result, error
 
 // coerce converts an INSERT value to the column's type.
 func coerce(v types.Value, c types.Column) (types.Value, error) {
-	if v.IsNull() || v.K == c.Type {
+	if v.IsNull() || (v.K == c.Type && (c.Type != types.Decimal || c.Precision == 0)) {
 		return v, nil
 	}
-	s, err := exec.EvalConst(&planner.Cast{Arg: &planner.Const{V: v}, To: c.Type})
+	s, err := exec.EvalConst(&planner.Cast{Arg: &planner.Const{V: v}, To: c.Type, Precision: c.Precision, Scale: c.Scale})
+	if sqlerr.Code(err) == codeOutOfRange {
+		return v, &sqlerr.Error{Code: codeOutOfRange, Msg: "column " + c.Name + " is " + strings.ToLower(c.TypeName()), Err: err}
+	}
 	if err != nil {
-		return v, &sqlerr.Error{Code: sqlerr.DatatypeMismatch, Msg: "column " + c.Name + " is of type " + strings.ToLower(c.Type.String()), Err: err}
+		return v, &sqlerr.Error{Code: sqlerr.DatatypeMismatch, Msg: "column " + c.Name + " is of type " + strings.ToLower(c.TypeName()), Err: err}
 	}
 	return s, nil
 }
+
+// codeOutOfRange is numeric_value_out_of_range: a value beyond its
+// column's DECIMAL(p, s) keeps it, as in Postgres.
+const codeOutOfRange = "22003"
 
 // query runs an ad-hoc SELECT over view and table snapshots.
 func (e *Engine) query(st *parser.QueryStmt) (*Result, error) {

@@ -57,10 +57,14 @@ func (a *countAcc) decode(r types.Row) error {
 	return nil
 }
 
+// sumAcc sums BIGINTs, DOUBLEs or DECIMALs. A DECIMAL sum is exact, at
+// the largest scale of its inputs (Postgres's sum(numeric)); it stays on
+// the int64 fast path until it outgrows it.
 type sumAcc struct {
 	t types.Kind
 	i int64
 	f float64
+	d types.Value // the DECIMAL sum
 	n int64
 }
 
@@ -70,27 +74,55 @@ func (a *sumAcc) add(v types.Value) {
 		a.i += v.I
 	case types.Float:
 		a.f += v.F
+	case types.Decimal:
+		a.addDecimal(v)
 	default:
 		return
 	}
 	a.n++
 }
 
+func (a *sumAcc) addDecimal(v types.Value) {
+	if a.d.K == types.Null {
+		a.d = v
+		return
+	}
+	if a.d.S == "" && v.S == "" && a.d.Scale == v.Scale {
+		if s := a.d.I + v.I; (s > a.d.I) == (v.I > 0) {
+			a.d.I = s
+			return
+		}
+	}
+	if s, err := types.DecimalAdd(a.d, v); err == nil {
+		a.d = s
+	}
+}
+
 func (a *sumAcc) result() types.Value {
 	if a.n == 0 {
 		return types.NullValue
 	}
-	if a.t == types.Float {
+	switch a.t {
+	case types.Float:
 		return types.FloatValue(a.f + float64(a.i))
+	case types.Decimal:
+		return a.d
 	}
 	return types.IntValue(a.i)
 }
 func (a *sumAcc) encode() types.Row {
+	if a.t == types.Decimal {
+		return types.Row{a.d, types.FloatValue(0), types.IntValue(a.n)}
+	}
 	return types.Row{types.IntValue(a.i), types.FloatValue(a.f), types.IntValue(a.n)}
 }
 func (a *sumAcc) decode(r types.Row) error {
 	if len(r) != 3 {
 		return fmt.Errorf("sum state: want 3 values, got %d", len(r))
+	}
+	if r[0].K == types.Decimal {
+		a.d, a.f, a.n = r[0], r[1].F, r[2].I
+		return nil
 	}
 	a.i, a.f, a.n = r[0].I, r[1].F, r[2].I
 	return nil
@@ -124,30 +156,51 @@ func (a *minMaxAcc) decode(r types.Row) error {
 	return nil
 }
 
+// avgAcc averages numbers as a DOUBLE (dialect.md). DECIMALs are summed
+// exactly and converted once, so the average is the double nearest the
+// exact sum's quotient rather than an accumulation of rounding errors.
 type avgAcc struct {
 	sum float64
+	dec sumAcc // the DECIMAL inputs
 	n   int64
 }
 
 func (a *avgAcc) add(v types.Value) {
-	if v.K == types.Int || v.K == types.Float {
+	switch v.K {
+	case types.Int, types.Float:
 		a.sum += v.AsFloat()
-		a.n++
+	case types.Decimal:
+		a.dec.addDecimal(v)
+	default:
+		return
 	}
+	a.n++
 }
 
 func (a *avgAcc) result() types.Value {
 	if a.n == 0 {
 		return types.NullValue
 	}
-	return types.FloatValue(a.sum / float64(a.n))
+	sum := a.sum
+	if a.dec.d.K == types.Decimal {
+		sum += types.DecimalToFloat(a.dec.d)
+	}
+	return types.FloatValue(sum / float64(a.n))
 }
-func (a *avgAcc) encode() types.Row { return types.Row{types.FloatValue(a.sum), types.IntValue(a.n)} }
+
+// encode writes the DOUBLE sum, the count and the DECIMAL sum (NULL when
+// none); state written before DECIMAL has the first two only.
+func (a *avgAcc) encode() types.Row {
+	return types.Row{types.FloatValue(a.sum), types.IntValue(a.n), a.dec.d}
+}
 func (a *avgAcc) decode(r types.Row) error {
-	if len(r) != 2 {
-		return fmt.Errorf("avg state: want 2 values, got %d", len(r))
+	if len(r) != 2 && len(r) != 3 {
+		return fmt.Errorf("avg state: want 2 or 3 values, got %d", len(r))
 	}
 	a.sum, a.n = r[0].F, r[1].I
+	if len(r) == 3 {
+		a.dec.d = r[2]
+	}
 	return nil
 }
 

@@ -191,7 +191,12 @@ func (c *compiler) compileCall(e *planner.Call) (Evaluator, error) {
 	}
 	switch e.Fn {
 	case "+", "-", "*", "/", "%", "neg":
+		if isDateArith(e) {
+			return c.compileDateArith(e)
+		}
 		switch e.T {
+		case types.Decimal:
+			return c.compileDecimalArith(e)
 		case types.Int:
 			if ev := intColConstValue(e); ev != nil {
 				return ev, nil

@@ -74,6 +74,9 @@ func (c *compiler) compileCase(e *planner.Case) (Evaluator, error) {
 }
 
 func (c *compiler) compileCast(e *planner.Cast) (Evaluator, error) {
+	if e.To == types.Decimal && e.Precision > 0 {
+		return c.compileDecimalFit(e)
+	}
 	if e.Arg.Type() == e.To {
 		return c.compile(e.Arg)
 	}
@@ -112,11 +115,18 @@ func textOf(v types.Value) string {
 }
 
 // castValue converts v to kind to with Postgres rules: text parses
-// (timestamps via types.ParseTimestamp), DOUBLE to BIGINT rounds half away
-// from zero, booleans read t/f/true/false/yes/no/on/off/1/0.
+// (timestamps via types.ParseTimestamp), DOUBLE and DECIMAL to BIGINT
+// round half away from zero, booleans read t/f/true/false/yes/no/on/off/1/0;
+// numbers and dates convert as castNumber and castTime say.
 func castValue(v types.Value, to types.Kind) (types.Value, *sqlerr.Error) {
 	if v.K == types.Null || v.K == to {
 		return v, nil
+	}
+	if x, ok, err := castNumber(v, to); ok {
+		return x, err
+	}
+	if x, ok, err := castTime(v, to); ok {
+		return x, err
 	}
 	switch to {
 	case types.String:
@@ -277,11 +287,17 @@ func flt1(f func(float64) (float64, *sqlerr.Error)) fnImpl {
 	}}
 }
 
-func num1(fi func(int64) (int64, *sqlerr.Error), ff func(float64) float64) fnImpl {
+// num1 is a math function of one number: fi for BIGINT, ff for DOUBLE
+// and decimal1[name] for DECIMAL.
+func num1(name string, fi func(int64) (int64, *sqlerr.Error), ff func(float64) float64) fnImpl {
 	return fnImpl{f1: func(a types.Value) (types.Value, *sqlerr.Error) {
-		if a.K == types.Int {
+		switch a.K {
+		case types.Int:
 			x, err := fi(a.I)
 			return types.IntValue(x), err
+		case types.Decimal:
+			x, err := decimal1[name](a)
+			return x, decErr(err)
 		}
 		return okv(types.FloatValue(ff(a.F)))
 	}}
@@ -352,7 +368,7 @@ var fnImpls = map[string]fnImpl{
 		k = min(k, n)
 		return okv(types.StringValue(substr(a.S, n-k+1, k)))
 	}},
-	"abs": num1(func(i int64) (int64, *sqlerr.Error) {
+	"abs": num1("abs", func(i int64) (int64, *sqlerr.Error) {
 		if i == math.MinInt64 {
 			return 0, errIntRange
 		}
@@ -361,9 +377,9 @@ var fnImpls = map[string]fnImpl{
 		}
 		return i, nil
 	}, math.Abs),
-	"floor": num1(intIdentity, math.Floor),
-	"ceil":  num1(intIdentity, math.Ceil),
-	"sign": num1(func(i int64) (int64, *sqlerr.Error) { return int64(cmp3Int(i, 0)), nil }, func(f float64) float64 {
+	"floor": num1("floor", intIdentity, math.Floor),
+	"ceil":  num1("ceil", intIdentity, math.Ceil),
+	"sign": num1("sign", func(i int64) (int64, *sqlerr.Error) { return int64(cmp3Int(i, 0)), nil }, func(f float64) float64 {
 		switch {
 		case f > 0:
 			return 1
@@ -373,8 +389,11 @@ var fnImpls = map[string]fnImpl{
 		return f
 	}),
 	"round": {
-		f1: num1(intIdentity, math.Round).f1,
+		f1: num1("round", intIdentity, math.Round).f1,
 		f2: func(a, b types.Value) (types.Value, *sqlerr.Error) {
+			if a.K == types.Decimal {
+				return decimalRound2(a, b)
+			}
 			p := math.Pow10(int(max(min(b.I, 400), -400)))
 			x := math.Round(a.F*p) / p
 			if math.IsInf(x, 0) || math.IsNaN(x) {

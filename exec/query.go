@@ -123,7 +123,7 @@ func batchAggregate(x *planner.Aggregate, in []types.Row) []types.Row {
 		for i, c := range x.GroupCols {
 			key[i] = r[c]
 		}
-		k := string(state.AppendKeyRow(nil, key)) // values equal under = (0 and -0): one group
+		k := string(state.AppendKeyRow(nil, key)) // values equal under = (0 and -0, 1.0 and 1.00): one group
 		g := groups[k]
 		if g == nil {
 			g = &group{key: key, acc: newAccs(x.Aggs)}

@@ -95,12 +95,18 @@ func mergeAcc(dst, src accumulator) {
 		d.i += s.i
 		d.f += s.f
 		d.n += s.n
+		if s.d.K == types.Decimal {
+			d.addDecimal(s.d)
+		}
 	case *minMaxAcc:
 		d.add(src.(*minMaxAcc).v)
 	case *avgAcc:
 		s := src.(*avgAcc)
 		d.sum += s.sum
 		d.n += s.n
+		if s.dec.d.K == types.Decimal {
+			d.dec.addDecimal(s.dec.d)
+		}
 	case *distinctAcc:
 		for k, v := range src.(*distinctAcc).seen {
 			d.seen[k] = v

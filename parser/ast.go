@@ -54,11 +54,13 @@ const (
 
 // ColumnDef is one column of CREATE SOURCE / CREATE TABLE.
 type ColumnDef struct {
-	Name       string
-	Type       types.Kind
-	PrimaryKey bool
-	Generated  GeneratedKind
-	Pos        sqlerr.Pos
+	Name string
+	Type types.Kind
+	// Precision and Scale are a DECIMAL(p, s)'s; 0, 0 for a bare DECIMAL.
+	Precision, Scale int
+	PrimaryKey       bool
+	Generated        GeneratedKind
+	Pos              sqlerr.Pos
 }
 
 // WatermarkClause is `WATERMARK FOR col AS col - INTERVAL ...`: bounded

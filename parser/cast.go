@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/streamsql/streamsql/sqlerr"
@@ -33,6 +34,9 @@ func (q *queryRewrite) pgCast(i int) int {
 		q.errs.add(err)
 		q.rw.blank(t.off, t.end) // TiDB must not report the '::' before our error
 		return i
+	}
+	if target == "" { // a TiDB-native target: as written
+		target = q.p.src.text[q.toks[i+1].off:q.toks[last].end]
 	}
 	q.rw.insert(q.toks[start].off, "CAST(")
 	q.rw.replace(t.off, q.toks[last].end, " AS "+target+")")
@@ -96,15 +100,6 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 	return s, true
 }
 
-// tokenText joins the texts of toks, as in DECIMAL(10,2).
-func tokenText(toks []token) string {
-	var b strings.Builder
-	for _, t := range toks {
-		b.WriteString(t.text)
-	}
-	return b.String()
-}
-
 // caseStart finds the CASE that the END at j closes.
 func (q *queryRewrite) caseStart(j int) (int, bool) {
 	depth := 0
@@ -150,8 +145,9 @@ func (q *queryRewrite) castAs(i, open int) int {
 //	BIGINT INT INTEGER SMALLINT INT2 INT4 INT8   -> SIGNED      (TypeLonglong)  -> Int
 //	TEXT VARCHAR[(n)] CHAR[(n)] STRING            -> CHAR        (TypeVarString) -> String
 //	DOUBLE [PRECISION] FLOAT FLOAT4 FLOAT8 REAL   -> DOUBLE      (TypeDouble)    -> Float
-//	NUMERIC DECIMAL                               -> DOUBLE      (TypeDouble)    -> Float
-//	NUMERIC DECIMAL (p[,s])                       -> DECIMAL(p[,s]) (TypeNewDecimal) -> Float, rounded to s
+//	NUMERIC DECIMAL                               -> DECIMAL(0,0) (TypeNewDecimal, flen 0) -> Decimal, unconstrained
+//	NUMERIC DECIMAL (p[,s])                       -> DECIMAL(p,s) (TypeNewDecimal) -> Decimal, fit to (p, s)
+//	DATE                                          -> DATE        (TypeDate)      -> Date
 //	TIMESTAMP[(p)] TIMESTAMPTZ DATETIME[(p)]      -> DATETIME(6) (TypeDatetime)  -> Timestamp
 //	BOOLEAN BOOL                                  -> TypeTiny, flen 1, IsBooleanFlag -> Bool
 //
@@ -159,7 +155,10 @@ func (q *queryRewrite) castAs(i, open int) int {
 // padded for BOOLEAN) and fixVisitor turns every YEAR cast into TypeTiny,
 // the type TiDB gives a BOOLEAN column; a user's own CAST(x AS YEAR) is
 // refused. TiDB-native targets (SIGNED, UNSIGNED, CHAR, DATE, TIME, JSON,
-// BINARY) pass through unchanged.
+// BINARY) pass through unchanged. TiDB reads a bare DECIMAL as
+// DECIMAL(10,0); Postgres's bare NUMERIC is unconstrained, so the pass
+// writes DECIMAL(0,0), a precision Postgres does not allow (1 to 1000,
+// checked here), for it.
 func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sqlerr.Error) {
 	if k >= limit {
 		t := token{kind: tEOF, off: q.end, end: q.end}
@@ -200,9 +199,14 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 		optArgs()
 		target = "DOUBLE"
 	case "NUMERIC", "DECIMAL":
-		target = "DOUBLE" // unconstrained, as in Postgres (TiDB's bare DECIMAL is DECIMAL(10,0))
+		target = "DECIMAL(0,0)" // unconstrained, as in Postgres
 		if last+1 < limit && q.toks[last+1].isOp("(") && q.match[last+1] > 0 && q.match[last+1] < limit {
-			target = "DECIMAL" + tokenText(q.toks[last+1:q.match[last+1]+1])
+			c := &cursor{p: q.p, toks: q.toks[:q.match[last+1]+1], i: last + 1, end: q.end}
+			p, s, err := c.decimalArgs()
+			if err != nil {
+				return "", k, err
+			}
+			target = fmt.Sprintf("DECIMAL(%d,%d)", p, s)
 			last = q.match[last+1]
 		}
 	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME":

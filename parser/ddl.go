@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/sqlerr"
@@ -184,7 +185,7 @@ func (c *cursor) columnDef() (ColumnDef, *sqlerr.Error) {
 	col.Name, col.Pos = name, c.p.src.pos(nt.off)
 	hasType := !c.peek(0).is("AS")
 	if hasType {
-		if col.Type, err = c.columnType(); err != nil {
+		if err = c.columnType(&col); err != nil {
 			return col, err
 		}
 	}
@@ -221,11 +222,12 @@ func (c *cursor) columnDef() (ColumnDef, *sqlerr.Error) {
 	return col, nil
 }
 
-// columnType parses a column type and maps it to a kind.
-func (c *cursor) columnType() (types.Kind, *sqlerr.Error) {
+// columnType parses a column type and maps it to a kind (and a
+// DECIMAL's precision and scale) in col.
+func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 	t := c.next()
 	if t.kind != tIdent {
-		return 0, c.errAt(t, "expected a column type")
+		return c.errAt(t, "expected a column type")
 	}
 	var k types.Kind
 	switch strings.ToUpper(t.text) {
@@ -234,8 +236,10 @@ func (c *cursor) columnType() (types.Kind, *sqlerr.Error) {
 	case "DOUBLE":
 		c.accept("PRECISION")
 		k = types.Float
-	case "FLOAT", "FLOAT4", "FLOAT8", "REAL", "DECIMAL", "NUMERIC":
+	case "FLOAT", "FLOAT4", "FLOAT8", "REAL":
 		k = types.Float
+	case "DECIMAL", "NUMERIC":
+		k = types.Decimal
 	case "VARCHAR", "TEXT", "CHAR", "STRING":
 		k = types.String
 	case "CHARACTER":
@@ -243,28 +247,61 @@ func (c *cursor) columnType() (types.Kind, *sqlerr.Error) {
 		k = types.String
 	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME":
 		k = types.Timestamp
+	case "DATE":
+		k = types.Date
 	case "BOOLEAN", "BOOL":
 		k = types.Bool
 	case "INTERVAL":
 		k = types.Interval
 	default:
-		return 0, c.typeErr(t)
+		return c.typeErr(t)
 	}
-	if c.peek(0).isOp("(") && k != types.Bool && k != types.Interval {
+	col.Type = k
+	switch {
+	case k == types.Decimal && c.peek(0).isOp("("):
+		p, s, err := c.decimalArgs()
+		if err != nil {
+			return err
+		}
+		col.Precision, col.Scale = p, s
+	case c.peek(0).isOp("(") && k != types.Bool && k != types.Interval && k != types.Date:
 		if err := c.typeArgs(); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if k == types.Timestamp && (c.peek(0).is("WITH") || c.peek(0).is("WITHOUT")) && c.peek(1).is("TIME") && c.peek(2).is("ZONE") {
 		c.i += 3
 	}
-	return k, nil
+	return nil
+}
+
+// decimalArgs parses the (p) or (p, s) of a DECIMAL, with Postgres's
+// limits: 1 <= p <= 1000 and 0 <= s <= p.
+func (c *cursor) decimalArgs() (precision, scale int, err *sqlerr.Error) {
+	c.next()
+	pt := c.next()
+	p, perr := strconv.Atoi(pt.text)
+	if pt.kind != tNumber || perr != nil || p < 1 || p > types.MaxDecimalPrecision {
+		return 0, 0, c.errAt(pt, fmt.Sprintf("NUMERIC precision must be between 1 and %d", types.MaxDecimalPrecision))
+	}
+	if c.acceptOp(")") {
+		return p, 0, nil
+	}
+	if err := c.expectOp(","); err != nil {
+		return 0, 0, err
+	}
+	st := c.next()
+	s, serr := strconv.Atoi(st.text)
+	if st.kind != tNumber || serr != nil || s < 0 || s > p {
+		return 0, 0, c.errAt(st, fmt.Sprintf("NUMERIC scale must be between 0 and precision %d", p))
+	}
+	return p, s, c.expectOp(")")
 }
 
 // knownTypes are SQL types streamsql does not (yet) have: naming one is
 // FeatureNotSupport, any other unknown word a syntax error.
 var knownTypes = map[string]bool{
-	"DATE": true, "TIME": true, "JSON": true, "JSONB": true, "BYTEA": true, "BLOB": true,
+	"TIME": true, "JSON": true, "JSONB": true, "BYTEA": true, "BLOB": true,
 	"BINARY": true, "VARBINARY": true, "UUID": true, "ARRAY": true, "MAP": true, "ROW": true,
 	"STRUCT": true, "BIT": true, "MONEY": true, "YEAR": true, "ENUM": true, "SET": true,
 	"UNSIGNED": true, "SIGNED": true, "INTERVAL": true,

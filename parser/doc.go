@@ -62,13 +62,16 @@
 //     WEEK (milliseconds arrive as MICROSECOND) or ones TiDB knows and we
 //     pass through (MONTH, YEAR, ...).
 //   - Casts: *ast.FuncCastExpr with Tp.GetType() TypeLonglong (Int),
-//     TypeVarString (String), TypeDouble (Float), TypeNewDecimal (Float,
-//     rounded to Tp.GetDecimal(); only from NUMERIC(p,s) / DECIMAL(p,s)), TypeDatetime with
+//     TypeVarString (String), TypeDouble (Float), TypeNewDecimal (Decimal
+//     of precision Tp.GetFlen() and scale Tp.GetDecimal(); flen 0 is an
+//     unconstrained NUMERIC), TypeDate (Date), TypeDatetime with
 //     6 fractional digits (Timestamp) or TypeTiny with flen 1 and
 //     mysql.IsBooleanFlag (Bool: test it before treating TypeTiny as an
-//     integer); see castType for the full mapping. TiDB-native targets (UNSIGNED, DATE,
+//     integer); see castType for the full mapping. TiDB-native targets (UNSIGNED,
 //     TIME, JSON, BINARY, and CONVERT(x, type)) pass through as TiDB
 //     parsed them.
+//   - A number with a point (0.10) is a TypeNewDecimal literal whose text
+//     keeps its scale; with an exponent (1e3) it is a float64.
 //   - `a || b` is FuncCallExpr CONCAT; `<>` and `!=` are opcode.NE; TRUE and
 //     FALSE are integer literals flagged IsBooleanFlag.
 //   - f(*) for any f but count (TiDB takes * in COUNT only) becomes

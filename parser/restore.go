@@ -7,6 +7,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
+
+	"github.com/streamsql/streamsql/types"
 )
 
 // restoreFlags make TiDB write SQL our Parse reads back: "double-quoted"
@@ -158,7 +160,7 @@ func restoreColumn(c ColumnDef, singleKey bool) string {
 	case IngestionTime:
 		s += " TIMESTAMP AS INGESTION_TIME()"
 	default:
-		s += " " + c.Type.String()
+		s += " " + types.Column{Type: c.Type, Precision: c.Precision, Scale: c.Scale}.TypeName()
 	}
 	if c.PrimaryKey && singleKey {
 		s += " PRIMARY KEY"

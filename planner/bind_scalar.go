@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"strconv"
@@ -160,8 +161,10 @@ func bindLiteral(v ast.ValueExpr) (Scalar, error) {
 		return &Const{V: types.StringValue(x)}, nil
 	}
 	if v.GetType().GetType() == mysql.TypeNewDecimal {
-		if f, err := strconv.ParseFloat(restore(v, 0), 64); err == nil {
-			return &Const{V: types.FloatValue(f)}, nil
+		// A number with a point is a numeric, as in Postgres: exact, with
+		// the scale it is written with.
+		if d, err := types.ParseDecimal(restore(v, 0)); err == nil {
+			return &Const{V: d}, nil
 		}
 	}
 	return nil, notSupported(v, "this literal is")
@@ -242,7 +245,7 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Scalar, error) {
 	switch n.Op {
 	case opcode.Plus:
 		switch v.Type() {
-		case types.Int, types.Float, types.Interval, types.Null:
+		case types.Int, types.Float, types.Decimal, types.Interval, types.Null:
 			return v, nil
 		}
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: + %s, in expression %s",
@@ -256,6 +259,8 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Scalar, error) {
 				}
 			case types.Float:
 				return &Const{V: types.FloatValue(-c.V.F)}, nil
+			case types.Decimal:
+				return &Const{V: types.DecimalNeg(c.V)}, nil
 			case types.Interval:
 				return &Const{V: types.IntervalValue(-c.V.I)}, nil
 			}
@@ -439,7 +444,7 @@ func (b *binder) bindCast(n *ast.FuncCastExpr) (Scalar, error) {
 		return nil, err
 	}
 	var to types.Kind
-	date, decimals := false, 0
+	precision, scale := 0, 0
 	tp := n.Tp.GetType()
 	if tp == mysql.TypeTiny && mysql.HasIsBooleanFlag(n.Tp.GetFlag()) {
 		tp = mysql.TypeNull // the parser marks BOOLEAN / ::boolean casts this way
@@ -452,28 +457,53 @@ func (b *binder) bindCast(n *ast.FuncCastExpr) (Scalar, error) {
 	case mysql.TypeFloat, mysql.TypeDouble:
 		to = types.Float
 	case mysql.TypeNewDecimal:
-		to, decimals = types.Float, n.Tp.GetDecimal()
+		// flen 0 is the parser's mark for an unconstrained NUMERIC.
+		to, precision, scale = types.Decimal, n.Tp.GetFlen(), n.Tp.GetDecimal()
 	case mysql.TypeVarchar, mysql.TypeVarString, mysql.TypeString, mysql.TypeBlob,
 		mysql.TypeTinyBlob, mysql.TypeMediumBlob, mysql.TypeLongBlob:
 		to = types.String
 	case mysql.TypeDatetime, mysql.TypeTimestamp:
 		to = types.Timestamp
 	case mysql.TypeDate, mysql.TypeNewDate:
-		to, date = types.Timestamp, true
+		to = types.Date
 	default:
 		return nil, notSupported(n, "cast to "+n.Tp.String()+" is")
 	}
 	s, err := castTo(n, arg, to)
-	if err != nil {
-		return nil, err
+	if err != nil || precision <= 0 {
+		return s, err
 	}
-	switch {
-	case date:
-		return &Call{Fn: "date_trunc", Args: []Scalar{&Const{V: types.StringValue("day")}, s}, T: types.Timestamp}, nil
-	case decimals > 0:
-		return &Call{Fn: "round", Args: []Scalar{s, &Const{V: types.IntValue(int64(decimals))}}, T: types.Float}, nil
+	return fitDecimal(s, precision, scale)
+}
+
+// fitDecimal makes s a DECIMAL(precision, scale): a constant is fitted
+// now (a value that does not fit is a 22003 error), anything else gets a
+// Cast that fits at run time.
+func fitDecimal(s Scalar, precision, scale int) (Scalar, error) {
+	if c, ok := s.(*Const); ok {
+		if c.V.K == types.Null {
+			return c, nil
+		}
+		v, err := types.DecimalFit(c.V, precision, scale)
+		if err != nil {
+			return nil, decimalError(err)
+		}
+		return &Const{V: v}, nil
 	}
-	return s, nil
+	if c, ok := s.(*Cast); ok && c.To == types.Decimal && c.Precision == 0 {
+		return &Cast{Arg: c.Arg, To: types.Decimal, Precision: precision, Scale: scale}, nil
+	}
+	return &Cast{Arg: s, To: types.Decimal, Precision: precision, Scale: scale}, nil
+}
+
+// decimalError turns a types.DecimalError into a *sqlerr.Error with its
+// SQLSTATE.
+func decimalError(err error) error {
+	var de *types.DecimalError
+	if errors.As(err, &de) {
+		return &sqlerr.Error{Code: de.Code, Msg: de.Msg}
+	}
+	return err
 }
 
 // castTo casts arg to kind to, folding string literals at bind time.
@@ -488,6 +518,9 @@ func castTo(n ast.Node, arg Scalar, to types.Kind) (Scalar, error) {
 	}
 	if isStringLiteral(arg) {
 		return coerceLiteral(arg.(*Const), to)
+	}
+	if c, ok := arg.(*Const); ok && implicitCast(from, to) {
+		return foldCast(c, to), nil
 	}
 	return &Cast{Arg: arg, To: to}, nil
 }
@@ -523,6 +556,18 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
 			return &Const{V: types.FloatValue(f)}, nil
 		}
+	case types.Decimal:
+		d, err := types.ParseDecimal(s)
+		if err != nil {
+			return nil, decimalError(err)
+		}
+		return &Const{V: d}, nil
+	case types.Date:
+		d, err := types.ParseDate(s)
+		if err != nil {
+			return nil, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type date: '" + s + "'", Err: err}
+		}
+		return &Const{V: types.DateValue(d)}, nil
 	case types.Bool:
 		if v, ok := ParseBool(s); ok {
 			return &Const{V: types.BoolValue(v)}, nil
@@ -615,6 +660,8 @@ func applySig(f *Func, sig Sig, args []Scalar) ([]Scalar, types.Kind, error) {
 			out[i] = c
 		case a.Type() == types.Int && p == types.Float && !f.MixedNumeric:
 			out[i] = widen(a)
+		case implicitCast(a.Type(), p):
+			out[i] = implicitly(a, p)
 		default:
 			out[i] = a
 		}
@@ -632,6 +679,31 @@ func widen(a Scalar) Scalar {
 		return &Const{V: types.FloatValue(float64(c.V.I))}
 	}
 	return &Cast{Arg: a, To: types.Float}
+}
+
+// implicitly casts a to kind to (an implicitCast), folding constants.
+func implicitly(a Scalar, to types.Kind) Scalar {
+	if c, ok := a.(*Const); ok {
+		return foldCast(c, to)
+	}
+	return &Cast{Arg: a, To: to}
+}
+
+// foldCast applies an implicit cast to a constant; none of them fails
+// except a date beyond the timestamp range, which keeps its Cast (and
+// fails at run time).
+func foldCast(c *Const, to types.Kind) Scalar {
+	switch {
+	case c.V.K == types.Int && to == types.Decimal:
+		return &Const{V: types.DecimalFromInt(c.V.I)}
+	case c.V.K == types.Decimal && to == types.Float:
+		return &Const{V: types.FloatValue(types.DecimalToFloat(c.V))}
+	case c.V.K == types.Date && to == types.Timestamp:
+		if us, ok := types.DateToTimestamp(c.V.I); ok {
+			return &Const{V: types.TimestampValue(us)}
+		}
+	}
+	return &Cast{Arg: c, To: to}
 }
 
 func param(sig Sig, i int) types.Kind {
@@ -665,7 +737,9 @@ func unifyArgs(sig Sig, args []Scalar) (types.Kind, bool) {
 		case k == types.Null || k == ak:
 			k = ak
 		case isNumeric(k) && isNumeric(ak):
-			k = types.Float
+			k = unifyNumeric(k, ak)
+		case (k == types.Date && ak == types.Timestamp) || (k == types.Timestamp && ak == types.Date):
+			k = types.Timestamp
 		default:
 			return k, false
 		}
@@ -676,11 +750,22 @@ func unifyArgs(sig Sig, args []Scalar) (types.Kind, bool) {
 	return k, true
 }
 
-func isNumeric(k types.Kind) bool { return k == types.Int || k == types.Float }
+func isNumeric(k types.Kind) bool { return types.IsNumeric(k) }
+
+// unifyNumeric is the kind two different numeric kinds meet in: Float
+// when either is Float, else Decimal (Int with Decimal), as in Postgres.
+func unifyNumeric(a, b types.Kind) types.Kind {
+	if a == types.Float || b == types.Float {
+		return types.Float
+	}
+	return types.Decimal
+}
 
 // sigCost scores how well args fit sig: 0 per exact match, 1 per Int
-// widened to Float, 2 per string literal coerced to the kind of another
-// argument and 3 per literal coerced to some other kind. Like Postgres, a
+// widened to Float or Decimal and per Date taken as a Timestamp, 2 per
+// Decimal taken as a Float (so Int with Decimal stays exact) and per
+// string literal coerced to the kind of another argument, and 3 per
+// literal coerced to some other kind. Like Postgres, a
 // literal is first assumed to be of the other operand's kind, so
 // `ts - '2024-01-01'` is timestamp − timestamp.
 func sigCost(sig Sig, args []Scalar) (int, bool) {
@@ -701,6 +786,10 @@ func sigCost(sig Sig, args []Scalar) (int, bool) {
 		switch {
 		case p == AnyKind || ak == p || ak == types.Null || p == types.Null:
 		case ak == types.Int && p == types.Float:
+			cost++
+		case implicitCast(ak, p) && ak == types.Decimal:
+			cost += 2
+		case implicitCast(ak, p):
 			cost++
 		case isStringLiteral(a) && hasTypedKind(args, p):
 			cost += 2
@@ -796,6 +885,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return b.bindIf(n)
 	case "now", "current_timestamp", "localtimestamp", "sysdate":
 		return &Call{Fn: "now", T: types.Timestamp}, nil
+	case ast.DateLiteral, ast.TimestampLiteral: // DATE '2024-01-01', TIMESTAMP '...'
+		return b.bindTypedLiteral(n)
 	}
 	args, err := b.bindAll(n.Args)
 	if err != nil {
@@ -805,6 +896,20 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return nil, undefinedFunction(name)
 	}
 	return b.call(n, name, args...)
+}
+
+// bindTypedLiteral binds DATE 'text' and TIMESTAMP 'text' to constants.
+func (b *binder) bindTypedLiteral(n *ast.FuncCallExpr) (Scalar, error) {
+	to := types.Date
+	if n.FnName.L == ast.TimestampLiteral {
+		to = types.Timestamp
+	}
+	if len(n.Args) == 1 {
+		if arg, err := b.bind(n.Args[0]); err == nil && isStringLiteral(arg) {
+			return coerceLiteral(arg.(*Const), to)
+		}
+	}
+	return nil, notSupported(n, "this literal is")
 }
 
 // bindDateArith maps TiDB's DATE_ADD(ts, value, unit) (how `ts + INTERVAL
@@ -861,6 +966,8 @@ func (b *binder) IntervalLiteral(value ast.ExprNode, unit ast.TimeUnitType) (int
 		f = float64(c.V.I)
 	case types.Float:
 		f = c.V.F
+	case types.Decimal:
+		f = types.DecimalToFloat(c.V)
 	case types.String:
 		f, err = strconv.ParseFloat(strings.TrimSpace(c.V.S), 64)
 		if err != nil {

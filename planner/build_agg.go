@@ -142,12 +142,12 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	case "count":
 		call.T = types.Int
 	case "sum":
-		if k != types.Int && k != types.Float {
+		if !types.IsNumeric(k) {
 			return call, sqlerr.New(sqlerr.UndefinedFunction, "function sum(%s) does not exist", strings.ToLower(k.String()))
 		}
 		call.T = k
 	case "avg":
-		if k != types.Int && k != types.Float {
+		if !types.IsNumeric(k) {
 			return call, sqlerr.New(sqlerr.UndefinedFunction, "function avg(%s) does not exist", strings.ToLower(k.String()))
 		}
 		call.T = types.Float

@@ -51,6 +51,7 @@ type Func struct {
 var (
 	num2 = []Sig{
 		{Args: []types.Kind{types.Int, types.Int}, Result: types.Int},
+		{Args: []types.Kind{types.Decimal, types.Decimal}, Result: types.Decimal},
 		{Args: []types.Kind{types.Float, types.Float}, Result: types.Float},
 		{Args: []types.Kind{types.Int, types.Float}, Result: types.Float},
 		{Args: []types.Kind{types.Float, types.Int}, Result: types.Float},
@@ -62,6 +63,7 @@ var (
 	float1  = []Sig{{Args: []types.Kind{types.Float}, Result: types.Float}}
 	intFlt1 = []Sig{
 		{Args: []types.Kind{types.Int}, Result: types.Int},
+		{Args: []types.Kind{types.Decimal}, Result: types.Decimal},
 		{Args: []types.Kind{types.Float}, Result: types.Float},
 	}
 	trimSigs = []Sig{
@@ -78,19 +80,27 @@ func with(base []Sig, more ...Sig) []Sig {
 }
 
 // Arithmetic operators. Int op Int stays Int (`/` truncates toward zero
-// and `%` takes the dividend's sign, as in Postgres); a Float operand makes
-// the result Float. Timestamps and intervals are microseconds:
-// timestamp ± interval is a timestamp, timestamp − timestamp an interval,
-// and intervals scale by numbers. "neg" is unary minus.
+// and `%` takes the dividend's sign, as in Postgres); a Decimal operand
+// makes the result an exact Decimal (an Int is cast to it) with
+// Postgres's result scales (types/decimal.go); a Float operand makes the
+// result Float (a Decimal is cast to it). Timestamps and intervals are
+// microseconds: timestamp ± interval is a timestamp, timestamp −
+// timestamp an interval, and intervals scale by numbers. A date ± an
+// integer is a date, date − date the integer count of days between, and
+// date ± interval a timestamp (the date is cast). "neg" is unary minus.
 var arithmeticFuncs = []*Func{
 	{Name: "+", Strict: true, MixedNumeric: true, Sigs: with(num2,
 		Sig{Args: []types.Kind{types.Timestamp, types.Interval}, Result: types.Timestamp},
 		Sig{Args: []types.Kind{types.Interval, types.Timestamp}, Result: types.Timestamp},
-		Sig{Args: []types.Kind{types.Interval, types.Interval}, Result: types.Interval})},
+		Sig{Args: []types.Kind{types.Interval, types.Interval}, Result: types.Interval},
+		Sig{Args: []types.Kind{types.Date, types.Int}, Result: types.Date},
+		Sig{Args: []types.Kind{types.Int, types.Date}, Result: types.Date})},
 	{Name: "-", Strict: true, MixedNumeric: true, Sigs: with(num2,
 		Sig{Args: []types.Kind{types.Timestamp, types.Interval}, Result: types.Timestamp},
 		Sig{Args: []types.Kind{types.Timestamp, types.Timestamp}, Result: types.Interval},
-		Sig{Args: []types.Kind{types.Interval, types.Interval}, Result: types.Interval})},
+		Sig{Args: []types.Kind{types.Interval, types.Interval}, Result: types.Interval},
+		Sig{Args: []types.Kind{types.Date, types.Int}, Result: types.Date},
+		Sig{Args: []types.Kind{types.Date, types.Date}, Result: types.Int})},
 	{Name: "*", Strict: true, MixedNumeric: true, Sigs: with(num2,
 		Sig{Args: []types.Kind{types.Interval, types.Int}, Result: types.Interval},
 		Sig{Args: []types.Kind{types.Interval, types.Float}, Result: types.Interval},
@@ -174,9 +184,11 @@ var stringFuncs = []*Func{
 }
 
 // Math functions. ABS, FLOOR, CEIL, ROUND and SIGN keep an Int argument
-// Int; ROUND rounds half away from zero, ROUND(x, n) to n decimals.
+// Int and a Decimal one Decimal (FLOOR, CEIL, SIGN and ROUND(x) at scale
+// 0); ROUND rounds half away from zero, ROUND(x, n) to n decimals, and a
+// Decimal (or Int) ROUND(x, n) has scale n, as in Postgres.
 // POWER, SQRT, LN, LOG (base 10, or LOG(b, x)), LOG10 and EXP work on
-// doubles; a domain error (sqrt of a negative, log of zero) is a runtime
+// doubles (a Decimal argument is cast); a domain error (sqrt of a negative, log of zero) is a runtime
 // error, i.e. NULL and a counted evaluation error in a running query.
 var mathFuncs = []*Func{
 	{Name: "abs", Strict: true, Sigs: intFlt1},
@@ -184,6 +196,7 @@ var mathFuncs = []*Func{
 	{Name: "ceil", Strict: true, Sigs: intFlt1},
 	{Name: "sign", Strict: true, Sigs: intFlt1},
 	{Name: "round", Strict: true, Sigs: with(intFlt1,
+		Sig{Args: []types.Kind{types.Decimal, types.Int}, Result: types.Decimal},
 		Sig{Args: []types.Kind{types.Float, types.Int}, Result: types.Float})},
 	{Name: "power", Strict: true, Sigs: sigs(Sig{Args: []types.Kind{types.Float, types.Float}, Result: types.Float})},
 	{Name: "sqrt", Strict: true, Sigs: float1},
@@ -311,19 +324,37 @@ func NormalizeUnit(u string) string {
 
 // CanCast reports whether a value of kind from can be cast to kind to.
 // Every kind casts to and from VARCHAR; numbers cast to each other (Float
-// to Int rounds half away from zero) and to and from BOOLEAN; NULL casts
-// to anything. Timestamps and intervals cast only to themselves and text.
+// and Decimal to Int round half away from zero, Float to Decimal goes
+// through 15 significant digits as in Postgres); Int casts to and from
+// BOOLEAN; NULL casts to anything. Timestamps and dates cast to each
+// other (a timestamp's date is its day); intervals cast only to
+// themselves and text.
 func CanCast(from, to types.Kind) bool {
 	if from == to || from == types.Null || from == types.String || to == types.String {
 		return true
 	}
 	switch from {
 	case types.Int:
-		return to == types.Float || to == types.Bool
+		return to == types.Float || to == types.Decimal || to == types.Bool
 	case types.Float:
-		return to == types.Int
+		return to == types.Int || to == types.Decimal
+	case types.Decimal:
+		return to == types.Int || to == types.Float
 	case types.Bool:
 		return to == types.Int
+	case types.Timestamp:
+		return to == types.Date
+	case types.Date:
+		return to == types.Timestamp
 	}
 	return false
+}
+
+// implicitCast reports whether the binder converts an argument of kind
+// from where kind to is wanted, as Postgres's implicit casts do: BIGINT
+// to DECIMAL, DECIMAL to DOUBLE and DATE to TIMESTAMP. (BIGINT to DOUBLE
+// is widen's.)
+func implicitCast(from, to types.Kind) bool {
+	return (from == types.Int && to == types.Decimal) || (from == types.Decimal && to == types.Float) ||
+		(from == types.Date && to == types.Timestamp)
 }

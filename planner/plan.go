@@ -217,8 +217,16 @@ func (n *Filter) Schema() types.Schema { return n.Input.Schema() }
 // Schema implements Node.
 func (n *Project) Schema() types.Schema {
 	s := make(types.Schema, len(n.Exprs))
+	var in types.Schema
 	for i, e := range n.Exprs {
 		s[i] = types.Column{Name: n.Names[i], Type: e.Type()}
+		if s[i].Type != types.Decimal {
+			continue
+		}
+		if _, ok := e.(*ColRef); ok && in == nil {
+			in = n.Input.Schema()
+		}
+		s[i].Precision, s[i].Scale = TypeMod(e, in)
 	}
 	return s
 }
@@ -233,7 +241,7 @@ func (n *WindowAssign) Schema() types.Schema {
 func aggSchema(in types.Schema, groups []int, window bool, aggs []AggCall, names []string) types.Schema {
 	var out types.Schema
 	for _, g := range groups {
-		out = append(out, types.Column{Name: in[g].Name, Type: in[g].Type})
+		out = append(out, in[g])
 	}
 	if window {
 		out = append(out, types.Column{Name: "window_start", Type: types.Timestamp}, types.Column{Name: "window_end", Type: types.Timestamp})

@@ -51,10 +51,13 @@ type Case struct {
 	T       types.Kind
 }
 
-// Cast converts Arg to kind To.
+// Cast converts Arg to kind To. A cast to DECIMAL(p, s) has Precision p
+// and Scale s (the value is rounded to s and must fit p); Precision 0 is
+// a cast to unconstrained DECIMAL.
 type Cast struct {
-	Arg Scalar
-	To  types.Kind
+	Arg              Scalar
+	To               types.Kind
+	Precision, Scale int
 }
 
 func (*ColRef) scalar() {}
@@ -91,6 +94,8 @@ func (c *Const) String() string {
 	switch c.V.K {
 	case types.String, types.Timestamp:
 		return "'" + c.V.String() + "'"
+	case types.Date:
+		return "DATE '" + c.V.String() + "'"
 	case types.Interval:
 		return "INTERVAL '" + c.V.String() + "'"
 	}
@@ -135,7 +140,24 @@ func (c *Case) String() string {
 }
 
 // String implements Scalar.
-func (c *Cast) String() string { return "CAST(" + c.Arg.String() + " AS " + c.To.String() + ")" }
+func (c *Cast) String() string {
+	return "CAST(" + c.Arg.String() + " AS " + types.Column{Type: c.To, Precision: c.Precision, Scale: c.Scale}.TypeName() + ")"
+}
+
+// TypeMod returns the DECIMAL precision and scale s declares for its
+// value when in is its input schema: a column's own, or a cast's (0, 0:
+// none).
+func TypeMod(s Scalar, in types.Schema) (precision, scale int) {
+	switch e := s.(type) {
+	case *ColRef:
+		if e.Index >= 0 && e.Index < len(in) && in[e.Index].Type == e.T {
+			return in[e.Index].Precision, in[e.Index].Scale
+		}
+	case *Cast:
+		return e.Precision, e.Scale
+	}
+	return 0, 0
+}
 
 // ColumnsUsed adds to set every input column index s reads.
 func ColumnsUsed(s Scalar, set map[int]bool) {
@@ -192,7 +214,7 @@ func MapColRefs(s Scalar, fn func(*ColRef) Scalar) Scalar {
 		}
 		return &c
 	case *Cast:
-		return &Cast{Arg: MapColRefs(e.Arg, fn), To: e.To}
+		return &Cast{Arg: MapColRefs(e.Arg, fn), To: e.To, Precision: e.Precision, Scale: e.Scale}
 	}
 	return s
 }

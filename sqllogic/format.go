@@ -13,9 +13,10 @@ import (
 )
 
 // formatValue renders v as the result text for column type letter t:
-// NULL is "NULL"; I prints an Int as is and truncates a Float; R prints
-// an Int or Float with three decimals; T, B and every other combination
-// print the Postgres text form. An empty text is "(empty)" and control
+// NULL is "NULL"; I prints an Int as is and truncates a Float or Decimal;
+// R prints an Int, Float or Decimal with three decimals (a Decimal
+// rounded exactly, half away from zero); T, B and every other combination
+// print the Postgres text form (a Decimal with its own scale). An empty text is "(empty)" and control
 // characters become '@' so each row stays on one line.
 func formatValue(v types.Value, t byte) string {
 	if v.IsNull() {
@@ -25,6 +26,10 @@ func formatValue(v types.Value, t byte) string {
 	switch {
 	case t == 'I' && v.K == types.Float && !isNonFinite(v.F):
 		s = strconv.FormatInt(int64(v.F), 10)
+	case t == 'I' && v.K == types.Decimal:
+		s = decimalText(v, 0)
+	case t == 'R' && v.K == types.Decimal:
+		s = decimalText(v, 3)
 	case t == 'R' && (v.K == types.Int || v.K == types.Float) && !isNonFinite(v.AsFloat()):
 		s = fmt.Sprintf("%.3f", v.AsFloat())
 	default:
@@ -39,6 +44,24 @@ func formatValue(v types.Value, t byte) string {
 		}
 		return r
 	}, s)
+}
+
+// decimalText prints a Decimal truncated (scale 0) or rounded (scale 3)
+// to scale digits.
+func decimalText(v types.Value, scale int) string {
+	if scale == 0 {
+		if types.Compare(v, types.DecimalFromInt(0)) < 0 {
+			r, _ := types.DecimalCeil(v)
+			return r.String()
+		}
+		r, _ := types.DecimalFloor(v)
+		return r.String()
+	}
+	r, err := types.DecimalRound(v, scale)
+	if err != nil {
+		return v.String()
+	}
+	return r.String()
 }
 
 func isNonFinite(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }

@@ -217,3 +217,16 @@ func TestDate(t *testing.T) {
 		t.Error("month 13 parsed")
 	}
 }
+
+// TestFormatFloatAsPostgres checks float8 output against Postgres 16's.
+func TestFormatFloatAsPostgres(t *testing.T) {
+	for f, want := range map[float64]string{
+		0.30000000000000004: "0.30000000000000004", 66666666.656666666: "66666666.656666666", 1e15: "1e+15",
+		123456789012345: "123456789012345", 0.0001: "0.0001", 0.00001: "1e-05", 1234567: "1234567",
+		-2.5: "-2.5", 0: "0", 1.5e300: "1.5e+300",
+	} {
+		if got := FormatFloat(f); got != want {
+			t.Errorf("FormatFloat(%v) = %s, want %s", f, got, want)
+		}
+	}
+}

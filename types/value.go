@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Kind is the SQL type of a value or column.
@@ -223,7 +224,10 @@ func (v Value) String() string {
 	return "?"
 }
 
-// FormatFloat prints a float the way Postgres does for double precision.
+// FormatFloat prints a float the way Postgres does for double precision:
+// the shortest digits that read back exactly, in exponent form when the
+// decimal exponent is below -4 or at least 15 (1e+15, 1.5e-05), plain
+// otherwise (66666666.656666666).
 func FormatFloat(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
@@ -233,5 +237,10 @@ func FormatFloat(f float64) string {
 	case math.IsNaN(f):
 		return "NaN"
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	exp, _ := strconv.Atoi(s[strings.LastIndexByte(s, 'e')+1:])
+	if exp < -4 || exp >= 15 {
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }

@@ -1,0 +1,269 @@
+package exec
+
+// This file holds DECIMAL and DATE evaluation: exact decimal arithmetic
+// (types/decimal.go has the rules), the casts to and from both, and date
+// arithmetic.
+
+import (
+	"errors"
+	"math"
+
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Preallocated decimal and date errors.
+var (
+	errDecOverflow = sqlerr.New(codeOutOfRange, "value overflows numeric format")
+	errDateRange   = sqlerr.New(codeTimestampRange, "date out of range")
+)
+
+// decErr turns a types.DecimalError into a *sqlerr.Error with its
+// SQLSTATE (the common ones preallocated).
+func decErr(err error) *sqlerr.Error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, types.ErrDecimalOverflow):
+		return errDecOverflow
+	case errors.Is(err, types.ErrDecimalDivZero):
+		return errDivZero
+	}
+	var de *types.DecimalError
+	if errors.As(err, &de) {
+		return sqlerr.New(de.Code, "%s", de.Msg)
+	}
+	return sqlerr.New(sqlerr.DataException, "%s", err.Error())
+}
+
+// asDec reads an Int or Decimal value as a Decimal.
+func asDec(v types.Value) types.Value {
+	if v.K == types.Int {
+		return types.DecimalFromInt(v.I)
+	}
+	return v
+}
+
+// decimalOps are the binary operators on Decimals.
+var decimalOps = map[string]func(a, b types.Value) (types.Value, error){
+	"+": types.DecimalAdd, "-": types.DecimalSub, "*": types.DecimalMul,
+	"/": types.DecimalDiv, "%": types.DecimalMod,
+}
+
+// compileDecimalArith evaluates + - * / % and unary minus on Decimals.
+func (c *compiler) compileDecimalArith(e *planner.Call) (Evaluator, error) {
+	if ev := decimalConstCol(e, c.errs); ev != nil {
+		return ev, nil
+	}
+	args, err := c.compileAll(e.Args)
+	if err != nil {
+		return nil, err
+	}
+	errs := c.errs
+	if e.Fn == "neg" {
+		x := args[0]
+		return func(r types.Row) types.Value {
+			v := x(r)
+			if v.K == types.Null {
+				return v
+			}
+			return types.DecimalNeg(asDec(v))
+		}, nil
+	}
+	op := decimalOps[e.Fn]
+	l, rr := args[0], args[1]
+	return func(r types.Row) types.Value {
+		a := l(r)
+		if a.K == types.Null {
+			return a
+		}
+		b := rr(r)
+		if b.K == types.Null {
+			return b
+		}
+		v, err := op(asDec(a), asDec(b))
+		if err != nil {
+			errs.record(decErr(err))
+			return types.NullValue
+		}
+		return v
+	}, nil
+}
+
+// decimalConstCol specialises `decimal constant * BIGINT column` (Nexmark
+// q1's `0.908 * price`, where the binder casts price to DECIMAL) into one
+// closure on the int64 fast path; an overflow falls back to the general
+// multiplication.
+func decimalConstCol(e *planner.Call, errs *EvalErrors) Evaluator {
+	if e.Fn != "*" || len(e.Args) != 2 {
+		return nil
+	}
+	k, ok := e.Args[0].(*planner.Const)
+	x := e.Args[1]
+	if !ok {
+		k, ok = e.Args[1].(*planner.Const)
+		x = e.Args[0]
+	}
+	cast, isCast := x.(*planner.Cast)
+	if !ok || !isCast || k.V.K != types.Decimal || k.V.S != "" || cast.Precision != 0 {
+		return nil
+	}
+	col, isCol := cast.Arg.(*planner.ColRef)
+	if !isCol || col.T != types.Int {
+		return nil
+	}
+	i, kv := col.Index, k.V
+	return func(r types.Row) types.Value {
+		if uint(i) >= uint(len(r)) || r[i].K == types.Null {
+			return types.NullValue
+		}
+		p := kv.I * r[i].I
+		if kv.I == 0 || (p/kv.I == r[i].I && !(kv.I == -1 && r[i].I == math.MinInt64)) {
+			return types.DecimalValue(p, int(kv.Scale))
+		}
+		v, err := types.DecimalMul(kv, types.DecimalFromInt(r[i].I))
+		if err != nil {
+			errs.record(decErr(err))
+			return types.NullValue
+		}
+		return v
+	}
+}
+
+// compileDecimalFit evaluates CAST(x AS DECIMAL(p, s)): convert, round
+// to s, refuse values beyond p (22003).
+func (c *compiler) compileDecimalFit(e *planner.Cast) (Evaluator, error) {
+	x, err := c.compile(e.Arg)
+	if err != nil {
+		return nil, err
+	}
+	p, s, errs := e.Precision, e.Scale, c.errs
+	return func(r types.Row) types.Value {
+		v, cerr := castValue(x(r), types.Decimal)
+		if cerr == nil && v.K != types.Null {
+			var err error
+			if v, err = types.DecimalFit(v, p, s); err != nil {
+				cerr = decErr(err)
+			}
+		}
+		if cerr != nil {
+			errs.record(cerr)
+			return types.NullValue
+		}
+		return v
+	}, nil
+}
+
+// castNumber converts between BIGINT, DOUBLE and DECIMAL and from text to
+// DECIMAL; ok is false for other conversions. DECIMAL to BIGINT rounds
+// half away from zero; DOUBLE to DECIMAL goes through 15 significant
+// digits, as Postgres's float8 to numeric.
+func castNumber(v types.Value, to types.Kind) (types.Value, bool, *sqlerr.Error) {
+	var out types.Value
+	var err error
+	switch {
+	case to == types.Decimal && v.K == types.Int:
+		out = types.DecimalFromInt(v.I)
+	case to == types.Decimal && v.K == types.Float:
+		out, err = types.DecimalFromFloat(v.F)
+	case to == types.Decimal && v.K == types.String:
+		out, err = types.ParseDecimal(v.S)
+	case to == types.Int && v.K == types.Decimal:
+		var i int64
+		i, err = types.DecimalToInt(v)
+		out = types.IntValue(i)
+	case to == types.Float && v.K == types.Decimal:
+		out = types.FloatValue(types.DecimalToFloat(v))
+	default:
+		return v, false, nil
+	}
+	if err != nil {
+		return types.NullValue, true, decErr(err)
+	}
+	return out, true, nil
+}
+
+// castTime converts between TIMESTAMP and DATE (a timestamp's date is its
+// day) and from text to DATE; ok is false for other conversions.
+func castTime(v types.Value, to types.Kind) (types.Value, bool, *sqlerr.Error) {
+	switch {
+	case to == types.Date && v.K == types.Timestamp:
+		return types.DateValue(types.TimestampToDate(v.I)), true, nil
+	case to == types.Date && v.K == types.String:
+		d, err := types.ParseDate(v.S)
+		if err != nil {
+			return types.NullValue, true, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type date: '" + v.S + "'", Err: err}
+		}
+		return types.DateValue(d), true, nil
+	case to == types.Timestamp && v.K == types.Date:
+		us, ok := types.DateToTimestamp(v.I)
+		if !ok {
+			return types.NullValue, true, errTSRange
+		}
+		return types.TimestampValue(us), true, nil
+	}
+	return v, false, nil
+}
+
+// compileDateArith evaluates date ± integer (a date) and date − date (the
+// integer days between).
+func (c *compiler) compileDateArith(e *planner.Call) (Evaluator, error) {
+	args, err := c.compileAll(e.Args)
+	if err != nil {
+		return nil, err
+	}
+	l, rr, out, errs := args[0], args[1], e.T, c.errs
+	op := e.Fn[0]
+	return func(r types.Row) types.Value {
+		a := l(r)
+		if a.K == types.Null {
+			return a
+		}
+		b := rr(r)
+		if b.K == types.Null {
+			return b
+		}
+		x, ok := intOp(op, a.I, b.I, errs)
+		if !ok {
+			return types.NullValue
+		}
+		if out == types.Date && (x > maxDateDays || x < -maxDateDays) {
+			errs.record(errDateRange)
+			return types.NullValue
+		}
+		return types.Value{K: out, I: x}
+	}, nil
+}
+
+// maxDateDays bounds a date's days so it still converts to a timestamp.
+const maxDateDays = math.MaxInt64 / types.Day
+
+// isDateArith reports whether e is arithmetic on a date operand.
+func isDateArith(e *planner.Call) bool {
+	for _, a := range e.Args {
+		if a.Type() == types.Date {
+			return true
+		}
+	}
+	return false
+}
+
+// decimal1 is the Decimal form of the one-argument math functions.
+var decimal1 = map[string]func(types.Value) (types.Value, error){
+	"abs":   func(v types.Value) (types.Value, error) { return types.DecimalAbs(v), nil },
+	"floor": types.DecimalFloor,
+	"ceil":  types.DecimalCeil,
+	"round": func(v types.Value) (types.Value, error) { return types.DecimalRound(v, 0) },
+	"sign": func(v types.Value) (types.Value, error) {
+		return types.DecimalFromInt(int64(types.Compare(v, types.DecimalFromInt(0)))), nil
+	},
+}
+
+// decimalRound2 is ROUND(decimal, n): n digits after the point (before
+// it when negative), at scale max(n, 0).
+func decimalRound2(a, b types.Value) (types.Value, *sqlerr.Error) {
+	n := max(min(b.I, types.MaxRoundScale), -types.MaxRoundScale)
+	v, err := types.DecimalRound(a, int(n))
+	return v, decErr(err)
+}
