@@ -8,11 +8,16 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
+// changesVersion is the layout version EncodeChanges writes. Version 2
+// added DECIMAL and DATE values; DecodeChanges still reads version 1
+// (staged by an older build), which holds only the older kinds.
+const changesVersion = 2
+
 // EncodeChanges serialises changes for a sink's staged bytes (see
 // Recoverer). The layout starts with a version byte.
 func EncodeChanges(changes []Change) []byte {
 	b := make([]byte, 0, 64+len(changes)*32)
-	b = append(b, 1)
+	b = append(b, changesVersion)
 	b = binary.AppendUvarint(b, uint64(len(changes)))
 	for _, c := range changes {
 		b = append(b, byte(c.Op))
@@ -26,6 +31,8 @@ func EncodeChanges(changes []Change) []byte {
 			case types.String:
 				b = binary.AppendUvarint(b, uint64(len(v.S)))
 				b = append(b, v.S...)
+			case types.Decimal:
+				b = types.AppendDecimalBytes(b, v)
 			default:
 				b = binary.AppendVarint(b, v.I)
 			}
@@ -41,7 +48,8 @@ func DecodeChanges(b []byte) ([]Change, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	if b[0] != 1 {
+	version := b[0]
+	if version != 1 && version != changesVersion {
 		return nil, errBadChanges
 	}
 	b = b[1:]
@@ -83,13 +91,27 @@ func DecodeChanges(b []byte) ([]Change, error) {
 				}
 				row[j] = types.StringValue(string(b[k : k+int(l)]))
 				b = b[k+int(l):]
-			default:
+			case types.Decimal:
+				if version == 1 {
+					return nil, errBadChanges
+				}
+				v, rest, err := types.DecodeDecimalBytes(b)
+				if err != nil {
+					return nil, errBadChanges
+				}
+				row[j], b = v, rest
+			case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date:
+				if version == 1 && kind == types.Date {
+					return nil, errBadChanges
+				}
 				v, k := binary.Varint(b)
 				if k <= 0 {
 					return nil, errBadChanges
 				}
 				row[j] = types.Value{K: kind, I: v}
 				b = b[k:]
+			default:
+				return nil, errBadChanges
 			}
 		}
 		out = append(out, Change{Op: op, Row: row})
@@ -161,6 +183,8 @@ func appendRowKey(b []byte, row types.Row, key []int) []byte {
 func appendKey(b []byte, v types.Value) []byte {
 	b = append(b, byte(v.K))
 	switch v.K {
+	case types.Decimal: // equal numbers of any scale are one key
+		return types.AppendDecimalBytes(b, types.DecimalNormalize(v))
 	case types.Float:
 		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
 	case types.String:

@@ -3,6 +3,7 @@ package types
 import (
 	"encoding/binary"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -96,4 +97,51 @@ func ParseNumericBinary(b []byte) (Value, error) {
 		return NullValue, err
 	}
 	return DecimalRound(v, dscale)
+}
+
+// AppendDecimalBytes appends a Decimal's compact binary form, which the
+// state and staged-changes codecs use: uvarint(scale<<1 | large), then
+// the int64 coefficient as a varint, or a large one as its base-10 text
+// (uvarint length first).
+func AppendDecimalBytes(dst []byte, v Value) []byte {
+	if v.S == "" {
+		dst = binary.AppendUvarint(dst, uint64(v.Scale)<<1)
+		return binary.AppendVarint(dst, v.I)
+	}
+	dst = binary.AppendUvarint(dst, uint64(v.Scale)<<1|1)
+	dst = binary.AppendUvarint(dst, uint64(len(v.S)))
+	return append(dst, v.S...)
+}
+
+// DecodeDecimalBytes reads what AppendDecimalBytes wrote and returns the
+// rest of b. It refuses a non-canonical value (a large coefficient that
+// fits an int64, or text that is not a plain integer).
+func DecodeDecimalBytes(b []byte) (Value, []byte, error) {
+	h, k := binary.Uvarint(b)
+	if k <= 0 || h>>1 > maxDecimalScale {
+		return NullValue, nil, fmt.Errorf("bad decimal scale")
+	}
+	b = b[k:]
+	scale := int(h >> 1)
+	if h&1 == 0 {
+		x, k := binary.Varint(b)
+		if k <= 0 {
+			return NullValue, nil, fmt.Errorf("bad decimal")
+		}
+		return DecimalValue(x, scale), b[k:], nil
+	}
+	l, k := binary.Uvarint(b)
+	if k <= 0 || l > uint64(len(b)-k) {
+		return NullValue, nil, fmt.Errorf("bad decimal length")
+	}
+	text := string(b[k : k+int(l)])
+	c, ok := new(big.Int).SetString(text, 10)
+	if !ok || c.IsInt64() || c.String() != text {
+		return NullValue, nil, fmt.Errorf("bad decimal coefficient")
+	}
+	v, err := decimalFromBig(c, scale)
+	if err != nil {
+		return NullValue, nil, err
+	}
+	return v, b[k+int(l):], nil
 }

@@ -23,6 +23,10 @@
 //	           milliseconds (a number, or a string of digits)
 //	INTERVAL   '10 seconds', '00:00:10', '1 day 00:00:10', or integer
 //	           microseconds
+//	DECIMAL    any number, or a string holding one ("0.10", "1.5e3"), read
+//	           exactly from its text and fitted to the column's (p, s):
+//	           0.2 is 0.20 in a DECIMAL(12,2); a value beyond p is an error
+//	DATE       'YYYY-MM-DD' (or timestamp text, whose day it takes)
 //
 // Flat objects are decoded by a single pass over the bytes; records with
 // escaped keys, nested values for VARCHAR columns or bad syntax take the
@@ -51,6 +55,7 @@
 // AppendJSON appends a row as a JSON object with the column names as keys;
 // AppendJSONCols does the same for a subset of columns (a sink's key).
 // Timestamps are written as 'YYYY-MM-DD HH:MM:SS[.ffffff]' strings,
-// intervals as their text, non-finite doubles as the strings "NaN",
+// dates as 'YYYY-MM-DD' strings, decimals as JSON numbers with every digit
+// of their scale (0.30), intervals as their text, non-finite doubles as the strings "NaN",
 // "+Inf", "-Inf"; everything written decodes back to the same values.
 package format

@@ -166,6 +166,8 @@ func jsonValue(col types.Column, v *fastjson.Value) (types.Value, error) {
 			if n, err := v.Int64(); err == nil {
 				return types.IntervalValue(n), nil
 			}
+		case types.Decimal: // the number's text, exactly
+			return parseDecimal(col, v.MarshalTo(nil), "number")
 		}
 		return types.Value{}, typeError(col, "number", v.MarshalTo(nil))
 	case fastjson.TypeTrue, fastjson.TypeFalse:
@@ -232,6 +234,10 @@ func appendJSONValue(dst []byte, v types.Value) []byte {
 		return append(appendTimestamp(dst, v.I), '"')
 	case types.Interval:
 		return appendJSONString(dst, types.FormatInterval(v.I))
+	case types.Decimal: // a JSON number, every digit kept
+		return types.AppendDecimal(dst, v)
+	case types.Date:
+		return appendJSONString(dst, types.FormatDate(v.I))
 	}
 	return append(dst, "null"...)
 }

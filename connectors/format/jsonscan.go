@@ -172,6 +172,8 @@ func (d *JSONDecoder) number(col int, raw []byte) (types.Value, error) {
 		if n, ok := parseInt(raw); ok {
 			return types.IntervalValue(n), nil
 		}
+	case types.Decimal:
+		return parseDecimal(c, raw, "number")
 	case types.String:
 		d.dropSpan(col)
 		d.setSpan(col, d.appendStr(raw))

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -39,6 +40,12 @@ func parseText(col types.Column, b []byte, got string) (types.Value, error) {
 	case types.Interval:
 		if us, ok := parseInterval(string(b)); ok {
 			return types.IntervalValue(us), nil
+		}
+	case types.Decimal:
+		return parseDecimal(col, b, got)
+	case types.Date:
+		if d, err := types.ParseDate(string(b)); err == nil {
+			return types.DateValue(d), nil
 		}
 	case types.Null:
 		return types.NullValue, nil
@@ -216,4 +223,19 @@ func ParseText(col types.Column, b []byte) (types.Value, error) {
 		return types.StringValue(string(b)), nil
 	}
 	return parseText(col, b, "text")
+}
+
+// parseDecimal reads numeric text (a JSON number or a string, a CSV
+// field) into a DECIMAL column, fitted to its (p, s): 0.2 is 0.20 in a
+// DECIMAL(12,2). Text that is not a number, or a value beyond p, is a
+// decode error (a dead letter), never a rounded or truncated row.
+func parseDecimal(col types.Column, b []byte, got string) (types.Value, error) {
+	v, err := types.ParseDecimal(string(b))
+	if err != nil {
+		return types.Value{}, typeError(col, got, b)
+	}
+	if v, err = types.DecimalFit(v, col.Precision, col.Scale); err != nil {
+		return types.Value{}, fmt.Errorf("column %q: %w", col.Name, err)
+	}
+	return v, nil
 }

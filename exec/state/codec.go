@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -46,55 +45,11 @@ func appendValue(dst []byte, v types.Value) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(v.S)))
 		dst = append(dst, v.S...)
 	case types.Decimal:
-		dst = appendDecimal(dst, v)
+		dst = types.AppendDecimalBytes(dst, v)
 	default:
 		dst = binary.AppendVarint(dst, v.I)
 	}
 	return dst
-}
-
-// appendDecimal encodes a Decimal as uvarint(scale<<1 | big), then the
-// int64 coefficient as a varint, or a large one as its base-10 text.
-func appendDecimal(dst []byte, v types.Value) []byte {
-	if v.S == "" {
-		dst = binary.AppendUvarint(dst, uint64(v.Scale)<<1)
-		return binary.AppendVarint(dst, v.I)
-	}
-	dst = binary.AppendUvarint(dst, uint64(v.Scale)<<1|1)
-	dst = binary.AppendUvarint(dst, uint64(len(v.S)))
-	return append(dst, v.S...)
-}
-
-// decodeDecimal reads what appendDecimal wrote, checking that the value
-// is canonical (a large coefficient that is a valid number beyond int64).
-func decodeDecimal(b []byte) (types.Value, []byte, error) {
-	h, k := binary.Uvarint(b)
-	if k <= 0 || h>>1 > math.MaxUint16 {
-		return types.NullValue, nil, fmt.Errorf("decode row: bad decimal scale")
-	}
-	b = b[k:]
-	scale := int(h >> 1)
-	if h&1 == 0 {
-		x, k := binary.Varint(b)
-		if k <= 0 {
-			return types.NullValue, nil, fmt.Errorf("decode row: bad decimal")
-		}
-		return types.DecimalValue(x, scale), b[k:], nil
-	}
-	l, k := binary.Uvarint(b)
-	if k <= 0 || l > uint64(len(b)-k) {
-		return types.NullValue, nil, fmt.Errorf("decode row: bad decimal length")
-	}
-	text := string(b[k : k+int(l)])
-	c, ok := new(big.Int).SetString(text, 10)
-	if !ok || c.IsInt64() || c.String() != text {
-		return types.NullValue, nil, fmt.Errorf("decode row: bad decimal coefficient")
-	}
-	v, err := types.DecimalFromBig(c, scale)
-	if err != nil {
-		return types.NullValue, nil, fmt.Errorf("decode row: %w", err)
-	}
-	return v, b[k+int(l):], nil
 }
 
 // DecodeRow decodes one row encoded by AppendRow and returns the rest.
@@ -128,9 +83,9 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 			r[i].S = string(b[k : k+int(l)])
 			b = b[k+int(l):]
 		case types.Decimal:
-			v, rest, err := decodeDecimal(b)
+			v, rest, err := types.DecodeDecimalBytes(b)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, fmt.Errorf("decode row: %w", err)
 			}
 			r[i], b = v, rest
 		case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date:
