@@ -14,7 +14,7 @@ func (s *session) catalogAnswer(sql string, params []*string) (*result, bool, er
 	for _, o := range infos {
 		po := pgcatalog.Object{Name: o.Name, Kind: o.Kind.String(), Key: o.Key, Definition: o.SQL, Options: o.Options}
 		for _, c := range o.Columns {
-			po.Columns = append(po.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type})
+			po.Columns = append(po.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type, Precision: c.Precision, Scale: c.Scale})
 		}
 		objs = append(objs, po)
 	}

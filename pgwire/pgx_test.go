@@ -3,11 +3,13 @@ package pgwire
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 var execModes = []struct {
@@ -320,5 +322,68 @@ func TestSemanticErrorPosition(t *testing.T) {
 	code, pe := pgCode(err)
 	if code != "42703" || pe.Position != 11 {
 		t.Fatalf("unknown column: %v (position %d), want 42703 at 11", err, pe.Position)
+	}
+}
+
+// TestPgxNumericAndDate reads DECIMAL and DATE columns with pgx in every
+// query mode (binary results in the extended modes, text in simple mode
+// and when asked), sends them as parameters, and checks that sums stay
+// exact at the column's scale and that overflow is 22003.
+func TestPgxNumericAndDate(t *testing.T) {
+	addr, _ := startServer(t)
+	ctx := context.Background()
+	for i, m := range execModes {
+		t.Run(m.name, func(t *testing.T) {
+			c := connect(t, addr, m.mode)
+			src, view, sums := fmt.Sprintf("n%d", i), fmt.Sprintf("nv%d", i), fmt.Sprintf("ns%d", i)
+			mustExec(t, c,
+				"CREATE SOURCE "+src+" (k BIGINT, amount DECIMAL(12,2), d DATE) WITH (connector = 'memory')",
+				"CREATE MATERIALIZED VIEW "+view+" AS SELECT k, amount, d, CAST(amount AS DOUBLE) AS f FROM "+src,
+				"SET strict = off",
+				"CREATE MATERIALIZED VIEW "+sums+" AS SELECT d, sum(amount) AS total FROM "+src+" GROUP BY d")
+			day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+			if _, err := c.Exec(ctx, "INSERT INTO "+src+" VALUES (1, 0.1, '2024-01-01'), (2, 0.2, $1)", day); err != nil {
+				t.Fatalf("insert: %v", err)
+			}
+			amount := pgtype.Numeric{Int: big.NewInt(1), Exp: 0, Valid: true}
+			if _, err := c.Exec(ctx, "INSERT INTO "+src+" VALUES ($1, $2, $3)", int64(3), amount, day.AddDate(0, 0, 1)); err != nil {
+				t.Fatalf("insert numeric parameter: %v", err)
+			}
+			mustExec(t, c, "FLUSH")
+
+			for _, formats := range []pgx.QueryResultFormats{nil, {pgx.TextFormatCode}, {pgx.BinaryFormatCode}} {
+				var total pgtype.Numeric
+				var d time.Time
+				args := []any{day}
+				if formats != nil {
+					args = append([]any{formats}, args...)
+				}
+				if err := c.QueryRow(ctx, "SELECT total, d FROM "+sums+" WHERE d = $1", args...).Scan(&total, &d); err != nil {
+					t.Fatalf("formats %v: %v", formats, err)
+				}
+				if v, _ := total.Value(); v != "0.30" || !d.Equal(day) {
+					t.Fatalf("formats %v: sum %v on %v, want 0.30 on %v", formats, v, d, day)
+				}
+			}
+			var s, ds string
+			if err := c.QueryRow(ctx, "SELECT CAST(amount AS VARCHAR), CAST(d AS VARCHAR) FROM "+view+" WHERE k = 3").Scan(&s, &ds); err != nil {
+				t.Fatal(err)
+			}
+			if s != "1.00" || ds != "2024-01-02" {
+				t.Fatalf("as text: %q %q", s, ds)
+			}
+			var f float64
+			var a pgtype.Numeric
+			if err := c.QueryRow(ctx, "SELECT amount, f FROM "+view+" WHERE amount = $1", pgtype.Numeric{Int: big.NewInt(20), Exp: -2, Valid: true}).Scan(&a, &f); err != nil {
+				t.Fatalf("numeric parameter in WHERE: %v", err)
+			}
+			if v, _ := a.Value(); v != "0.20" || f != 0.2 {
+				t.Fatalf("got %v %v", v, f)
+			}
+			_, err := c.Exec(ctx, "INSERT INTO "+src+" VALUES (4, 12345678901, NULL)")
+			if code, _ := pgCode(err); code != "22003" {
+				t.Fatalf("overflow: %v, want SQLSTATE 22003", err)
+			}
+		})
 	}
 }

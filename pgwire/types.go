@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +31,7 @@ const (
 	oidTimestampTZ uint32 = 1184
 	oidInterval    uint32 = 1186
 	oidNumeric     uint32 = 1700
+	oidDate        uint32 = 1082
 )
 
 // kindOf maps a parameter type OID to the engine kind its value becomes
@@ -42,8 +42,12 @@ func kindOf(oid uint32) types.Kind {
 		return types.Bool
 	case oidInt2, oidInt4, oidInt8, oidOid:
 		return types.Int
-	case oidFloat4, oidFloat8, oidNumeric:
+	case oidFloat4, oidFloat8:
 		return types.Float
+	case oidNumeric:
+		return types.Decimal
+	case oidDate:
+		return types.Date
 	case oidTimestamp, oidTimestampTZ:
 		return types.Timestamp
 	case oidInterval:
@@ -61,7 +65,7 @@ func typeSize(oid uint32) int16 {
 		return 1
 	case oidInt2:
 		return 2
-	case oidInt4, oidOid, oidFloat4:
+	case oidInt4, oidOid, oidFloat4, oidDate:
 		return 4
 	case oidInt8, oidFloat8, oidTimestamp, oidTimestampTZ:
 		return 8
@@ -78,15 +82,18 @@ func typeSize(oid uint32) int16 {
 func binaryOK(oid uint32) bool {
 	switch oid {
 	case oidBool, oidChar, oidName, oidInt8, oidInt2, oidInt4, oidText, oidOid, oidFloat4, oidFloat8,
-		oidVarchar, oidTimestamp, oidTimestampTZ, oidInterval:
+		oidVarchar, oidTimestamp, oidTimestampTZ, oidInterval, oidNumeric, oidDate:
 		return true
 	}
 	return false
 }
 
 // pgEpoch is 2000-01-01 in microseconds since 1970: binary timestamps
-// count from there.
-const pgEpoch int64 = 946684800 * 1_000_000
+// count from there, binary dates from pgEpochDays.
+const (
+	pgEpoch     int64 = 946684800 * 1_000_000
+	pgEpochDays int64 = 10957
+)
 
 // appendText appends v in Postgres text format for a column of type oid.
 func appendText(dst []byte, oid uint32, v types.Value) []byte {
@@ -110,6 +117,8 @@ func appendText(dst []byte, oid uint32, v types.Value) []byte {
 		return dst
 	case types.Interval:
 		return append(dst, formatInterval(v.I)...)
+	case types.Decimal:
+		return types.AppendDecimal(dst, v)
 	}
 	return append(dst, v.String()...)
 }
@@ -160,6 +169,10 @@ func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(v.I-days*types.Day))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(int32(days)))
 		return binary.BigEndian.AppendUint32(dst, 0)
+	case oidNumeric:
+		return types.AppendNumericBinary(dst, asDecimal(v))
+	case oidDate:
+		return binary.BigEndian.AppendUint32(dst, uint32(int32(v.I-pgEpochDays)))
 	}
 	return appendText(dst, oid, v)
 }
@@ -179,11 +192,33 @@ func asFloat(v types.Value) float64 {
 	switch v.K {
 	case types.Float:
 		return v.F
+	case types.Decimal:
+		return types.DecimalToFloat(v)
 	case types.String:
 		f, _ := strconv.ParseFloat(v.S, 64)
 		return f
 	}
 	return float64(v.I)
+}
+
+// asDecimal reads a value of a numeric column as a Decimal (a catalog
+// answer's text or number; 0 when it is not one).
+func asDecimal(v types.Value) types.Value {
+	switch v.K {
+	case types.Decimal:
+		return v
+	case types.Float:
+		if d, err := types.DecimalFromFloat(v.F); err == nil {
+			return d
+		}
+	case types.String:
+		if d, err := types.ParseDecimal(v.S); err == nil {
+			return d
+		}
+	case types.Int:
+		return types.DecimalFromInt(v.I)
+	}
+	return types.DecimalFromInt(0)
 }
 
 // textValue converts a catalog answer's text cell to a value of the
@@ -257,11 +292,12 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		}
 		return types.FloatValue(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
 	case oidNumeric:
-		f, err := decodeNumeric(b)
-		if err != nil {
-			return types.NullValue, err
+		return types.ParseNumericBinary(b)
+	case oidDate:
+		if len(b) != 4 {
+			return bad()
 		}
-		return types.FloatValue(f), nil
+		return types.DateValue(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays), nil
 	case oidTimestamp, oidTimestampTZ:
 		if len(b) != 8 {
 			return bad()
@@ -316,6 +352,14 @@ func decodeTextParam(oid uint32, s string) (types.Value, error) {
 			return types.NullValue, err
 		}
 		return types.IntervalValue(us), nil
+	case types.Decimal:
+		return types.ParseDecimal(s)
+	case types.Date:
+		d, err := types.ParseDate(s)
+		if err != nil {
+			return types.NullValue, err
+		}
+		return types.DateValue(d), nil
 	}
 	return types.StringValue(s), nil
 }
@@ -333,36 +377,6 @@ func parseTimestamp(s string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("invalid input syntax for type timestamp: %q", s)
-}
-
-// decodeNumeric reads a binary numeric (base-10000 digits) as a float.
-func decodeNumeric(b []byte) (float64, error) {
-	if len(b) < 8 {
-		return 0, fmt.Errorf("invalid binary numeric of %d bytes", len(b))
-	}
-	n := int(binary.BigEndian.Uint16(b))
-	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
-	sign := binary.BigEndian.Uint16(b[4:])
-	if len(b) != 8+2*n {
-		return 0, fmt.Errorf("invalid binary numeric: %d digits in %d bytes", n, len(b))
-	}
-	if sign == 0xC000 {
-		return math.NaN(), nil
-	}
-	r := new(big.Float)
-	base := big.NewFloat(10000)
-	for i := 0; i < n; i++ {
-		d := binary.BigEndian.Uint16(b[8+2*i:])
-		r.Mul(r, base)
-		r.Add(r, big.NewFloat(float64(d)))
-	}
-	exp := weight - (n - 1)
-	f, _ := r.Float64()
-	f *= math.Pow(10000, float64(exp))
-	if sign == 0x4000 {
-		f = -f
-	}
-	return f, nil
 }
 
 // literal renders a parameter value as SQL text for the engine's parser:
@@ -403,6 +417,12 @@ func literal(v types.Value) (string, error) {
 		// A string: the engine converts it where an interval is expected
 		// (it has no standalone interval literal).
 		return quote(strconv.FormatInt(v.I, 10) + " microseconds"), nil
+	case types.Decimal:
+		// A cast keeps it a numeric of its scale (5 alone would be a
+		// BIGINT, 5.0 a numeric of scale 1).
+		return "CAST(" + quote(types.FormatDecimal(v)) + " AS NUMERIC)", nil
+	case types.Date:
+		return "CAST(" + quote(types.FormatDate(v.I)) + " AS DATE)", nil
 	}
 	return "", fmt.Errorf("parameter of kind %v is not supported", v.K)
 }

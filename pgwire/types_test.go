@@ -3,6 +3,7 @@ package pgwire
 import (
 	"encoding/binary"
 	"math"
+	"math/big"
 	"testing"
 	"time"
 
@@ -38,9 +39,14 @@ func TestParamDecoding(t *testing.T) {
 		{oidInt8, 0, []byte("42"), types.IntValue(42)},
 		{oidFloat4, 1, enc(oidFloat4, float32(1.5)), types.FloatValue(1.5)},
 		{oidFloat8, 1, enc(oidFloat8, -2.25), types.FloatValue(-2.25)},
-		{oidNumeric, 1, enc(oidNumeric, 12345.678), types.FloatValue(12345.678)},
-		{oidNumeric, 1, enc(oidNumeric, -0.5), types.FloatValue(-0.5)},
-		{oidNumeric, 0, []byte("3.25"), types.FloatValue(3.25)},
+		{oidNumeric, 1, enc(oidNumeric, 12345.678), dec("12345.678")},
+		{oidNumeric, 1, enc(oidNumeric, -0.5), dec("-0.5")},
+		{oidNumeric, 1, enc(oidNumeric, pgNumeric("10", -2)), dec("0.10")},
+		{oidNumeric, 1, enc(oidNumeric, pgNumeric("-123456789012345678901234567890000001", -6)), dec("-123456789012345678901234567890.000001")},
+		{oidNumeric, 0, []byte("3.25"), dec("3.25")},
+		{oidDate, 1, enc(oidDate, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), types.DateValue(19723)},
+		{oidDate, 1, enc(oidDate, time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC)), types.DateValue(10956)},
+		{oidDate, 0, []byte("2024-01-01"), types.DateValue(19723)},
 		{oidText, 1, []byte("héllo"), types.StringValue("héllo")},
 		{oidVarchar, 0, []byte("x"), types.StringValue("x")},
 		{oidTimestamp, 1, enc(oidTimestamp, ts), types.TimestampValue(ts.UnixMicro())},
@@ -71,11 +77,65 @@ func TestParamDecoding(t *testing.T) {
 		{oidInt8, 1, []byte{1, 2, 3}},
 		{oidInt4, 0, []byte("x")},
 		{oidNumeric, 1, []byte{0, 9, 0, 0, 0, 0, 0, 0}},
+		{oidNumeric, 1, enc(oidNumeric, math.NaN())},
+		{oidNumeric, 0, []byte("1.2.3")},
+		{oidDate, 1, []byte{0, 0, 1}},
+		{oidDate, 0, []byte("2024-13-01")},
 		{oidTimestamp, 0, []byte("yesterday-ish")},
 		{oidBool, 0, []byte("maybe")},
 	} {
 		if v, err := decodeParam(bad.oid, bad.format, bad.in); err == nil {
 			t.Errorf("oid %d %x: decoded %v, want an error", bad.oid, bad.in, v)
+		}
+	}
+}
+
+func pgNumeric(coef string, exp int32) pgtype.Numeric {
+	n, _ := new(big.Int).SetString(coef, 10)
+	return pgtype.Numeric{Int: n, Exp: exp, Valid: true}
+}
+
+func dec(s string) types.Value {
+	v, err := types.ParseDecimal(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestNumericAndDateResults checks numeric and date results in text and
+// binary against pgx's decoders: every digit and the scale survive.
+func TestNumericAndDateResults(t *testing.T) {
+	m := pgtype.NewMap()
+	for _, v := range []types.Value{dec("0.30"), dec("1.00"), dec("-12345.6789"), dec("0"), dec("0.0001"),
+		dec("98765432109876543210.123456789012"), dec("100000000")} {
+		for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
+			b := appendText(nil, oidNumeric, v)
+			if f == pgtype.BinaryFormatCode {
+				b = appendBinary(nil, oidNumeric, v)
+			}
+			var n pgtype.Numeric
+			if err := m.Scan(oidNumeric, f, b, &n); err != nil {
+				t.Fatalf("%v format %d: pgx cannot read %x: %v", v, f, b, err)
+			}
+			got, err := n.Value()
+			if err != nil || got != v.String() {
+				t.Errorf("%v format %d: pgx read %v, %v", v, f, got, err)
+			}
+		}
+	}
+	day := types.DateValue(19723)
+	if got := string(appendText(nil, pgcatalog.TypeOID(types.Date), day)); got != "2024-01-01" {
+		t.Errorf("date text %q", got)
+	}
+	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
+		b := appendText(nil, oidDate, day)
+		if f == pgtype.BinaryFormatCode {
+			b = appendBinary(nil, oidDate, day)
+		}
+		var d time.Time
+		if err := m.Scan(oidDate, f, b, &d); err != nil || !d.Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) {
+			t.Errorf("date format %d: %v, %v", f, d, err)
 		}
 	}
 }
@@ -154,6 +214,8 @@ func TestLiteral(t *testing.T) {
 		{types.StringValue("it's"), "'it''s'"},
 		{types.TimestampValue(0), "CAST('1970-01-01 00:00:00' AS TIMESTAMP)"},
 		{types.IntervalValue(1500), "'1500 microseconds'"},
+		{dec("-1.50"), "CAST('-1.50' AS NUMERIC)"},
+		{types.DateValue(0), "CAST('1970-01-01' AS DATE)"},
 	} {
 		if got, err := literal(tt.v); err != nil || got != tt.want {
 			t.Errorf("%v: %q %v, want %q", tt.v, got, err, tt.want)

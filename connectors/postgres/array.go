@@ -28,7 +28,13 @@ var arrayOIDs = map[types.Kind][2]uint32{
 	types.String:    {oidText, 1009},
 	types.Timestamp: {oidTimestamp, 1115},
 	types.Interval:  {oidInterval, 1187},
+	types.Decimal:   {oidNumeric, 1231},
+	types.Date:      {oidDate, 1182},
 }
+
+// pgEpochDays is 2000-01-01 in days since the Unix epoch: binary dates
+// count from it.
+const pgEpochDays = 10957
 
 // pgEpoch is 2000-01-01 00:00:00 UTC in µs since the Unix epoch: binary
 // timestamps count from it.
@@ -85,10 +91,10 @@ func elemSize(k types.Kind) int {
 	switch k {
 	case types.Bool:
 		return 1
-	case types.Interval:
+	case types.Interval, types.String, types.Decimal:
 		return 16
-	case types.String:
-		return 16
+	case types.Date:
+		return 4
 	}
 	return 8
 }
@@ -135,6 +141,24 @@ func appendElem(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
 		b = binary.BigEndian.AppendUint32(b, 16)
 		b = binary.BigEndian.AppendUint64(b, uint64(v.I))
 		return binary.BigEndian.AppendUint64(b, 0), nil // days, months
+	case types.Decimal:
+		switch v.K {
+		case types.Decimal:
+		case types.Int:
+			v = types.DecimalFromInt(v.I)
+		default:
+			return b, errKind
+		}
+		at := len(b)
+		b = types.AppendNumericBinary(append(b, 0, 0, 0, 0), v)
+		binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+		return b, nil
+	case types.Date:
+		if v.K != types.Date {
+			return b, errKind
+		}
+		b = binary.BigEndian.AppendUint32(b, 4)
+		return binary.BigEndian.AppendUint32(b, uint32(int32(v.I-pgEpochDays))), nil
 	}
 	s := v.S
 	if v.K != types.String {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"bytes"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,10 @@ func TestColumnArrayMatchesPgx(t *testing.T) {
 		{types.Interval, []types.Value{types.IntervalValue(90_000_003), types.IntervalValue(-1)},
 			[]pgtype.Interval{{Microseconds: 90_000_003, Valid: true}, {Microseconds: -1, Valid: true}}},
 		{types.Int, nil, []pgtype.Int8{}},
+		{types.Decimal, []types.Value{dec("0.30"), {}, dec("-12345.6789"), types.IntValue(7), dec("98765432109876543210.000001")},
+			[]pgtype.Numeric{num(30, -2), {}, num(-123456789, -4), num(7, 0), bigNum("98765432109876543210000001", -6)}},
+		{types.Date, []types.Value{types.DateValue(19723), types.DateValue(-1), {}},
+			[]pgtype.Date{{Time: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Valid: true}, {Time: time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), Valid: true}, {}}},
 	} {
 		changes := make([]connectors.Change, len(tc.vals))
 		for i, v := range tc.vals {
@@ -51,6 +56,23 @@ func TestColumnArrayMatchesPgx(t *testing.T) {
 			t.Errorf("%s array:\n got  %x\n want %x", tc.kind, got.b, want)
 		}
 	}
+}
+
+func dec(s string) types.Value {
+	v, err := types.ParseDecimal(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func num(coef int64, exp int32) pgtype.Numeric {
+	return pgtype.Numeric{Int: big.NewInt(coef), Exp: exp, Valid: true}
+}
+
+func bigNum(coef string, exp int32) pgtype.Numeric {
+	n, _ := new(big.Int).SetString(coef, 10)
+	return pgtype.Numeric{Int: n, Exp: exp, Valid: true}
 }
 
 func TestColumnArrayKindMismatch(t *testing.T) {

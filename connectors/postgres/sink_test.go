@@ -529,3 +529,50 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// TestNumericAndDateColumns writes DECIMAL and DATE columns to the real
+// Postgres: the created table has numeric(p,s), numeric and date columns,
+// and every digit and scale arrives (0.30 stays 0.30, a 30-digit value
+// stays exact).
+func TestNumericAndDateColumns(t *testing.T) {
+	dsn := newDB(t)
+	schema := types.Schema{
+		{Name: "id", Type: types.Int},
+		{Name: "amount", Type: types.Decimal, Precision: 10, Scale: 2},
+		{Name: "total", Type: types.Decimal},
+		{Name: "day", Type: types.Date},
+	}
+	s := openSink(t, schema, []int{0}, nil, map[string]string{"dsn": dsn, "table": "money", "create_table": "true"})
+	mustWrite(t, s,
+		up(types.IntValue(1), dec("0.30"), dec("0.30"), types.DateValue(19723)),
+		up(types.IntValue(2), dec("-99999999.99"), dec("123456789012345678901234567890.123456789"), types.DateValue(-1)),
+		up(types.IntValue(3), types.Value{}, dec("0"), types.Value{}))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, up(types.IntValue(3), dec("1.00"), dec("0.0001"), types.DateValue(0)), del(types.IntValue(2), types.Value{}, types.Value{}, types.Value{}))
+	mustCommit(t, s, 2)
+	same(t, "values", psql(t, dsn, "SELECT id, amount::text, total::text, day::text FROM money"),
+		"1 0.30 0.30 2024-01-01", "3 1.00 0.0001 1970-01-01")
+	same(t, "created column types", psql(t, dsn, `SELECT column_name, format_type(atttypid, atttypmod) FROM information_schema.columns
+		JOIN pg_attribute ON attrelid = 'money'::regclass AND attname = column_name WHERE table_name = 'money'`),
+		"id bigint", "amount numeric(10,2)", "total numeric", "day date")
+
+	// The big value round-trips through Postgres digit for digit.
+	mustWrite(t, s, up(types.IntValue(2), dec("-0.01"), dec("-98765432109876543210.000000000001"), types.DateValue(-719162)))
+	mustCommit(t, s, 3)
+	same(t, "large and old values", psql(t, dsn, "SELECT amount::text, total::text, day::text FROM money WHERE id = 2"),
+		"-0.01 -98765432109876543210.000000000001 0001-01-01")
+
+	// An existing numeric(12,2) column holds a DECIMAL(10,2); numeric(12,1)
+	// would round it and is refused by the fit check.
+	exec(t, dsn, `CREATE TABLE wide (id bigint PRIMARY KEY, amount numeric(12,2), total numeric, day timestamp);
+		CREATE TABLE narrow (id bigint PRIMARY KEY, amount numeric(12,1), total numeric, day date)`)
+	w := openSink(t, schema, []int{0}, nil, map[string]string{"dsn": dsn, "table": "wide"})
+	mustWrite(t, w, up(types.IntValue(1), dec("0.20"), dec("5"), types.DateValue(19723)))
+	mustCommit(t, w, 1)
+	same(t, "into numeric(12,2) and timestamp", psql(t, dsn, "SELECT amount::text, total::text, day::text FROM wide"), "0.20 5 2024-01-01 00:00:00")
+	_, err := Factory(nil).New(connectors.SinkSpec{Name: "s2", Schema: schema, Key: []int{0},
+		Options: map[string]string{"connector": "postgres", "dsn": dsn, "table": "narrow"}})
+	if err == nil || !strings.Contains(err.Error(), "column amount is numeric(12,1), too narrow for the view's DECIMAL(10,2)") {
+		t.Fatalf("narrow table: %v", err)
+	}
+}

@@ -26,6 +26,7 @@ const (
 	oidTimestamptz = 1184
 	oidInterval    = 1186
 	oidNumeric     = 1700
+	oidDate        = 1082
 )
 
 // pgType is the column type create_table uses for a view column.
@@ -41,8 +42,21 @@ func pgType(k types.Kind) string {
 		return "TIMESTAMP"
 	case types.Interval:
 		return "INTERVAL"
+	case types.Decimal:
+		return "NUMERIC"
+	case types.Date:
+		return "DATE"
 	}
 	return "TEXT" // String, and NULL-typed columns
+}
+
+// columnType is pgType with a DECIMAL(p, s) column's precision and scale:
+// NUMERIC(12,2).
+func columnType(c types.Column) string {
+	if c.Type == types.Decimal && c.Precision > 0 {
+		return fmt.Sprintf("NUMERIC(%d,%d)", c.Precision, c.Scale)
+	}
+	return pgType(c.Type)
 }
 
 // arrayType is the array type the sink sends a view column's values as.
@@ -58,6 +72,10 @@ func arrayType(k types.Kind) string {
 		return "timestamp[]"
 	case types.Interval:
 		return "interval[]"
+	case types.Decimal:
+		return "numeric[]"
+	case types.Date:
+		return "date[]"
 	}
 	return "text[]"
 }
@@ -65,7 +83,8 @@ func arrayType(k types.Kind) string {
 // compatible reports whether a column of type oid accepts a view column of
 // kind k through Postgres's assignment casts without losing meaning.
 // Narrower numeric types are accepted; a value out of their range is a
-// (permanent) write error.
+// (permanent) write error. A DECIMAL goes only into numeric: a double
+// would round it. A DATE also goes into timestamps (its midnight).
 func compatible(k types.Kind, oid uint32) bool {
 	var ok []uint32
 	switch k {
@@ -79,6 +98,10 @@ func compatible(k types.Kind, oid uint32) bool {
 		ok = []uint32{oidTimestamp, oidTimestamptz}
 	case types.Interval:
 		ok = []uint32{oidInterval}
+	case types.Decimal:
+		ok = []uint32{oidNumeric}
+	case types.Date:
+		ok = []uint32{oidDate, oidTimestamp, oidTimestamptz}
 	default:
 		ok = []uint32{oidText, oidVarchar, oidBpchar}
 	}
@@ -98,7 +121,7 @@ func createTableSQL(c *config) string {
 		}
 		b.WriteString(quoteIdent(col.Name))
 		b.WriteByte(' ')
-		b.WriteString(pgType(col.Type))
+		b.WriteString(columnType(col))
 	}
 	if len(c.key) > 0 {
 		b.WriteString(", PRIMARY KEY (")
@@ -117,6 +140,7 @@ type pgColumn struct {
 	name       string
 	typeName   string // format_type(): "text", "double precision", ...
 	oid        uint32
+	typmod     int32 // atttypmod: numeric(p,s) is ((p << 16) | s) + 4, -1 for none
 	notNull    bool
 	hasDefault bool
 }
@@ -144,7 +168,7 @@ func loadTable(ctx context.Context, conn *pgx.Conn, table []string) (*tableInfo,
 	if err != nil {
 		return nil, fmt.Errorf("look up table: %w", err)
 	}
-	rows, err := conn.Query(ctx, `SELECT attname::text, format_type(atttypid, atttypmod), atttypid, attnotnull,
+	rows, err := conn.Query(ctx, `SELECT attname::text, format_type(atttypid, atttypmod), atttypid, atttypmod, attnotnull,
 			atthasdef OR attidentity <> '' OR attgenerated <> ''
 		FROM pg_attribute WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum`, oid)
 	if err != nil {
@@ -152,7 +176,7 @@ func loadTable(ctx context.Context, conn *pgx.Conn, table []string) (*tableInfo,
 	}
 	for rows.Next() {
 		var c pgColumn
-		if err := rows.Scan(&c.name, &c.typeName, &c.oid, &c.notNull, &c.hasDefault); err != nil {
+		if err := rows.Scan(&c.name, &c.typeName, &c.oid, &c.typmod, &c.notNull, &c.hasDefault); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read columns: %w", err)
 		}
@@ -199,6 +223,9 @@ func checkFit(ti *tableInfo, schema types.Schema, key []string) error {
 			missing = append(missing, fmt.Sprintf("table %s has no column %s", ti.name, vc.Name))
 		case !compatible(vc.Type, pc.oid):
 			problems = append(problems, fmt.Sprintf("column %s is %s, the view's column is %s", vc.Name, pc.typeName, vc.Type))
+		case !numericFits(vc, pc):
+			problems = append(problems, fmt.Sprintf("column %s is %s, too narrow for the view's %s (Postgres would round or refuse its values)",
+				vc.Name, pc.typeName, vc.TypeName()))
 		}
 	}
 	for _, pc := range ti.columns {
@@ -218,6 +245,18 @@ func checkFit(ti *tableInfo, schema types.Schema, key []string) error {
 		msg = "table " + ti.name + ": " + msg
 	}
 	return errors.New(msg)
+}
+
+// numericFits reports whether a numeric(p, s) column holds every value
+// of a view's DECIMAL(p2, s2) column unchanged: s2 <= s and p2 - s2 <= p
+// - s. An unconstrained side fits (a sum has no declared scale; values
+// beyond the column are then write errors, not silent changes).
+func numericFits(vc types.Column, pc pgColumn) bool {
+	if vc.Type != types.Decimal || vc.Precision == 0 || pc.oid != oidNumeric || pc.typmod < 4 {
+		return true
+	}
+	p, s := int(pc.typmod-4)>>16, int(pc.typmod-4)&0xffff
+	return vc.Scale <= s && vc.Precision-vc.Scale <= p-s
 }
 
 func hasUnique(uniques [][]string, key []string) bool {

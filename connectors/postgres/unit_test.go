@@ -127,6 +127,8 @@ func TestTypeMapping(t *testing.T) {
 		{types.Timestamp, "TIMESTAMP", "timestamp[]", []uint32{oidTimestamp, oidTimestamptz}, []uint32{oidText, oidInt8}},
 		{types.Interval, "INTERVAL", "interval[]", []uint32{oidInterval}, []uint32{oidInt8, oidText}},
 		{types.Null, "TEXT", "text[]", []uint32{oidText}, []uint32{oidInt8}},
+		{types.Decimal, "NUMERIC", "numeric[]", []uint32{oidNumeric}, []uint32{oidFloat8, oidFloat4, oidInt8, oidText}},
+		{types.Date, "DATE", "date[]", []uint32{oidDate, oidTimestamp, oidTimestamptz}, []uint32{oidText, oidInt4}},
 	} {
 		if got := pgType(tc.k); got != tc.create {
 			t.Errorf("pgType(%s) = %s, want %s", tc.k, got, tc.create)
@@ -154,8 +156,18 @@ var q7Schema = types.Schema{
 	{Name: "max_price", Type: types.Float},
 }
 
+// moneySchema is q7Schema with a DECIMAL(10,2) max_price.
+var moneySchema = types.Schema{q7Schema[0], q7Schema[1], q7Schema[2],
+	{Name: "max_price", Type: types.Decimal, Precision: 10, Scale: 2}}
+
+func numeric(name string, p, s int32) pgColumn {
+	return pgColumn{name: name, typeName: fmt.Sprintf("numeric(%d,%d)", p, s), oid: oidNumeric, typmod: p<<16 | s + 4}
+}
+
 func TestCheckFit(t *testing.T) {
-	col := func(name, typ string, oid uint32) pgColumn { return pgColumn{name: name, typeName: typ, oid: oid} }
+	col := func(name, typ string, oid uint32) pgColumn {
+		return pgColumn{name: name, typeName: typ, oid: oid, typmod: -1}
+	}
 	good := []pgColumn{
 		col("window_start", "timestamp without time zone", oidTimestamp),
 		col("window_end", "timestamp with time zone", oidTimestamptz),
@@ -174,7 +186,8 @@ func TestCheckFit(t *testing.T) {
 		cols    []pgColumn
 		uniques [][]string
 		key     []string
-		want    string // "" = fits
+		schema  types.Schema // nil: q7Schema
+		want    string       // "" = fits
 	}{
 		{name: "fits", cols: good, uniques: pk, key: key},
 		{name: "unique index among others", cols: good, uniques: [][]string{{"auction"}, {"window_start", "auction"}}, key: key},
@@ -191,11 +204,24 @@ func TestCheckFit(t *testing.T) {
 		{name: "not null column the view lacks", cols: append(slices.Clone(good), pgColumn{name: "region", typeName: "text", oid: oidText, notNull: true}), uniques: pk, key: key,
 			want: "column region is NOT NULL without a default and the view has no such column"},
 		{name: "not null with default is fine", cols: append(slices.Clone(good), pgColumn{name: "id", typeName: "bigint", oid: oidInt8, notNull: true, hasDefault: true}), uniques: pk, key: key},
+		{name: "numeric into a double column", cols: good, uniques: pk, key: key, schema: moneySchema,
+			want: "column max_price is double precision, the view's column is DECIMAL"},
+		{name: "numeric(12,2) holds a DECIMAL(10,2)", cols: with(good, 3, numeric("max_price", 12, 2)), uniques: pk, key: key, schema: moneySchema},
+		{name: "unconstrained numeric holds it", cols: with(good, 3, pgColumn{name: "max_price", typeName: "numeric", oid: oidNumeric, typmod: -1}),
+			uniques: pk, key: key, schema: moneySchema},
+		{name: "numeric(12,1) would round it", cols: with(good, 3, numeric("max_price", 12, 1)), uniques: pk, key: key, schema: moneySchema,
+			want: "column max_price is numeric(12,1), too narrow for the view's DECIMAL(10,2)"},
+		{name: "numeric(9,2) would refuse large values", cols: with(good, 3, numeric("max_price", 9, 2)), uniques: pk, key: key, schema: moneySchema,
+			want: "too narrow"},
 		{name: "every problem at once", cols: with(good[:3], 2, col("auction", "boolean", oidBool)), key: key,
 			want: "table public.q7_results has no column max_price; column auction is boolean, the view's column is BIGINT; no primary key or unique constraint on (window_start, auction)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checkFit(&tableInfo{name: "public.q7_results", columns: tc.cols, uniques: tc.uniques}, q7Schema, tc.key)
+			schema := tc.schema
+			if schema == nil {
+				schema = q7Schema
+			}
+			err := checkFit(&tableInfo{name: "public.q7_results", columns: tc.cols, uniques: tc.uniques}, schema, tc.key)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("unexpected misfit: %v", err)
@@ -211,6 +237,10 @@ func TestCreateTableSQL(t *testing.T) {
 	want := `CREATE TABLE IF NOT EXISTS "app"."Q7" ("window_start" TIMESTAMP, "window_end" TIMESTAMP, "auction" BIGINT, "max_price" DOUBLE PRECISION, PRIMARY KEY ("window_start", "auction")) WITH (fillfactor = 90)`
 	if got := createTableSQL(c); got != want {
 		t.Errorf("createTableSQL =\n%s\nwant\n%s", got, want)
+	}
+	c.schema = moneySchema
+	if got := createTableSQL(c); !strings.Contains(got, `"max_price" NUMERIC(10,2)`) {
+		t.Errorf("a DECIMAL(10,2) column: %s", got)
 	}
 	c.key, c.fillfactor = nil, 100
 	if got := createTableSQL(c); strings.Contains(got, "PRIMARY KEY") || strings.Contains(got, "WITH") {

@@ -31,6 +31,8 @@ type Object struct {
 type Column struct {
 	Name string
 	Type types.Kind
+	// Precision and Scale are a DECIMAL(p, s)'s (0, 0: unconstrained).
+	Precision, Scale int
 }
 
 // Session is what the catalog functions report about the connection.

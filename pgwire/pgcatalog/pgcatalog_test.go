@@ -12,14 +12,14 @@ import (
 
 // fixture is one object of each kind.
 var fixture = []Object{
-	{Name: "bids", Kind: "source", Columns: []Column{{"auction", types.Int}, {"price", types.Float}, {"ts", types.Timestamp}},
+	{Name: "bids", Kind: "source", Columns: []Column{{Name: "auction", Type: types.Int}, {Name: "price", Type: types.Float}, {Name: "ts", Type: types.Timestamp}},
 		Options: map[string]string{"connector": "memory"}},
 	{Name: "Q7", Kind: "materialized view",
-		Columns:    []Column{{"auction", types.Int}, {"n", types.Int}, {"w", types.Interval}, {"s", types.String}, {"b", types.Bool}},
+		Columns:    []Column{{Name: "auction", Type: types.Int}, {Name: "n", Type: types.Int}, {Name: "w", Type: types.Interval}, {Name: "s", Type: types.String}, {Name: "b", Type: types.Bool}},
 		Key:        []string{"auction"},
 		Definition: "CREATE MATERIALIZED VIEW q7 AS SELECT auction, count(*) AS n FROM bids GROUP BY auction"},
-	{Name: "t1", Kind: "table", Columns: []Column{{"id", types.Int}, {"name", types.String}}, Key: []string{"id"}},
-	{Name: "out", Kind: "sink", Columns: []Column{{"auction", types.Int}, {"n", types.Int}},
+	{Name: "t1", Kind: "table", Columns: []Column{{Name: "id", Type: types.Int}, {Name: "name", Type: types.String}}, Key: []string{"id"}},
+	{Name: "out", Kind: "sink", Columns: []Column{{Name: "auction", Type: types.Int}, {Name: "n", Type: types.Int}},
 		Options: map[string]string{"connector": "kafka", "topic": "q7", "sasl.password": "hunter2"}},
 }
 
@@ -164,7 +164,7 @@ func TestOIDsStable(t *testing.T) {
 	before := oidOf(t, "q7")
 	saved := fixture
 	defer func() { fixture = saved }()
-	fixture = append([]Object{{Name: "aaa", Kind: "table", Columns: []Column{{"x", types.Int}}}}, saved...)
+	fixture = append([]Object{{Name: "aaa", Kind: "table", Columns: []Column{{Name: "x", Type: types.Int}}}}, saved...)
 	if after := oidOf(t, "q7"); after != before {
 		t.Fatalf("q7's OID moved from %s to %s when another object was created", before, after)
 	}
@@ -371,7 +371,7 @@ func manyObjects(n int) []Object {
 	objs := make([]Object, n)
 	for i := range objs {
 		objs[i] = Object{Name: "v" + itoa(int64(i)), Kind: "materialized view", Key: []string{"k"},
-			Columns: []Column{{"k", types.Int}, {"a", types.String}, {"b", types.Float}, {"c", types.Timestamp}, {"d", types.Interval}, {"e", types.Bool}}}
+			Columns: []Column{{Name: "k", Type: types.Int}, {Name: "a", Type: types.String}, {Name: "b", Type: types.Float}, {Name: "c", Type: types.Timestamp}, {Name: "d", Type: types.Interval}, {Name: "e", Type: types.Bool}}}
 	}
 	return objs
 }

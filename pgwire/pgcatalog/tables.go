@@ -643,7 +643,7 @@ func (cd *catData) attr(oi *objInfo, rel, num int64, c Column) row {
 		notNull = notNull || k.(int64) == num && rel == oi.oid
 	}
 	return row{"attrelid": rel, "attname": strings.ToLower(c.Name), "atttypid": int64(t), "attstattarget": int64(-1),
-		"attlen": int64(ti.length), "attnum": num, "attcacheoff": int64(-1), "atttypmod": int64(-1),
+		"attlen": int64(ti.length), "attnum": num, "attcacheoff": int64(-1), "atttypmod": typeMod(c),
 		"attbyval": ti.length > 0 && ti.length <= 8, "attalign": "d", "attstorage": storage, "attcompression": "",
 		"attnotnull": notNull, "attidentity": "", "attgenerated": "", "attislocal": true, "attcollation": coll}
 }
@@ -651,7 +651,7 @@ func (cd *catData) attr(oi *objInfo, rel, num int64, c Column) row {
 func (cd *catData) infoColumn(oi *objInfo, i int, c Column) row {
 	t := TypeOID(c.Type)
 	udt := map[uint32]string{OIDBool: "bool", OIDInt8: "int8", OIDFloat8: "float8", OIDText: "text",
-		OIDTimestamp: "timestamp", OIDInterval: "interval"}[t]
+		OIDTimestamp: "timestamp", OIDInterval: "interval", OIDNumeric: "numeric", OIDDate: "date"}[t]
 	nullable := "YES"
 	for _, k := range oi.keyNums {
 		if k.(int64) == int64(i+1) {
@@ -668,8 +668,15 @@ func (cd *catData) infoColumn(oi *objInfo, i int, c Column) row {
 		r["numeric_precision"], r["numeric_precision_radix"], r["numeric_scale"] = int64(64), int64(2), int64(0)
 	case types.Float:
 		r["numeric_precision"], r["numeric_precision_radix"] = int64(53), int64(2)
+	case types.Decimal:
+		r["numeric_precision_radix"] = int64(10)
+		if c.Precision > 0 {
+			r["numeric_precision"], r["numeric_scale"] = int64(c.Precision), int64(c.Scale)
+		}
 	case types.Timestamp, types.Interval:
 		r["datetime_precision"] = int64(6)
+	case types.Date:
+		r["datetime_precision"] = int64(0)
 	}
 	return r
 }

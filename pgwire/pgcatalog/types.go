@@ -43,6 +43,7 @@ const (
 	OIDTimestampTZ uint32 = 1184
 	OIDInterval    uint32 = 1186
 	OIDNumeric     uint32 = 1700
+	OIDDate        uint32 = 1082
 	OIDRegclass    uint32 = 2205
 	OIDRegtype     uint32 = 2206
 	OIDAnyArray    uint32 = 2277
@@ -64,8 +65,21 @@ func TypeOID(k types.Kind) uint32 {
 		return OIDTimestamp
 	case types.Interval:
 		return OIDInterval
+	case types.Decimal:
+		return OIDNumeric
+	case types.Date:
+		return OIDDate
 	}
 	return OIDText
+}
+
+// typeMod is pg_attribute.atttypmod of a column: a DECIMAL(p, s)'s
+// ((p << 16) | s) + 4, as Postgres stores it; -1 for none.
+func typeMod(c Column) int64 {
+	if c.Type == types.Decimal && c.Precision > 0 {
+		return int64(c.Precision)<<16 | int64(c.Scale) + 4
+	}
+	return -1
 }
 
 // typeInfo describes how a type behaves in the evaluator.
@@ -112,6 +126,7 @@ var typeInfos = map[uint32]typeInfo{
 	OIDTimestampTZ: {name: "timestamp with time zone", array: 1185, class: 's', length: 8},
 	OIDInterval:    {name: "interval", array: 1187, class: 's', length: 16},
 	OIDNumeric:     {name: "numeric", array: 1231, class: 'f', length: -1},
+	OIDDate:        {name: "date", array: 1182, class: 's', length: 4},
 	OIDRegclass:    {name: "regclass", array: 2210, class: 'i', length: 4},
 	OIDRegtype:     {name: "regtype", array: 2211, class: 'i', length: 4},
 	OIDAnyArray:    {name: "anyarray", class: 'a', length: -1},
@@ -190,6 +205,9 @@ func formatType(t uint32, mod int64) string {
 	}
 	if t == OIDVarchar && mod > 4 {
 		return ti.name + "(" + itoa(mod-4) + ")"
+	}
+	if t == OIDNumeric && mod > 4 {
+		return ti.name + "(" + itoa((mod-4)>>16) + "," + itoa((mod-4)&0xffff) + ")"
 	}
 	return ti.name
 }
