@@ -394,7 +394,7 @@ func (e *Engine) describe(name string) (*Result, error) {
 		for _, k := range o.Key {
 			isKey = isKey || k == i
 		}
-		res.Rows = append(res.Rows, types.Row{types.StringValue(c.Name), types.StringValue(strings.ToLower(c.Type.String())), types.BoolValue(isKey)})
+		res.Rows = append(res.Rows, types.Row{types.StringValue(c.Name), types.StringValue(strings.ToLower(c.TypeName())), types.BoolValue(isKey)})
 	}
 	return res, nil
 }

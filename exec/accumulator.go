@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math/big"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
@@ -58,14 +59,17 @@ func (a *countAcc) decode(r types.Row) error {
 }
 
 // sumAcc sums BIGINTs, DOUBLEs or DECIMALs. A DECIMAL sum is exact, at
-// the largest scale of its inputs (Postgres's sum(numeric)); it stays on
-// the int64 fast path until it outgrows it.
+// the largest scale of its inputs (Postgres's sum(numeric)): it stays on
+// the int64 fast path (d) until it outgrows it, then goes on in a big.Int
+// (big, at scale bigScale) without a round trip through text per value.
 type sumAcc struct {
-	t types.Kind
-	i int64
-	f float64
-	d types.Value // the DECIMAL sum
-	n int64
+	t        types.Kind
+	i        int64
+	f        float64
+	d        types.Value // the DECIMAL sum while big is nil
+	big      *big.Int
+	bigScale int
+	n        int64
 }
 
 func (a *sumAcc) add(v types.Value) {
@@ -75,6 +79,13 @@ func (a *sumAcc) add(v types.Value) {
 	case types.Float:
 		a.f += v.F
 	case types.Decimal:
+		if a.d.K == types.Decimal && a.big == nil && a.d.S == "" && v.S == "" && a.d.Scale == v.Scale {
+			if s := a.d.I + v.I; (s > a.d.I) == (v.I > 0) {
+				a.d.I = s
+				a.n++
+				return
+			}
+		}
 		a.addDecimal(v)
 	default:
 		return
@@ -82,20 +93,41 @@ func (a *sumAcc) add(v types.Value) {
 	a.n++
 }
 
+// addDecimal is add's slow path: the first value, differing scales, or
+// a sum beyond int64.
 func (a *sumAcc) addDecimal(v types.Value) {
-	if a.d.K == types.Null {
+	switch {
+	case a.big != nil:
+	case a.d.K == types.Null:
 		a.d = v
 		return
-	}
-	if a.d.S == "" && v.S == "" && a.d.Scale == v.Scale {
-		if s := a.d.I + v.I; (s > a.d.I) == (v.I > 0) {
-			a.d.I = s
+	case a.d.S == "" && v.S == "":
+		if s, err := types.DecimalAdd(a.d, v); err == nil && s.S == "" {
+			a.d = s
 			return
 		}
+		fallthrough
+	default:
+		a.bigScale = int(a.d.Scale)
+		a.big = types.DecimalBigCoef(a.d, a.bigScale)
 	}
-	if s, err := types.DecimalAdd(a.d, v); err == nil {
-		a.d = s
+	if s := int(v.Scale); s > a.bigScale {
+		a.big.Mul(a.big, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s-a.bigScale)), nil))
+		a.bigScale = s
 	}
+	a.big.Add(a.big, types.DecimalBigCoef(v, a.bigScale))
+}
+
+// decimal returns the DECIMAL sum (NULL before the first value).
+func (a *sumAcc) decimal() types.Value {
+	if a.big == nil {
+		return a.d
+	}
+	v, err := types.DecimalFromBig(a.big, a.bigScale)
+	if err != nil {
+		return types.NullValue // beyond numeric's 131072 digits
+	}
+	return v
 }
 
 func (a *sumAcc) result() types.Value {
@@ -106,13 +138,13 @@ func (a *sumAcc) result() types.Value {
 	case types.Float:
 		return types.FloatValue(a.f + float64(a.i))
 	case types.Decimal:
-		return a.d
+		return a.decimal()
 	}
 	return types.IntValue(a.i)
 }
 func (a *sumAcc) encode() types.Row {
 	if a.t == types.Decimal {
-		return types.Row{a.d, types.FloatValue(0), types.IntValue(a.n)}
+		return types.Row{a.decimal(), types.FloatValue(0), types.IntValue(a.n)}
 	}
 	return types.Row{types.IntValue(a.i), types.FloatValue(a.f), types.IntValue(a.n)}
 }
@@ -121,7 +153,7 @@ func (a *sumAcc) decode(r types.Row) error {
 		return fmt.Errorf("sum state: want 3 values, got %d", len(r))
 	}
 	if r[0].K == types.Decimal {
-		a.d, a.f, a.n = r[0], r[1].F, r[2].I
+		a.d, a.big, a.f, a.n = r[0], nil, r[1].F, r[2].I
 		return nil
 	}
 	a.i, a.f, a.n = r[0].I, r[1].F, r[2].I
@@ -182,8 +214,8 @@ func (a *avgAcc) result() types.Value {
 		return types.NullValue
 	}
 	sum := a.sum
-	if a.dec.d.K == types.Decimal {
-		sum += types.DecimalToFloat(a.dec.d)
+	if d := a.dec.decimal(); d.K == types.Decimal {
+		sum += types.DecimalToFloat(d)
 	}
 	return types.FloatValue(sum / float64(a.n))
 }
@@ -191,7 +223,7 @@ func (a *avgAcc) result() types.Value {
 // encode writes the DOUBLE sum, the count and the DECIMAL sum (NULL when
 // none); state written before DECIMAL has the first two only.
 func (a *avgAcc) encode() types.Row {
-	return types.Row{types.FloatValue(a.sum), types.IntValue(a.n), a.dec.d}
+	return types.Row{types.FloatValue(a.sum), types.IntValue(a.n), a.dec.decimal()}
 }
 func (a *avgAcc) decode(r types.Row) error {
 	if len(r) != 2 && len(r) != 3 {
@@ -199,7 +231,7 @@ func (a *avgAcc) decode(r types.Row) error {
 	}
 	a.sum, a.n = r[0].F, r[1].I
 	if len(r) == 3 {
-		a.dec.d = r[2]
+		a.dec.d, a.dec.big = r[2], nil
 	}
 	return nil
 }

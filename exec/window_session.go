@@ -95,8 +95,8 @@ func mergeAcc(dst, src accumulator) {
 		d.i += s.i
 		d.f += s.f
 		d.n += s.n
-		if s.d.K == types.Decimal {
-			d.addDecimal(s.d)
+		if v := s.decimal(); v.K == types.Decimal {
+			d.addDecimal(v)
 		}
 	case *minMaxAcc:
 		d.add(src.(*minMaxAcc).v)
@@ -104,8 +104,8 @@ func mergeAcc(dst, src accumulator) {
 		s := src.(*avgAcc)
 		d.sum += s.sum
 		d.n += s.n
-		if s.dec.d.K == types.Decimal {
-			d.dec.addDecimal(s.dec.d)
+		if v := s.dec.decimal(); v.K == types.Decimal {
+			d.dec.addDecimal(v)
 		}
 	case *distinctAcc:
 		for k, v := range src.(*distinctAcc).seen {

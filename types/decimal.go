@@ -86,6 +86,10 @@ func decimalFromBig(coef *big.Int, scale int) (Value, error) {
 	return Value{K: Decimal, Scale: uint16(scale), S: s}, nil
 }
 
+// DecimalBigCoef returns v's coefficient at scale (>= v's own) as a new
+// big.Int: v is DecimalBigCoef(v, s) / 10^s.
+func DecimalBigCoef(v Value, scale int) *big.Int { return rescaleBig(v, scale) }
+
 // bigCoef returns the coefficient of a Decimal as a big.Int.
 func (v Value) bigCoef() *big.Int {
 	if v.S == "" {
