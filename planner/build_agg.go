@@ -118,8 +118,10 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	}
 	star := len(a.Args) == 0 || isStarCall(a.Args)
 	if len(a.Args) == 1 {
-		if v, ok := a.Args[0].(ast.ValueExpr); ok && fn == "count" && v.GetValue() != nil {
-			star = true // count(1)
+		// count(1) is count(*); count(DISTINCT 1) counts the distinct
+		// values of the constant (1 in a group with rows).
+		if v, ok := a.Args[0].(ast.ValueExpr); ok && fn == "count" && !a.Distinct && v.GetValue() != nil {
+			star = true
 		}
 	}
 	if star {
