@@ -457,7 +457,7 @@ func trimFn(f func(string, string) string) fnImpl {
 // Postgres's SUBSTR does (a start below 1 eats into the count).
 func substr(s string, start, count int64) string {
 	end := int64(math.MaxInt64)
-	if count < math.MaxInt64-start {
+	if start <= 0 || count < math.MaxInt64-start { // start + count does not overflow
 		end = start + count
 	}
 	start = max(start, 1)
