@@ -1,5 +1,5 @@
 # The one entry point for building and checking streamsql.
-.PHONY: test lint bench nexmark fuzz build
+.PHONY: test lint bench nexmark fuzz build difftest
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -9,7 +9,8 @@ build:
 # test is the README's test command and what .ci/run calls: formatting,
 # vet, staticcheck, then every test under the race detector (slt suite at
 # parallelism 1 and 4, the spilling run, the kill -9 recovery test, the
-# operator harness, goldens). Parallel operator instances run on
+# operator harness, goldens, the differential test against Postgres over
+# 10 seeds). Parallel operator instances run on
 # goroutines, so -race is part of the suite.
 test: lint
 	go test -race -count=1 ./...
@@ -19,6 +20,12 @@ lint:
 	@go mod tidy -diff || (echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1)
 	go vet ./...
 	go run $(STATICCHECK) ./...
+
+# difftest runs the differential test against Postgres at length:
+# 300 seeds, about 10,000 generated cases (docs/design/testing.md); make
+# test runs 10 of them. DIFFTEST_FLAGS passes more, e.g. -first-seed 1000.
+difftest:
+	go test -race -count=1 -timeout 60m -run TestDifferential ./difftest/ -long $(DIFFTEST_FLAGS)
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,231 @@
+package difftest
+
+import (
+	"strings"
+)
+
+// scalarFunc is one built-in of planner/functions.go as the corpus calls
+// it: its streaming name (st overrides the spelling, e.g. an alias), the
+// kind it returns, how to draw its arguments (args keeps them in the
+// domain where Postgres does not raise an error: no log of zero, no
+// negative substring length) and, when Postgres spells or types it
+// differently, its Postgres rendering.
+type scalarFunc struct {
+	name   string
+	result kind
+	args   func(g *gen, d int) []expr
+	st, pg func(args []string) string
+}
+
+// args helpers.
+func kinds(ks ...kind) func(g *gen, d int) []expr {
+	return func(g *gen, d int) []expr {
+		out := make([]expr, len(ks))
+		for i, k := range ks {
+			out[i] = g.expr(k, d)
+		}
+		return out
+	}
+}
+
+func withConsts(k kind, consts ...[]string) func(g *gen, d int) []expr {
+	return func(g *gen, d int) []expr {
+		out := []expr{g.expr(k, d)}
+		for _, c := range consts {
+			out = append(out, lit{k: kInt, st: g.oneOf(c...)})
+		}
+		return out
+	}
+}
+
+// variadic draws 2 or 3 arguments of one kind.
+func variadic(k kind) func(g *gen, d int) []expr {
+	return func(g *gen, d int) []expr {
+		out := []expr{g.expr(k, d), g.expr(k, d)}
+		if g.pick(2) == 0 {
+			out = append(out, g.expr(k, d))
+		}
+		return out
+	}
+}
+
+// absLeaf is abs(leaf) (+ 1 for logarithms): the math functions'
+// domain, over a column or constant so that nesting cannot overflow.
+func absLeaf(plus1 bool) func(g *gen, d int) []expr {
+	return func(g *gen, _ int) []expr {
+		var x expr = call{fn: absFloat, args: []expr{g.leaf(kFloat)}}
+		if plus1 {
+			x = binary{op: "+", l: x, r: lit{k: kFloat, st: "CAST(1 AS DOUBLE)", pg: "CAST(1 AS float8)"}, k: kFloat}
+		}
+		return []expr{x}
+	}
+}
+
+// intOf renders the BIGINT forms of floor, ceil, round and sign, which
+// streamsql keeps BIGINT (functions.go) and Postgres computes in double
+// precision (printing -0 for ceil(-0.5)-like zeros).
+func intOf(name string) func(args []string) string {
+	return func(args []string) string { return "CAST(" + name + "(" + args[0] + ") AS bigint)" }
+}
+
+func pgTemplate(tmpl string) func(args []string) string {
+	return func(args []string) string {
+		s := tmpl
+		for i, a := range args {
+			s = strings.ReplaceAll(s, "$"+string(rune('1'+i)), a)
+		}
+		return s
+	}
+}
+
+// pgConcat renders CONCAT and || as Postgres' ||, which, like streamsql's
+// CONCAT (functions.go), is NULL when any argument is NULL.
+func pgConcat(args []string) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = "CAST(" + a + " AS text)"
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+// extractUnits are the units EXTRACT's syntax takes (MySQL's unit words,
+// which the TiDB grammar knows; SECOND first, the one that is a double);
+// intPartUnits and floatPartUnit are every unit of
+// planner.ExtractUnits, through DATE_PART. Both render as Postgres'
+// date_part (double precision), which prints whole numbers as integers.
+var (
+	extractUnits  = []string{"SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "MICROSECOND"}
+	intPartUnits  = []string{"microseconds", "milliseconds", "minute", "hour", "day", "dow", "isodow", "doy", "week", "month", "quarter", "year", "isoyear"}
+	truncUnits    = []string{"microseconds", "milliseconds", "second", "minute", "hour", "day", "week", "month", "quarter", "year"}
+	unitToPGPart  = map[string]string{"MICROSECOND": "microseconds"}
+	floatPartUnit = []string{"second", "epoch"}
+)
+
+// extractCall draws EXTRACT's unit word and timestamp.
+func extractCall(units []string) func(g *gen, d int) []expr {
+	return func(g *gen, d int) []expr {
+		return []expr{lit{k: kStr, st: g.oneOf(units...)}, g.expr(kTs, d)}
+	}
+}
+
+func stExtract(args []string) string { return "EXTRACT(" + args[0] + " FROM " + args[1] + ")" }
+
+func unitArg(units []string) func(g *gen, d int) []expr {
+	return func(g *gen, d int) []expr {
+		return []expr{lit{k: kStr, st: "'" + g.oneOf(units...) + "'"}, g.expr(kTs, d)}
+	}
+}
+
+func pgExtract(args []string) string {
+	u := strings.ToLower(args[0])
+	if p, ok := unitToPGPart[args[0]]; ok {
+		u = p
+	}
+	return "date_part('" + u + "', " + args[1] + ")"
+}
+
+// scalarFuncs is the corpus' function list. TestCorpusCoversEveryFunction
+// checks that every function planner.FuncNames lists (but now(), which a
+// view refuses) is called by some production here or in exprProductions.
+var scalarFuncs = []*scalarFunc{
+	// Conditional.
+	{name: "coalesce", result: kInt, args: variadic(kInt)},
+	{name: "coalesce", result: kStr, args: variadic(kStr)},
+	{name: "coalesce", result: kDec, args: variadic(kDec)},
+	{name: "coalesce", result: kTs, args: variadic(kTs)},
+	{name: "greatest", result: kInt, args: variadic(kInt)},
+	{name: "greatest", result: kTs, args: variadic(kTs)},
+	{name: "least", result: kFloat, args: variadic(kFloat)},
+	{name: "least", result: kStr, args: variadic(kStr)},
+	{name: "nullif", result: kInt, args: kinds(kInt, kInt)},
+	{name: "nullif", result: kStr, args: kinds(kStr, kStr)},
+	{name: "ifnull", result: kInt, args: kinds(kInt, kInt), pg: pgTemplate("coalesce($1, $2)")},
+	// String.
+	{name: "concat", result: kStr, args: func(g *gen, d int) []expr {
+		ks := []kind{kStr, kInt, kTs, kBool}
+		return []expr{g.expr(kStr, d), g.expr(ks[g.pick(len(ks))], d), g.expr(ks[g.pick(len(ks))], d)}
+	}, pg: pgConcat},
+	{name: "||", result: kStr, args: kinds(kStr, kStr), st: pgTemplate("($1 || $2)"), pg: pgConcat},
+	{name: "lower", result: kStr, args: kinds(kStr)},
+	{name: "upper", result: kStr, args: kinds(kStr)},
+	{name: "length", result: kInt, args: kinds(kStr)},
+	{name: "char_length", result: kInt, args: kinds(kStr)},
+	{name: "substr", result: kStr, args: withConsts(kStr, []string{"-1", "0", "1", "2", "5"})},
+	{name: "substr", result: kStr, args: withConsts(kStr, []string{"-1", "0", "1", "2", "5"}, []string{"0", "1", "3"})},
+	{name: "substring", result: kStr, args: withConsts(kStr, []string{"2"}, []string{"2"})},
+	{name: "trim", result: kStr, args: kinds(kStr)},
+	{name: "ltrim", result: kStr, args: kinds(kStr)},
+	{name: "rtrim", result: kStr, args: kinds(kStr)},
+	{name: "btrim", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("'x'", "' a'", "'ax '")}}
+	}},
+	{name: "ltrim", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("'x'", "' a'")}}
+	}},
+	{name: "rtrim", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("'x'", "'c '")}}
+	}},
+	{name: "replace", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("'a'", "' '", "''")}, lit{k: kStr, st: g.oneOf("'xy'", "''")}}
+	}},
+	{name: "strpos", result: kInt, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("'a'", "'b'", "''", "' '")}}
+	}},
+	{name: "instr", result: kInt, args: kinds(kStr, kStr), pg: pgTemplate("strpos($1, $2)")},
+	{name: "split_part", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("' '", "'b'")}, lit{k: kInt, st: g.oneOf("1", "2", "3")}}
+	}},
+	{name: "left", result: kStr, args: withConsts(kStr, []string{"-2", "0", "1", "3"})},
+	{name: "right", result: kStr, args: withConsts(kStr, []string{"-2", "0", "1", "3"})},
+	// Math.
+	{name: "abs", result: kInt, args: kinds(kInt)},
+	absFloat,
+	{name: "floor", result: kInt, args: kinds(kInt), pg: intOf("floor")},
+	{name: "floor", result: kFloat, args: kinds(kFloat)},
+	{name: "ceil", result: kFloat, args: kinds(kFloat)},
+	{name: "ceiling", result: kInt, args: kinds(kInt), pg: intOf("ceiling")},
+	{name: "sign", result: kInt, args: kinds(kInt), pg: intOf("sign")},
+	{name: "sign", result: kFloat, args: kinds(kFloat)},
+	{name: "round", result: kInt, args: kinds(kInt), pg: intOf("round")},
+	// ROUND rounds half away from zero (functions.go); Postgres' float8
+	// round rounds half to even, its numeric round away from zero.
+	{name: "round", result: kFloat, args: kinds(kFloat), pg: pgTemplate("CAST(round(CAST($1 AS numeric)) AS float8)")},
+	{name: "round", result: kFloat, args: withConsts(kFloat, []string{"0", "1", "2"}), pg: pgTemplate("CAST(round(CAST($1 AS numeric), $2) AS float8)")},
+	{name: "power", result: kFloat, args: func(g *gen, _ int) []expr {
+		n := g.oneOf("0", "2", "3")
+		return []expr{g.leaf(kFloat), lit{k: kFloat, st: "CAST(" + n + " AS DOUBLE)", pg: "CAST(" + n + " AS float8)"}}
+	}},
+	{name: "pow", result: kFloat, args: func(g *gen, _ int) []expr {
+		return []expr{g.leaf(kFloat), lit{k: kInt, st: "2"}}
+	}, pg: pgTemplate("power($1, $2)")},
+	{name: "sqrt", result: kFloat, args: absLeaf(false)},
+	{name: "ln", result: kFloat, args: absLeaf(true)},
+	{name: "log10", result: kFloat, args: absLeaf(true)},
+	{name: "log", result: kFloat, args: absLeaf(true)},
+	{name: "log", result: kFloat, args: func(g *gen, d int) []expr {
+		return append([]expr{lit{k: kFloat, st: "CAST(2 AS DOUBLE)", pg: "2"}}, absLeaf(true)(g, d)...)
+	}, pg: pgTemplate("CAST(log(CAST($1 AS numeric), CAST($2 AS numeric)) AS float8)")},
+	{name: "exp", result: kFloat, args: func(g *gen, _ int) []expr { return []expr{g.leaf(kFloat)} }},
+	// Time.
+	{name: "extract", result: kInt, args: extractCall(extractUnits[1:]), st: stExtract, pg: pgExtract},
+	{name: "extract", result: kFloat, args: extractCall(extractUnits[:1]), st: stExtract, pg: pgExtract},
+	// The integer units are BIGINT in streamsql, truncated (functions.go);
+	// Postgres gives milliseconds and microseconds with their fraction.
+	{name: "date_part", result: kInt, args: unitArg(intPartUnits), pg: pgTemplate("CAST(trunc(date_part($1, $2)) AS bigint)")},
+	{name: "date_part", result: kFloat, args: unitArg(floatPartUnit), pg: pgTemplate("date_part($1, $2)")},
+	{name: "date_trunc", result: kTs, args: unitArg(truncUnits)},
+	{name: "to_timestamp", result: kTs, args: func(g *gen, _ int) []expr { return []expr{g.leaf(kFloat)} },
+		pg: pgTemplate("(to_timestamp($1) AT TIME ZONE 'UTC')")},
+}
+
+func init() {
+	for _, f := range scalarFuncs {
+		funcsByResult[f.result] = append(funcsByResult[f.result], f)
+	}
+}
+
+// funcsByResult indexes scalarFuncs by result kind.
+var funcsByResult = map[kind][]*scalarFunc{}
+
+// absFloat is abs over doubles, which absLeaf also wraps arguments in.
+var absFloat = &scalarFunc{name: "abs", result: kFloat, args: kinds(kFloat)}
