@@ -35,11 +35,13 @@ const (
 // so that dates, date_trunc and extract cross day, month and year.
 var t0 = time.Date(2023, 12, 31, 23, 59, 0, 0, time.UTC).UnixMicro()
 
-// closeAfter is how far after t0 the closing rows lie: far beyond every
-// window and join bound, and well inside the STATE TTL the corpus uses
-// (ttl), so the closing rows fire every window and expire nothing.
+// closeAfter is how far after t0 the closing rows lie: minutes beyond
+// every window and join bound (the data span four minutes), well inside
+// the STATE TTL the corpus uses (ttl), so the closing rows fire every
+// window and expire nothing; and close enough that an interval computed
+// from them (times a small v) stays under a day (see lit).
 const (
-	closeAfter = int64(time.Hour / time.Microsecond)
+	closeAfter = int64(10 * time.Minute / time.Microsecond)
 	second     = int64(time.Second / time.Microsecond)
 )
 
@@ -163,18 +165,19 @@ func genRow(r *rand.Rand, ts int64) row {
 	return row{lits: lits, ts: ts}
 }
 
-// closingRow is the last row of every source, an hour after t0, so every
-// watermark passes every data window. Its keys are its own (k, v and s
-// differ between the sources, the rest is NULL), so it never pairs in a
-// join, not even through <=>: a join that emits before its windows close
-// would otherwise show the closing rows' unclosed window.
+// closingRow is the last row of every source, closeAfter after t0, so
+// every watermark passes every data window. Its keys are its own (k, v
+// and s differ between the sources and from the data, the rest is NULL),
+// so the two closing rows never pair in a join, not even through <=>: a
+// join that emits before its windows close would otherwise show the
+// closing rows' unclosed window.
 func closingRow(src string) row {
 	lits := make([]string, len(columns))
 	for i := range lits {
 		lits[i] = "NULL"
 	}
 	n := map[string]int{"a": 1, "b": 2}[src]
-	lits[0], lits[1], lits[3] = fmt.Sprint(-n), fmt.Sprint(-100*n), "'close "+src+"'"
+	lits[0], lits[1], lits[3] = fmt.Sprint(-n), fmt.Sprint(20+n), "'close "+src+"'"
 	ts := t0 + closeAfter
 	lits[colTs] = tsLit(ts)
 	return row{lits: lits, ts: ts}
