@@ -124,6 +124,11 @@ func pgExtract(args []string) string {
 	return "date_part('" + u + "', " + args[1] + ")"
 }
 
+// pgExtractInt is pgExtract for the units streamsql's EXTRACT returns as
+// BIGINT: Postgres' date_part is a double, and a double in arithmetic
+// with a numeric makes a double where streamsql makes a DECIMAL.
+func pgExtractInt(args []string) string { return "CAST(trunc(" + pgExtract(args) + ") AS bigint)" }
+
 // scalarFuncs is the corpus' function list. TestCorpusCoversEveryFunction
 // checks that every function planner.FuncNames lists (but now(), which a
 // view refuses) is called by some production here or in exprProductions.
@@ -207,7 +212,7 @@ var scalarFuncs = []*scalarFunc{
 	}, pg: pgTemplate("CAST(log(CAST($1 AS numeric), CAST($2 AS numeric)) AS float8)")},
 	{name: "exp", result: kFloat, args: func(g *gen, _ int) []expr { return []expr{g.leaf(kFloat)} }},
 	// Time.
-	{name: "extract", result: kInt, args: extractCall(extractUnits[1:]), st: stExtract, pg: pgExtract},
+	{name: "extract", result: kInt, args: extractCall(extractUnits[1:]), st: stExtract, pg: pgExtractInt},
 	{name: "extract", result: kFloat, args: extractCall(extractUnits[:1]), st: stExtract, pg: pgExtract},
 	// The integer units are BIGINT in streamsql, truncated (functions.go);
 	// Postgres gives milliseconds and microseconds with their fraction.
