@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -115,31 +116,11 @@ func ParseDuration(v string) (time.Duration, error) {
 func closest(k string, known map[string]OptionSpec) string {
 	best, bestD := "", len(k)/2+2
 	for name := range known {
-		if d := editDistance(k, name); d < bestD || (d == bestD && name < best) {
+		if d := sqlerr.EditDistance(k, name); d < bestD || (d == bestD && name < best) {
 			best, bestD = name, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Opts reads validated options, falling back to the spec's defaults.
