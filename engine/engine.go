@@ -60,6 +60,13 @@ type Options struct {
 	// PlanOnly validates connector options without opening connectors
 	// (see planonly.go): for explain and check.
 	PlanOnly bool
+	// Script is the script the caller Execs right after Open (the file
+	// `streamsql run` runs again on its state), or "". Recovery starts each
+	// view and query sink it creates with the settings the script's SETs
+	// give at its CREATE (parallelism, state_cache_size: what views read
+	// when they start), as a fresh run of the script would; the script's
+	// own SETs run only after recovery. Other objects start with Settings.
+	Script string
 }
 
 // Engine is one streamsql instance over a state directory. Its methods
@@ -177,35 +184,46 @@ func (e *Engine) recover(ctx context.Context) error {
 			}
 		}
 	}
+	at := scriptSettings(e.opts.Script)
 	for _, o := range e.cat.List(catalog.View) {
-		stmts, err := parser.Parse(o.SQL)
-		if err != nil {
-			return fmt.Errorf("recover view %s: %w", o.Name, err)
-		}
-		cv, ok := stmts[0].(*parser.CreateViewStmt)
-		if !ok {
-			return fmt.Errorf("recover view %s: stored DDL is not CREATE MATERIALIZED VIEW", o.Name)
-		}
-		vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, sideTableOf(cv)), planner.Settings{Strict: false, Parallelism: e.parallelism()})
-		if err != nil {
-			return fmt.Errorf("recover view %s: %w", o.Name, err)
-		}
-		rt, err := e.startView(ctx, vp)
-		if err != nil {
-			return err
-		}
-		if err := rt.restore(ctx, e.store); err != nil {
+		if err := e.recoverView(ctx, o, at[strings.ToLower(o.Name)]); err != nil {
 			return err
 		}
 	}
 	for _, o := range e.cat.List(catalog.Sink) {
-		if err := e.recoverSink(ctx, o); err != nil {
+		undo := e.withSettings(at[strings.ToLower(o.Name)])
+		err := e.recoverSink(ctx, o)
+		undo()
+		if err != nil {
 			return err
 		}
 	}
 	// Acknowledged INSERTs after the checkpoint are replayed now, so views
 	// show at least what they showed before a crash without a new FLUSH.
 	return e.replayLog(ctx)
+}
+
+// recoverView re-plans view o from its stored DDL with the settings set
+// laid over the engine's, starts it and restores its state.
+func (e *Engine) recoverView(ctx context.Context, o *catalog.Object, set map[string]string) error {
+	defer e.withSettings(set)()
+	stmts, err := parser.Parse(o.SQL)
+	if err != nil {
+		return fmt.Errorf("recover view %s: %w", o.Name, err)
+	}
+	cv, ok := stmts[0].(*parser.CreateViewStmt)
+	if !ok {
+		return fmt.Errorf("recover view %s: stored DDL is not CREATE MATERIALIZED VIEW", o.Name)
+	}
+	vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, sideTableOf(cv)), planner.Settings{Strict: false, Parallelism: e.parallelism()})
+	if err != nil {
+		return fmt.Errorf("recover view %s: %w", o.Name, err)
+	}
+	rt, err := e.startView(ctx, vp)
+	if err != nil {
+		return err
+	}
+	return rt.restore(ctx, e.store)
 }
 
 // recoverSink re-attaches a sink: to its view, or, for a sink with its own

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
 )
 
@@ -104,4 +106,42 @@ func (e *Engine) set(name, value string) error {
 	}
 	e.settings[name] = value
 	return nil
+}
+
+// scriptSettings runs through script's SET statements as Exec does and
+// returns, by lower-case name of each view and query sink the script
+// creates, the settings those SETs give at its CREATE: what a fresh run
+// of the script starts it with. Invalid SETs are passed over and a script
+// that does not parse gives nothing; Exec reports both.
+func scriptSettings(script string) map[string]map[string]string {
+	stmts, err := parser.Parse(script)
+	if err != nil {
+		return nil
+	}
+	cur := map[string]string{}
+	at := map[string]map[string]string{}
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *parser.SetStmt:
+			if name := strings.ToLower(st.Name); checkSetting(name, st.Value) == nil {
+				cur[name] = st.Value
+			}
+		case *parser.CreateViewStmt:
+			at[strings.ToLower(st.Name)] = maps.Clone(cur)
+		case *parser.CreateSinkStmt:
+			if st.Query != nil {
+				at[strings.ToLower(st.Name)] = maps.Clone(cur)
+			}
+		}
+	}
+	return at
+}
+
+// withSettings lays over on the engine's settings until undo runs: for
+// recovery, which starts an object with its script's settings (see
+// Options.Script). e.mu is held or the engine is not yet shared.
+func (e *Engine) withSettings(over map[string]string) (undo func()) {
+	old := maps.Clone(e.settings)
+	maps.Copy(e.settings, over)
+	return func() { e.settings = old }
 }

@@ -193,7 +193,7 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 		return err
 	}
 	status := &statusLine{on: term.IsTerminal(int(os.Stderr.Fd()))}
-	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true})
+	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true, Script: src})
 	if err != nil && ctx.Err() != nil {
 		return nil // interrupted while recovering (waiting for a source): the state is as it was
 	}
