@@ -229,6 +229,9 @@ func (e *Engine) snapshot(s *planner.Scan) ([]types.Row, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", s.Name)
 	}
+	if e.opts.ReadOnly {
+		return e.storedSnapshot(o)
+	}
 	if o.Kind == catalog.View {
 		if v := e.views[strings.ToLower(o.Name)]; v != nil {
 			return v.pipe.View0.Rows()

@@ -67,6 +67,10 @@ type Options struct {
 	// when they start), as a fresh run of the script would; the script's
 	// own SETs run only after recovery. Other objects start with Settings.
 	Script string
+	// ReadOnly opens the state read-only and answers queries from its
+	// last checkpoint without starting the pipelines (engine/readonly.go):
+	// `streamsql query`.
+	ReadOnly bool
 }
 
 // Engine is one streamsql instance over a state directory. Its methods
@@ -96,6 +100,9 @@ type Engine struct {
 	logSeq     uint64 // last memory-log sequence number written
 	ckpt       uint64
 	closed     bool
+	// repaired is set when a read-only open had to recover the store of a
+	// crashed process first (see openReadOnlyStore).
+	repaired bool
 }
 
 // Open opens (or recovers) the engine in opts.StateDir.
@@ -114,11 +121,18 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	st, err := state.Open(opts.StateDir)
+	var st *state.Store
+	var err error
+	var repaired bool
+	if opts.ReadOnly {
+		st, err = openReadOnlyStore(opts.StateDir, &repaired)
+	} else {
+		st, err = state.Open(opts.StateDir)
+	}
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, settings: map[string]string{
+	e := &Engine{repaired: repaired, mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000", "flush_limit_rows": "40000000",
 	}}
@@ -128,6 +142,13 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, err
 		}
 		e.settings[strings.ToLower(k)] = v
+	}
+	if opts.ReadOnly {
+		if err := e.loadMeta(); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+		return e, nil
 	}
 	if err := e.recover(ctx); err != nil {
 		e.closeAll() // the connectors recovery opened before it failed
@@ -151,24 +172,8 @@ func (e *Engine) recover(ctx context.Context) error {
 	if err := e.store.DeletePrefix([]byte(exec.SpillPrefix)); err != nil {
 		return fmt.Errorf("clear spill area: %w", err)
 	}
-	if b, ok, err := e.store.Get(keyCatalog); err != nil {
+	if err := e.loadMeta(); err != nil {
 		return err
-	} else if ok {
-		if err := e.cat.Decode(b); err != nil {
-			return err
-		}
-	}
-	if b, ok, err := e.store.Get(keyCkpt); err != nil {
-		return err
-	} else if ok && len(b) == 8 {
-		e.ckpt = binary.BigEndian.Uint64(b)
-	}
-	last, err := e.store.LastKey(prefixLog)
-	if err != nil {
-		return err
-	}
-	if last != nil {
-		e.logSeq = binary.BigEndian.Uint64(last[len(prefixLog):])
 	}
 	for _, o := range e.cat.List(catalog.Table) {
 		switch {
@@ -367,6 +372,9 @@ func needsReadLock(stmts []parser.Stmt) bool {
 }
 
 func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
+	if err := e.readOnlyStmt(s); err != nil {
+		return nil, err
+	}
 	switch st := s.(type) {
 	case *parser.CreateSourceStmt:
 		return e.createSource(ctx, st)
@@ -515,6 +523,10 @@ func (e *Engine) Close() error {
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil
+	}
+	if e.opts.ReadOnly {
+		e.closed = true
+		return e.store.Close()
 	}
 	err := e.checkpoint()
 	e.closeAll()

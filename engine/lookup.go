@@ -86,7 +86,14 @@ func (e *Engine) matchPoint(q *parser.QueryStmt) *PointQuery {
 		return nil
 	}
 	rt := e.views[strings.ToLower(o.Name)]
-	if rt == nil || rt.pipe.View0 == nil || len(rt.pipe.View0.Key()) == 0 {
+	key := o.Key // a read-only engine has no runtime: the catalog's key
+	if !e.opts.ReadOnly {
+		if rt == nil || rt.pipe.View0 == nil {
+			return nil
+		}
+		key = rt.pipe.View0.Key()
+	}
+	if len(key) == 0 {
 		return nil
 	}
 	qualOK := func(t ast.CIStr) bool {
@@ -120,7 +127,6 @@ func (e *Engine) matchPoint(q *parser.QueryStmt) *PointQuery {
 			p.schema = append(p.schema, col)
 		}
 	}
-	key := rt.pipe.View0.Key()
 	p.params = make([]int, len(key))
 	p.consts = make([]types.Value, len(key))
 	pinned := make([]bool, len(key))
@@ -253,10 +259,7 @@ func (e *Engine) runPoint(p *PointQuery, args []types.Value) (*Result, error) {
 			return res, nil
 		}
 	}
-	if e.views[strings.ToLower(p.view)] != p.rt {
-		return nil, ErrStalePointQuery
-	}
-	rows, err := p.rt.pipe.View0.Get(key)
+	rows, err := e.pointRows(p, key)
 	if err != nil {
 		return nil, err
 	}
@@ -278,4 +281,21 @@ func (p *PointQuery) hasParams() bool {
 		}
 	}
 	return false
+}
+
+// pointRows reads the view rows of point query p with key values key:
+// from the view's runtime, or from the last checkpoint on a read-only
+// engine.
+func (e *Engine) pointRows(p *PointQuery, key types.Row) ([]types.Row, error) {
+	if e.opts.ReadOnly {
+		o, ok := e.cat.Get(p.view)
+		if !ok || o.Kind != catalog.View {
+			return nil, ErrStalePointQuery
+		}
+		return exec.StoredGet(e.store, exec.ViewStoreID(o.Name), len(o.Schema), o.Key, key)
+	}
+	if e.views[strings.ToLower(p.view)] != p.rt {
+		return nil, ErrStalePointQuery
+	}
+	return p.rt.pipe.View0.Get(key)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -62,6 +63,11 @@ func TestKillNineRecovers(t *testing.T) {
 			t.Logf("kill %d: process ended before the kill (%v); the test still checks recovery", i, err)
 		}
 	}
+	// query reads a killed pipeline's state (recovering its storage
+	// first, as a restart would) without running it.
+	if out, err := exec.Command(bin, "query", "--state-dir", crashed, "SELECT count(*) FROM w").CombinedOutput(); err != nil {
+		t.Fatalf("query after kill: %v\n%s", err, out)
+	}
 	if out, err := run(crashed).CombinedOutput(); err != nil {
 		t.Fatalf("run after kill: %v\n%s", err, out)
 	}
@@ -78,6 +84,15 @@ func TestKillNineRecovers(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("row %d differs: got %q want %q", i, got[i], want[i])
 		}
+	}
+	// query's read-only answer is the full recovery's.
+	out, err := exec.Command(bin, "query", "--state-dir", clean, "SELECT auction, window_start, n, top FROM w ORDER BY window_start, auction").Output()
+	if err != nil {
+		t.Fatalf("query: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")[1:] // after the header
+	if len(lines) != len(want) {
+		t.Fatalf("query printed %d rows, full recovery has %d", len(lines), len(want))
 	}
 }
 

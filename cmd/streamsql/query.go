@@ -15,17 +15,22 @@ import (
 
 // queryCmd runs a read-only statement against a stopped pipeline's state
 // directory: the way to look at a view, a TABLE or a dead-letter table
-// from the shell until `streamsql serve` exists. It opens the state as a
-// restart would (so an exactly-once sink's pending checkpoint is
-// recovered, which needs its destination reachable), runs the statement
-// and drops the engine without a checkpoint: the state is left as it was.
+// from the shell. It reads the state as of the last checkpoint, like
+// reading a savepoint: the store is opened read-only (Badger refuses
+// while a pipeline runs on it), nothing is restored, started or replayed,
+// and nothing is written. Rows INSERTed into a memory source after the
+// last checkpoint are not in the answers (a restart replays them); a
+// NOTICE counts them. A state whose process was killed is first
+// recovered at the storage level, as any restart does (a NOTICE says so).
 func queryCmd(stateDir *string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "query SQL",
 		Short: "Run SELECT / SHOW / DESCRIBE / EXPLAIN against the state of a stopped pipeline",
 		Long: `Run a read-only statement (SELECT, SHOW, DESCRIBE, EXPLAIN) against the state
-in --state-dir and print its rows. The pipeline must be stopped:
-its state directory is locked while it runs. Example:
+in --state-dir and print its rows, as of the pipeline's last checkpoint. The
+pipeline must be stopped: its state directory is locked while it runs.
+Nothing is written to the state (after a crash, the storage is first
+recovered as a restart would). Example:
 
   streamsql query --state-dir /tmp/k2p 'SELECT "partition", "offset", error FROM bids_dead_letter LIMIT 5'`,
 		Args: oneArg("one SQL statement argument (quote it)"),
@@ -38,7 +43,7 @@ its state directory is locked while it runs. Example:
 				printErr(err)
 				return exitError{1}
 			}
-			e, err := engine.Open(engine.Options{StateDir: *stateDir, Registry: registry(io.Discard)})
+			e, err := engine.Open(engine.Options{StateDir: *stateDir, Registry: registry(io.Discard), ReadOnly: true})
 			if err != nil {
 				if strings.Contains(err.Error(), "lock") {
 					err = fmt.Errorf("%w (is a pipeline still running on %s? stop it first)", err, *stateDir)
@@ -46,11 +51,22 @@ its state directory is locked while it runs. Example:
 				printErr(err)
 				return exitError{1}
 			}
-			defer func() { _ = e.Crash() }()
+			defer func() { _ = e.Close() }()
+			if e.Repaired() {
+				fmt.Fprintf(os.Stderr, "NOTICE: the state was not closed cleanly (a crash): its storage was recovered as a restart would before reading it\n")
+			}
 			res, err := e.Exec(cmd.Context(), args[0])
 			if err != nil {
 				printErr(err)
 				return exitError{1}
+			}
+			notices, err := e.Notices()
+			if err != nil {
+				printErr(err)
+				return exitError{1}
+			}
+			for _, n := range notices {
+				fmt.Fprintf(os.Stderr, "NOTICE: %s\n", n)
 			}
 			if res != nil && res.Schema != nil {
 				printRows(res)
@@ -61,8 +77,7 @@ its state directory is locked while it runs. Example:
 }
 
 // readOnly refuses a statement other than SELECT, SHOW, DESCRIBE and
-// EXPLAIN: query drops the engine without a checkpoint, so a change would
-// be half applied.
+// EXPLAIN: query opens the state read-only.
 func readOnly(sql string) error {
 	f := strings.Fields(sql)
 	if len(f) == 0 {

@@ -142,6 +142,17 @@ func (s *Store) recoverPending() error {
 	return nil
 }
 
+// committedStaged reports whether the committed checkpoint has staged
+// changes that are not applied yet.
+func (s *Store) committedStaged() (bool, error) {
+	val, ok, err := s.Get(keyCommitted)
+	if err != nil || !ok || len(val) != 8 {
+		return false, err
+	}
+	k, err := s.LastKey(pendingPrefix(binary.BigEndian.Uint64(val)))
+	return k != nil, err
+}
+
 // DeletePrefix removes every key with prefix in chunked batches (not
 // atomically).
 func (s *Store) DeletePrefix(prefix []byte) error {

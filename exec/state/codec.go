@@ -35,6 +35,17 @@ func AppendRow(dst []byte, r types.Row) []byte {
 	return dst
 }
 
+// AppendRowPrefix appends the bytes AppendRow starts with for every row of
+// width values whose first values are vals: a key prefix to seek rows
+// stored under their AppendRow encoding.
+func AppendRowPrefix(dst []byte, width int, vals ...types.Value) []byte {
+	dst = binary.AppendUvarint(dst, uint64(width))
+	for _, v := range vals {
+		dst = appendValue(dst, v)
+	}
+	return dst
+}
+
 func appendValue(dst []byte, v types.Value) []byte {
 	dst = append(dst, byte(v.K))
 	switch v.K {

@@ -16,6 +16,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -43,6 +44,54 @@ func Open(dir string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// ErrNotClean is returned by OpenReadOnly when the store was not closed
+// cleanly (the process writing it was killed): Badger must replay and
+// truncate its write-ahead log, or a committed checkpoint's staged changes
+// must be applied, and both are writes. Repair does them.
+var ErrNotClean = errors.New("the state was not closed cleanly")
+
+// OpenReadOnly opens the store in dir without writing to it: Badger takes
+// a shared lock (so it fails while a process has the store open for
+// writing) and opens every file read-only. Writes through the store fail.
+// It returns an error wrapping ErrNotClean when the store needs recovery
+// first (see Repair).
+func OpenReadOnly(dir string) (*Store, error) {
+	opts := badger.DefaultOptions(dir).
+		WithLogger(nil).
+		WithMemTableSize(64 << 20).
+		WithNumVersionsToKeep(1).
+		WithReadOnly(true)
+	db, err := badger.Open(opts)
+	// Badger wraps the error without %w on the way out of the memtables.
+	if err != nil && (errors.Is(err, badger.ErrTruncateNeeded) || strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())) {
+		return nil, fmt.Errorf("open state %s read-only: %w (%w)", dir, ErrNotClean, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open state %s read-only: %w", dir, err)
+	}
+	s := &Store{db: db}
+	if staged, err := s.committedStaged(); err != nil || staged {
+		_ = db.Close()
+		if err == nil {
+			err = fmt.Errorf("open state %s read-only: %w: a committed checkpoint is not applied yet", dir, ErrNotClean)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// Repair does what opening the store for writing does after a crash
+// (Badger replays its write-ahead log; a committed checkpoint's staged
+// changes are applied, uncommitted ones dropped) and closes it cleanly,
+// so OpenReadOnly succeeds afterwards. It changes no checkpointed value.
+func Repair(dir string) error {
+	s, err := Open(dir)
+	if err != nil {
+		return err
+	}
+	return s.Close()
 }
 
 // Close closes the database cleanly.

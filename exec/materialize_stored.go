@@ -1,0 +1,72 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/types"
+)
+
+// ViewStoreID is the key prefix under which a checkpoint holds the rows of
+// view (a Materialize's id).
+func ViewStoreID(view string) string { return "v/" + view + "/view/" }
+
+// SideStoreID is the key prefix of the rows of view's LATE DATA side
+// table.
+func SideStoreID(view string) string { return "v/" + view + "/side/" }
+
+// StoredRows returns the rows the last checkpoint holds for the view
+// store id, each repeated by its multiplicity, in the order Rows lists
+// them: what a Materialize restored from that checkpoint would return,
+// read without restoring it (`streamsql query` on a stopped pipeline).
+func StoredRows(s *state.Store, id string) ([]types.Row, error) {
+	return storedScan(s, []byte(id), id, nil)
+}
+
+// StoredGet is Get over the last checkpoint of the view store id: the
+// rows of width columns whose key columns equal key. The leading key
+// columns whose values encode alike when equal seek directly to the
+// matching rows, so a point read costs a few reads however large the
+// view is; a key that does not lead the row scans the view.
+func StoredGet(s *state.Store, id string, width int, keyCols []int, key types.Row) ([]types.Row, error) {
+	var lead types.Row
+	for c := 0; c < width; c++ {
+		i := slices.Index(keyCols, c)
+		if i < 0 || key[i].K == types.Float || key[i].K == types.Decimal {
+			break // floats and decimals have several encodings of one value
+		}
+		lead = append(lead, key[i])
+	}
+	prefix := []byte(id)
+	if len(lead) > 0 {
+		prefix = state.AppendRowPrefix(prefix, width, lead...)
+	}
+	return storedScan(s, prefix, id, func(r types.Row) bool {
+		for i, c := range keyCols {
+			if c >= len(r) || !types.Equal(r[c], key[i]) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// storedScan decodes the stored view rows under prefix (within the store
+// id) that keep accepts (nil: all).
+func storedScan(s *state.Store, prefix []byte, id string, keep func(types.Row) bool) ([]types.Row, error) {
+	var out []types.Row
+	err := s.Scan(prefix, func(_, val []byte) error {
+		e, _, err := decodeMatRow(id, val)
+		if err != nil {
+			return err
+		}
+		if keep != nil && !keep(e.row) {
+			return nil
+		}
+		for i := int64(0); i < e.count; i++ {
+			out = append(out, e.row)
+		}
+		return nil
+	})
+	return out, err
+}
