@@ -159,6 +159,28 @@ func (d *deadLetters) Rows() ([]types.Row, error) {
 	return inKeyOrder(rows), nil
 }
 
+// get returns the row whose (source, partition, offset) is key, or none:
+// a record since the last checkpoint from memory, an older one from
+// Badger.
+func (d *deadLetters) get(key types.Row) ([]types.Row, error) {
+	k := string(state.AppendRow(nil, key))
+	if r, ok := d.pending[k]; ok {
+		return []types.Row{r}, nil
+	}
+	v, ok, err := d.store.Get([]byte(d.prefix() + k))
+	if err != nil || !ok {
+		if err != nil {
+			return nil, fmt.Errorf("dead_letter table %s: %w", d.name, err)
+		}
+		return nil, nil
+	}
+	rows, err := state.DecodeValue(v)
+	if err != nil || len(rows) != 1 {
+		return nil, fmt.Errorf("dead_letter table %s: bad row: %v", d.name, err)
+	}
+	return rows, nil
+}
+
 // inKeyOrder lists rows by their encoded key, which orders them by key.
 func inKeyOrder(rows map[string]types.Row) []types.Row {
 	keys := make([]string, 0, len(rows))

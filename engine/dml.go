@@ -206,11 +206,19 @@ const codeOutOfRange = "22003"
 
 // query runs an ad-hoc SELECT over view and table snapshots.
 func (e *Engine) query(st *parser.QueryStmt) (*Result, error) {
-	// A point read of a view by its key reads those rows only
-	// (engine/lookup.go) instead of copying the view.
+	// A point read of a view or keyed table by its key reads those rows
+	// only (engine/lookup.go) instead of copying the relation.
 	if p := e.matchPoint(st); p != nil && !p.hasParams() {
-		return e.runPoint(p, nil)
+		if res, err := e.runPoint(p, nil); err != ErrStalePointQuery {
+			return res, err
+		}
 	}
+	return e.scanQuery(st)
+}
+
+// scanQuery plans st and runs it over snapshots of the relations it
+// reads: the general path of query.
+func (e *Engine) scanQuery(st *parser.QueryStmt) (*Result, error) {
 	n, err := planner.BuildQuery(st, e.cat, true)
 	if err != nil {
 		return nil, err

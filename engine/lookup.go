@@ -15,30 +15,33 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// PointQuery is a prepared point read of a view: `SELECT cols FROM view
-// WHERE k1 = $1 AND k2 = $2 ...` where the conditions pin every view-key
-// column to a parameter and nothing else. It reads the matching rows from
-// the view's store by key instead of planning the query and copying the
-// whole view, which is what makes prepared point queries over the wire
-// cheap. It is pure data: RunPointQuery checks it still fits the view.
+// PointQuery is a prepared point read of a view or a keyed table (a
+// TABLE or a dead-letter table): `SELECT cols FROM rel WHERE k1 = $1 AND
+// k2 = $2 ...` where the conditions pin every key column to a parameter
+// or a constant and nothing else. It reads the matching rows by key
+// instead of planning the query and copying the whole relation, which is
+// what makes point queries over the wire cheap. It is pure data:
+// RunPointQuery checks it still fits the relation.
 type PointQuery struct {
-	view   string
-	rt     *viewRT // the view runtime it was prepared against
-	cols   []int   // view columns returned, in order
+	name   string
+	obj    *catalog.Object // the catalog object it was prepared against
+	rt     *viewRT         // the view runtime, or nil for a table
+	cols   []int           // columns returned, in order
 	schema types.Schema
 	params []int         // per view-key column: the parameter number ($n), or 0
 	consts []types.Value // per view-key column when params is 0: a constant
 	kinds  []types.Column
 }
 
-// ErrStalePointQuery is returned by RunPointQuery when the view was
-// dropped or re-created since PreparePointQuery: run the text instead.
-var ErrStalePointQuery = errors.New("point query: the view changed since it was prepared")
+// ErrStalePointQuery is returned by RunPointQuery when the relation was
+// dropped or re-created since PreparePointQuery, or an argument's type
+// needs the general path: run the text instead.
+var ErrStalePointQuery = errors.New("point query: the relation changed since it was prepared")
 
 // Schema returns the columns the point query returns.
 func (p *PointQuery) Schema() types.Schema { return p.schema }
 
-// PreparePointQuery recognises a point read of a view in sql (one SELECT,
+// PreparePointQuery recognises a point read of a view or keyed table in sql (one SELECT,
 // with $n parameters or constants); it returns nil when sql is anything
 // else, which the caller then runs as usual (also when ctx ends while it
 // waits for the engine).
@@ -82,24 +85,17 @@ func (e *Engine) matchPoint(q *parser.QueryStmt) *PointQuery {
 	}
 	alias := ts.AsName.L
 	o, ok := e.cat.Get(tn.Name.O)
-	if !ok || o.Kind != catalog.View {
+	if !ok {
 		return nil
 	}
-	rt := e.views[strings.ToLower(o.Name)]
-	key := o.Key // a read-only engine has no runtime: the catalog's key
-	if !e.opts.ReadOnly {
-		if rt == nil || rt.pipe.View0 == nil {
-			return nil
-		}
-		key = rt.pipe.View0.Key()
-	}
+	rt, key := e.pointKey(o)
 	if len(key) == 0 {
 		return nil
 	}
 	qualOK := func(t ast.CIStr) bool {
 		return t.L == "" || (alias != "" && t.L == alias) || (alias == "" && t.L == strings.ToLower(o.Name))
 	}
-	p := &PointQuery{view: o.Name, rt: rt}
+	p := &PointQuery{name: o.Name, obj: o, rt: rt}
 	for _, f := range sel.Fields.Fields {
 		switch {
 		case f.WildCard != nil:
@@ -183,6 +179,30 @@ func (e *Engine) matchPoint(q *parser.QueryStmt) *PointQuery {
 	return p
 }
 
+// pointKey returns the key columns a point read of o can look rows up
+// by, and o's view runtime when it is a view: a view's key, a TABLE's or
+// a dead-letter table's primary key. It returns no key for anything else
+// (sources, side tables, which have no key, keyless views). A read-only
+// engine has no runtimes: it reads by the catalog's key.
+func (e *Engine) pointKey(o *catalog.Object) (*viewRT, []int) {
+	name := strings.ToLower(o.Name)
+	switch {
+	case e.opts.ReadOnly:
+		if o.Kind == catalog.View || (o.Kind == catalog.Table && o.SideOf == "") {
+			return nil, o.Key
+		}
+	case o.Kind == catalog.View:
+		if rt := e.views[name]; rt != nil && rt.pipe.View0 != nil {
+			return rt, rt.pipe.View0.Key()
+		}
+	case o.Kind == catalog.Table && o.DeadLetter:
+		return nil, o.Key
+	case o.Kind == catalog.Table && e.tables[name] != nil:
+		return nil, o.Key
+	}
+	return nil, nil
+}
+
 // constValue evaluates a constant expression (a literal, a cast of one,
 // a negated number); ok is false for anything that reads columns or fails.
 func constValue(ex ast.ExprNode) (types.Value, bool) {
@@ -223,8 +243,8 @@ func indexOf(xs []int, x int) int {
 // RunPointQuery runs a prepared point query with the parameter values
 // args ($1 is args[0]); values are converted to the key columns' types
 // as INSERT converts them. It gives up when ctx ends while it waits for
-// the engine, and returns ErrStalePointQuery when the view was dropped or
-// re-created since.
+// the engine, and returns ErrStalePointQuery when the relation was
+// dropped or re-created since.
 func (e *Engine) RunPointQuery(ctx context.Context, p *PointQuery, args []types.Value) (*Result, error) {
 	if err := e.mu.LockContext(ctx); err != nil {
 		return nil, err
@@ -259,7 +279,7 @@ func (e *Engine) runPoint(p *PointQuery, args []types.Value) (*Result, error) {
 			return res, nil
 		}
 	}
-	rows, err := e.pointRows(p, key)
+	rows, err := e.getByKey(p, key)
 	if err != nil {
 		return nil, err
 	}
@@ -274,6 +294,46 @@ func (e *Engine) runPoint(p *PointQuery, args []types.Value) (*Result, error) {
 	return res, nil
 }
 
+// getByKey returns the rows of p's relation whose key is key (values of
+// the key columns' kinds, none NULL); e.mu is held.
+func (e *Engine) getByKey(p *PointQuery, key types.Row) ([]types.Row, error) {
+	name := strings.ToLower(p.name)
+	if o, ok := e.cat.Get(name); !ok || o != p.obj {
+		return nil, ErrStalePointQuery
+	}
+	switch {
+	case e.opts.ReadOnly:
+		return e.storedByKey(p.obj, key)
+	case p.rt != nil:
+		if e.views[name] != p.rt {
+			return nil, ErrStalePointQuery
+		}
+		return p.rt.pipe.View0.Get(key)
+	case p.obj.DeadLetter:
+		if d := e.dlq[name]; d != nil {
+			return d.get(key)
+		}
+		return nil, nil // nothing has been dead-lettered yet
+	}
+	t := e.tables[name]
+	if t == nil {
+		return nil, ErrStalePointQuery
+	}
+	return t.get(key), nil
+}
+
+// storedByKey reads the rows of o with key key from the last checkpoint,
+// on a read-only engine.
+func (e *Engine) storedByKey(o *catalog.Object, key types.Row) ([]types.Row, error) {
+	switch {
+	case o.Kind == catalog.View:
+		return exec.StoredGet(e.store, exec.ViewStoreID(o.Name), len(o.Schema), o.Key, key)
+	case o.DeadLetter:
+		return newDeadLetters(o.Name, e.store).get(key)
+	}
+	return storedTableGet(e.store, o.Name, key)
+}
+
 func (p *PointQuery) hasParams() bool {
 	for _, n := range p.params {
 		if n > 0 {
@@ -281,21 +341,4 @@ func (p *PointQuery) hasParams() bool {
 		}
 	}
 	return false
-}
-
-// pointRows reads the view rows of point query p with key values key:
-// from the view's runtime, or from the last checkpoint on a read-only
-// engine.
-func (e *Engine) pointRows(p *PointQuery, key types.Row) ([]types.Row, error) {
-	if e.opts.ReadOnly {
-		o, ok := e.cat.Get(p.view)
-		if !ok || o.Kind != catalog.View {
-			return nil, ErrStalePointQuery
-		}
-		return exec.StoredGet(e.store, exec.ViewStoreID(o.Name), len(o.Schema), o.Key, key)
-	}
-	if e.views[strings.ToLower(p.view)] != p.rt {
-		return nil, ErrStalePointQuery
-	}
-	return p.rt.pipe.View0.Get(key)
 }

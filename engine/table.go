@@ -40,6 +40,37 @@ func (t *tableRT) key(row types.Row) string {
 	return string(kb)
 }
 
+// get returns the row whose key columns are key (values of the key
+// columns' kinds), or none.
+func (t *tableRT) get(key types.Row) []types.Row {
+	var kb []byte
+	for _, v := range key {
+		kb = state.AppendKey(kb, v)
+	}
+	if r, ok := t.rows[string(kb)]; ok {
+		return []types.Row{r}
+	}
+	return nil
+}
+
+// storedTableGet reads the row of TABLE name whose key columns are key
+// from the store (a read-only engine's), or none.
+func storedTableGet(st *state.Store, name string, key types.Row) ([]types.Row, error) {
+	kb := []byte("t/" + strings.ToLower(name) + "/row/")
+	for _, v := range key {
+		kb = state.AppendKey(kb, v)
+	}
+	v, ok, err := st.Get(kb)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rows, err := state.DecodeValue(v)
+	if err != nil || len(rows) != 1 {
+		return nil, fmt.Errorf("table %s: bad row: %v", name, err)
+	}
+	return rows, nil
+}
+
 // apply upserts or deletes rows by key, and hands the changes to the
 // table's sinks.
 func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {

@@ -2,8 +2,10 @@ package pgwire
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,12 +66,79 @@ func benchPoint(b *testing.B, mode pgx.QueryExecMode, datagen bool) {
 	cs := make([]*pgx.Conn, conns)
 	for i := range cs {
 		cs[i] = connect(b, addr, mode)
+	}
+	pointLoad(b, cs, keys, "SELECT n, top FROM v WHERE k = $1", func(c *pgx.Conn, k int64) error {
 		var n, top int64
-		if err := cs[i].QueryRow(ctx, "SELECT n, top FROM v WHERE k = $1", 5).Scan(&n, &top); err != nil || top != 35 {
-			b.Fatalf("warm-up: %v %v", top, err)
+		if err := c.QueryRow(ctx, "SELECT n, top FROM v WHERE k = $1", k).Scan(&n, &top); err != nil || top != 7*k {
+			return fmt.Errorf("k=%d: top %d, %w", k, top, err)
+		}
+		return nil
+	})
+}
+
+// BenchmarkTablePointQuery is pgbench's select-only shape on a TABLE:
+// `SELECT * FROM kv WHERE id = $1` over 100,000 rows keyed by id, from 8
+// pgx connections, prepared and in the simple protocol. It reports
+// queries/s and the p99 latency in milliseconds.
+//
+//	go test -run XXX -bench TablePointQuery -benchtime 40000x ./pgwire
+func BenchmarkTablePointQuery(b *testing.B) {
+	for _, m := range []struct {
+		name string
+		mode pgx.QueryExecMode
+	}{
+		{"prepared", pgx.QueryExecModeCacheStatement},
+		{"simple", pgx.QueryExecModeSimpleProtocol},
+	} {
+		b.Run(m.name, func(b *testing.B) { benchTablePoint(b, m.mode) })
+	}
+}
+
+func benchTablePoint(b *testing.B, mode pgx.QueryExecMode) {
+	const conns, keys = 8, 100_000
+	addr, e := startServer(b)
+	ctx := context.Background()
+	if _, err := e.Exec(ctx, "CREATE TABLE kv (id BIGINT PRIMARY KEY, v BIGINT, pad VARCHAR)"); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < keys; i += 1000 {
+		var q strings.Builder
+		q.WriteString("INSERT INTO kv VALUES ")
+		for j := i; j < i+1000; j++ {
+			if j > i {
+				q.WriteString(", ")
+			}
+			fmt.Fprintf(&q, "(%d, %d, 'row %d')", j, j*7, j)
+		}
+		if _, err := e.Exec(ctx, q.String()); err != nil {
+			b.Fatal(err)
 		}
 	}
-	lat := make([][]time.Duration, conns)
+	cs := make([]*pgx.Conn, conns)
+	for i := range cs {
+		cs[i] = connect(b, addr, mode)
+	}
+	pointLoad(b, cs, keys, "SELECT * FROM kv WHERE id = $1", func(c *pgx.Conn, k int64) error {
+		var id, v int64
+		var pad string
+		if err := c.QueryRow(ctx, "SELECT * FROM kv WHERE id = $1", k).Scan(&id, &v, &pad); err != nil || v != 7*k {
+			return fmt.Errorf("k=%d: v %d, %w", k, v, err)
+		}
+		return nil
+	})
+}
+
+// pointLoad runs b.N point queries (query does one for key k and checks
+// its answer) from the connections cs at once, keys drawn uniformly
+// below keys, after one warm-up query per connection; it reports
+// queries/s and the p99 latency in milliseconds.
+func pointLoad(b *testing.B, cs []*pgx.Conn, keys int64, sql string, query func(c *pgx.Conn, k int64) error) {
+	for _, c := range cs {
+		if err := query(c, 5); err != nil {
+			b.Fatalf("warm-up %s: %v", sql, err)
+		}
+	}
+	lat := make([][]time.Duration, len(cs))
 	var next int64
 	var mu sync.Mutex
 	b.ResetTimer()
@@ -90,9 +159,8 @@ func benchPoint(b *testing.B, mode pgx.QueryExecMode, datagen bool) {
 				mu.Unlock()
 				k := r.Int64N(keys)
 				t0 := time.Now()
-				var n, top int64
-				if err := c.QueryRow(ctx, "SELECT n, top FROM v WHERE k = $1", k).Scan(&n, &top); err != nil || top != 7*k {
-					b.Errorf("k=%d: %d %v", k, top, err)
+				if err := query(c, k); err != nil {
+					b.Error(err)
 					return
 				}
 				lat[i] = append(lat[i], time.Since(t0))
