@@ -141,6 +141,11 @@ func (c *Catalog) Add(o *Object) error {
 	return nil
 }
 
+// Seq returns the sequence number of the last object added: it changes
+// whenever an object is added, so a cached answer that depends on which
+// objects exist can tell it is out of date.
+func (c *Catalog) Seq() uint64 { return c.seq }
+
 // Remove deletes the object named name.
 func (c *Catalog) Remove(name string) { delete(c.objs, strings.ToLower(name)) }
 

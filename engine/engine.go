@@ -94,12 +94,15 @@ type Engine struct {
 	late     lateness.Counters
 	evalErrs exec.EvalErrors
 	// dlq holds the dead-letter tables by lower-case name.
-	dlq        map[string]*deadLetters
-	tables     map[string]*tableRT // running TABLEs by lower-case name
-	decodeErrs atomic.Int64
-	logSeq     uint64 // last memory-log sequence number written
-	ckpt       uint64
-	closed     bool
+	dlq    map[string]*deadLetters
+	tables map[string]*tableRT // running TABLEs by lower-case name
+	// pointShapes caches, by parameterised text, which SELECT texts are
+	// point reads (pointtext.go); e.mu guards it.
+	pointShapes map[string]pointShape
+	decodeErrs  atomic.Int64
+	logSeq      uint64 // last memory-log sequence number written
+	ckpt        uint64
+	closed      bool
 	// repaired is set when a read-only open had to recover the store of a
 	// crashed process first (see openReadOnlyStore).
 	repaired bool
@@ -132,7 +135,7 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{repaired: repaired, mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, settings: map[string]string{
+	e := &Engine{repaired: repaired, mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, pointShapes: map[string]pointShape{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000", "flush_limit_rows": "40000000",
 	}}
@@ -317,6 +320,9 @@ func (e *Engine) now() int64 { return e.opts.Clock().UnixMicro() }
 // Exec parses and runs a script; it returns the result of the last
 // statement. Statements before a failing one stay applied.
 func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
+	if res, ok, err := e.execPointText(ctx, sql); ok || err != nil {
+		return res, err
+	}
 	stmts, err := parser.Parse(sql)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/connectors"
@@ -179,5 +180,99 @@ func TestTablePointQueriesReadByKey(t *testing.T) {
 	// Sources have no key: their queries take the general path.
 	if p := e.PreparePointQuery(ctx, "SELECT * FROM src WHERE k = $1"); p != nil {
 		t.Fatal("a source was read by key")
+	}
+}
+
+func TestParameterize(t *testing.T) {
+	for _, tt := range []struct {
+		sql, shape string
+		args       string // fmtRows of the arguments; "" when declined
+	}{
+		{"SELECT * FROM kv WHERE id = 42", "SELECT * FROM kv WHERE id = $1", "[[42]]"},
+		{" select v FROM t1 WHERE a='it''s' AND b=7", " select v FROM t1 WHERE a=$1 AND b=$2", "[[it's 7]]"},
+		{`SELECT "x1" FROM kv WHERE "offset" = 3`, `SELECT "x1" FROM kv WHERE "offset" = $1`, "[[3]]"},
+		{"SELECT * FROM kv WHERE id = -3", "SELECT * FROM kv WHERE id = -$1", "[[3]]"},
+		{"SELECT * FROM kv", "", ""},
+		{"INSERT INTO kv VALUES (1)", "", ""},
+		{"SELECT * FROM kv WHERE id = $1", "", ""},
+		{"SELECT * FROM kv WHERE id = 1.5", "", ""},
+		{"SELECT * FROM kv WHERE id = 1e3", "", ""},
+		{"SELECT * FROM kv WHERE id = 99999999999999999999", "", ""},
+		{"SELECT * FROM kv WHERE ts = TIMESTAMP '2024-01-01'", "", ""},
+		{"SELECT * FROM kv WHERE s = E'a'", "", ""},
+		{`SELECT * FROM kv WHERE s = 'a\'`, "", ""},
+		{"SELECT * FROM kv WHERE s = 'open", "", ""},
+		{"SELECT * FROM kv WHERE id = 1 -- one", "", ""},
+		{"SELECT * FROM kv WHERE id = 1 /* one */", "", ""},
+		{"SELECT * FROM kv LIMIT 5", "", ""},
+	} {
+		shape, args, ok := parameterize(tt.sql)
+		if !ok {
+			if tt.args != "" {
+				t.Errorf("%s: declined", tt.sql)
+			}
+			continue
+		}
+		if got := fmtRows([]types.Row{args}); tt.args == "" || shape != tt.shape || got != tt.args {
+			t.Errorf("%s: %q %s, want %q %s", tt.sql, shape, got, tt.shape, tt.args)
+		}
+	}
+}
+
+// TestPointTextShapes checks that literal point queries are answered from
+// the shape cache, and that a shape found not to be a point read is tried
+// again once the catalog changes.
+func TestPointTextShapes(t *testing.T) {
+	e, err := Open(Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if _, err := e.Exec(ctx, "SELECT * FROM kv WHERE id = 1"); err == nil {
+		t.Fatal("a query of a missing table ran")
+	}
+	for _, q := range []string{
+		"CREATE TABLE kv (id BIGINT PRIMARY KEY, name VARCHAR)",
+		"INSERT INTO kv VALUES (1, 'one'), (2, 'two')",
+	} {
+		if _, err := e.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, tt := range []struct{ sql, want string }{
+		{"SELECT * FROM kv WHERE id = 1", "[[1 one]]"},
+		{"SELECT * FROM kv WHERE id = 2", "[[2 two]]"},
+		{"SELECT * FROM kv WHERE id = 3", "[]"},
+		{"SELECT name FROM kv WHERE id = '2'", "[[two]]"},
+		{"SELECT name FROM kv WHERE name = 'one'", "[[one]]"},
+		{"SELECT 7 FROM kv WHERE id = 1", "[[7]]"},
+	} {
+		res, err := e.Exec(ctx, tt.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		if got := fmtRows(res.Rows); got != tt.want {
+			t.Errorf("%s = %s, want %s", tt.sql, got, tt.want)
+		}
+	}
+	if _, err := e.Exec(ctx, "SELECT * FROM kv WHERE id = 'x'"); err == nil || !strings.Contains(err.Error(), "bigint") {
+		t.Errorf("a string that is no BIGINT: %v", err)
+	}
+	for shape, want := range map[string]string{
+		"SELECT * FROM kv WHERE id = $1":      "point read",
+		"SELECT name FROM kv WHERE id = $1":   "point read",
+		"SELECT name FROM kv WHERE name = $1": "not a point read",
+		"SELECT 7 FROM kv WHERE id = $1":      "not cached", // a literal after a word is declined
+	} {
+		got := "not cached"
+		if c, ok := e.pointShapes[shape]; ok && c.p != nil {
+			got = "point read"
+		} else if ok {
+			got = "not a point read"
+		}
+		if got != want {
+			t.Errorf("shape %q: %s, want %s", shape, got, want)
+		}
 	}
 }
