@@ -94,76 +94,92 @@ func (e *Engine) preparePointShape(shape string, n int) *PointQuery {
 // parser reads them. It declines (ok false) text without literals, not
 // starting with SELECT, or holding anything whose reading it would have
 // to guess: comments, parameters, dollar quotes, backslashes in strings,
-// prefixed or typed strings (E'..', DATE '..'), decimals and exponents.
+// prefixed or typed strings (E'..', DATE '..', "t" '..'), adjacent
+// literals ('a' 'b' is 'ab'), decimals and exponents.
 func parameterize(sql string) (shape string, args []types.Value, ok bool) {
 	t := strings.TrimLeft(sql, " \t\r\n")
 	if len(t) < 6 || !strings.EqualFold(t[:6], "select") {
 		return "", nil, false
 	}
-	var b strings.Builder
-	b.Grow(len(sql) + 8)
-	afterWord := false // the last token was a word: a literal after it is typed
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case isWordStart(c):
-			j := i + 1
-			for j < len(sql) && (isWordStart(sql[j]) || isDigit(sql[j])) {
-				j++
-			}
-			b.WriteString(sql[i:j])
-			i, afterWord = j, true
-			continue
-		case isDigit(c):
-			j := i + 1
-			for j < len(sql) && isDigit(sql[j]) {
-				j++
-			}
-			if afterWord || (j < len(sql) && (sql[j] == '.' || isWordStart(sql[j]))) || (i > 0 && sql[i-1] == '.') {
-				return "", nil, false
-			}
-			n, err := strconv.ParseInt(sql[i:j], 10, 64)
-			if err != nil {
-				return "", nil, false
-			}
-			args = append(args, types.IntValue(n))
-			b.WriteString("$" + strconv.Itoa(len(args)))
-			i = j
-		case c == '\'':
-			s, j, ok := quoted(sql, i)
-			if !ok || afterWord {
-				return "", nil, false
-			}
-			args = append(args, types.StringValue(s))
-			b.WriteString("$" + strconv.Itoa(len(args)))
-			i = j
-		case c == '"':
-			j := i + 1
-			for j < len(sql) && sql[j] != '"' {
-				j++
-			}
-			if j == len(sql) {
-				return "", nil, false
-			}
-			b.WriteString(sql[i : j+1])
-			i = j + 1
-		case c == '$' || c == '?' || c == '\\' || c == '#' || c == '`' ||
-			(c == '-' && i+1 < len(sql) && sql[i+1] == '-') || (c == '/' && i+1 < len(sql) && sql[i+1] == '*'):
+	l := shapeLexer{sql: sql}
+	l.b.Grow(len(sql) + 8)
+	for l.i < len(sql) {
+		if !l.token() {
 			return "", nil, false
-		default:
-			b.WriteByte(c)
-			i++
-			if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-				afterWord = false
-			}
-			continue
 		}
-		afterWord = false
 	}
-	if len(args) == 0 {
+	if len(l.args) == 0 {
 		return "", nil, false
 	}
-	return b.String(), args, true
+	return l.b.String(), l.args, true
+}
+
+// shapeLexer is parameterize's state: the text read up to i, with its
+// literals replaced, and what the last token was.
+type shapeLexer struct {
+	sql       string
+	i         int
+	b         strings.Builder
+	args      []types.Value
+	afterWord bool // the last token was a word: a literal after it is typed
+	afterLit  bool // the last token was a literal: adjacent strings concatenate
+}
+
+// token reads the token at l.i; false declines the text.
+func (l *shapeLexer) token() bool {
+	sql, i := l.sql, l.i
+	c := sql[i]
+	switch {
+	case isWordStart(c):
+		j := i + 1
+		for j < len(sql) && (isWordStart(sql[j]) || isDigit(sql[j])) {
+			j++
+		}
+		l.keep(j)
+	case isDigit(c):
+		j := i + 1
+		for j < len(sql) && isDigit(sql[j]) {
+			j++
+		}
+		if l.afterWord || l.afterLit || (j < len(sql) && (sql[j] == '.' || isWordStart(sql[j]))) || (i > 0 && sql[i-1] == '.') {
+			return false
+		}
+		n, err := strconv.ParseInt(sql[i:j], 10, 64)
+		return err == nil && l.literal(types.IntValue(n), j)
+	case c == '\'':
+		s, j, ok := quoted(sql, i)
+		return ok && !l.afterWord && !l.afterLit && l.literal(types.StringValue(s), j)
+	case c == '"':
+		j := strings.IndexByte(sql[i+1:], '"')
+		if j < 0 {
+			return false
+		}
+		l.keep(i + j + 2)
+	case c == '$' || c == '?' || c == '\\' || c == '#' || c == '`' ||
+		(c == '-' && strings.HasPrefix(sql[i:], "--")) || (c == '/' && strings.HasPrefix(sql[i:], "/*")):
+		return false
+	default:
+		l.b.WriteByte(c)
+		l.i++
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			l.afterWord, l.afterLit = false, false
+		}
+	}
+	return true
+}
+
+// keep keeps the text up to j, a word or quoted name, as it is.
+func (l *shapeLexer) keep(j int) {
+	l.b.WriteString(l.sql[l.i:j])
+	l.i, l.afterWord, l.afterLit = j, true, false
+}
+
+// literal replaces the text up to j, the literal v, with a parameter.
+func (l *shapeLexer) literal(v types.Value, j int) bool {
+	l.args = append(l.args, v)
+	l.b.WriteString("$" + strconv.Itoa(len(l.args)))
+	l.i, l.afterWord, l.afterLit = j, false, true
+	return true
 }
 
 // quoted reads the string literal opening at sql[i] (” is a quote);

@@ -205,6 +205,10 @@ func TestParameterize(t *testing.T) {
 		{"SELECT * FROM kv WHERE id = 1 -- one", "", ""},
 		{"SELECT * FROM kv WHERE id = 1 /* one */", "", ""},
 		{"SELECT * FROM kv LIMIT 5", "", ""},
+		{"SELECT * FROM kv WHERE s = 'a' 'b'", "", ""},
+		{"SELECT * FROM kv WHERE s = 'a'\n'b'", "", ""},
+		{`SELECT * FROM kv WHERE "s" 'a'`, "", ""},
+		{"SELECT * FROM kv WHERE id = 1 2", "", ""},
 	} {
 		shape, args, ok := parameterize(tt.sql)
 		if !ok {
