@@ -70,7 +70,7 @@ func checkByKeyEqualsScan(t *testing.T, e *Engine, what string, found int, probe
 // TABLE, a connector TABLE (upserts and deletes) and a dead-letter table
 // answer by key exactly what a scan answers: present and absent keys,
 // NULL, composite keys, and after updates, deletes, a restart and a
-// crash.
+// crash, and on a read-only engine over the stopped state.
 func TestTablePointQueriesReadByKey(t *testing.T) {
 	lineMu.Lock()
 	lineInput["tablekey"] = []string{"1,2024-01-01 00:00:01", "{bad", "2,2024-01-01 00:00:02", "x,oops"}
@@ -165,6 +165,15 @@ func TestTablePointQueriesReadByKey(t *testing.T) {
 	exec(e, `FLUSH`)
 	checkByKeyEqualsScan(t, e, "after a crash", 12, probes)
 	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A read-only engine (streamsql query) reads the stored rows by key.
+	ro, err := Open(Options{StateDir: dir, Registry: reg, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkByKeyEqualsScan(t, ro, "read-only", 12, probes)
+	if err := ro.Close(); err != nil {
 		t.Fatal(err)
 	}
 	e = open()
