@@ -41,7 +41,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -54,6 +53,7 @@ import (
 	"github.com/streamsql/streamsql/connectors/blackhole"
 	"github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/exec/state"
 )
 
 //go:embed *.sql
@@ -317,27 +317,8 @@ func resetPeakRSS() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
 
-// diskUsage sums the allocated size of the files under dir, as du does
-// (Badger preallocates sparse files whose apparent size overstates them).
-func diskUsage(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			n += st.Blocks * 512
-		} else if !d.IsDir() {
-			n += info.Size()
-		}
-		return nil
-	})
-	return n, err
-}
+// diskUsage is the state directory's size on disk.
+func diskUsage(dir string) (int64, error) { return state.DiskUsage(dir) }
 
 // median returns the median of each column of runs (the lower middle for
 // an even count).

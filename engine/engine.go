@@ -106,6 +106,8 @@ type Engine struct {
 	// repaired is set when a read-only open had to recover the store of a
 	// crashed process first (see openReadOnlyStore).
 	repaired bool
+	// recovered is what Open restored (zero on a fresh start).
+	recovered Recovery
 }
 
 // Open opens (or recovers) the engine in opts.StateDir.
@@ -153,12 +155,38 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		return e, nil
 	}
+	start := time.Now()
 	if err := e.recover(ctx); err != nil {
 		e.closeAll() // the connectors recovery opened before it failed
 		_ = st.Close()
 		return nil, err
 	}
+	if len(e.cat.List(catalog.View))+len(e.cat.List(catalog.Table))+len(e.cat.List(catalog.Sink)) > 0 {
+		e.recovered = Recovery{Duration: time.Since(start)}
+		e.recovered.Bytes, _ = st.DiskUsage() // a figure for the log line only
+	}
 	return e, nil
+}
+
+// Recovery describes what Open restored from an existing state directory.
+type Recovery struct {
+	// Bytes is the state directory's size on disk after recovery.
+	Bytes int64
+	// Duration is the wall time from opening the store to every view,
+	// table and sink being restored and the memory log replayed.
+	Duration time.Duration
+}
+
+// String is the line `run` and `serve` print, e.g. "restored 465 MB of
+// state in 19.8 s".
+func (r Recovery) String() string {
+	return fmt.Sprintf("restored %.0f MB of state in %.1f s", float64(r.Bytes)/1e6, r.Duration.Seconds())
+}
+
+// Recovered returns what Open restored; ok is false when the state
+// directory held no views, tables or sinks (a fresh start).
+func (e *Engine) Recovered() (r Recovery, ok bool) {
+	return e.recovered, e.recovered.Duration > 0
 }
 
 var (

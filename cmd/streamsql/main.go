@@ -172,6 +172,14 @@ func runCmd(stateDir *string) *cobra.Command {
 	return cmd
 }
 
+// printRecovered prints one stderr line with the size of the state the
+// engine recovered and how long it took, when it recovered any.
+func printRecovered(e *engine.Engine) {
+	if r, ok := e.Recovered(); ok {
+		fmt.Fprintln(os.Stderr, r)
+	}
+}
+
 // checkpointInterval is --checkpoint-interval when it was given, else 0:
 // the pipeline file's SET checkpoint_interval (or its 10 s default)
 // applies.
@@ -200,6 +208,7 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	if err != nil {
 		return err
 	}
+	printRecovered(e)
 	res, err := e.Exec(ctx, src)
 	if err != nil && ctx.Err() != nil {
 		return e.Close() // interrupted while starting: a clean stop

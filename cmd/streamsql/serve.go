@@ -81,6 +81,7 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	printRecovered(e)
 	cfg.Engine = e
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {

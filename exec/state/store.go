@@ -16,14 +16,18 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
 
 // Store is the Badger database under a state directory.
 type Store struct {
-	db *badger.DB
+	db  *badger.DB
+	dir string
 }
 
 // Open opens (or creates) the store in dir.
@@ -38,7 +42,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, dir: dir}
 	if err := s.recoverPending(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -71,7 +75,7 @@ func OpenReadOnly(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state %s read-only: %w", dir, err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, dir: dir}
 	if staged, err := s.committedStaged(); err != nil || staged {
 		_ = db.Close()
 		if err == nil {
@@ -92,6 +96,34 @@ func Repair(dir string) error {
 		return err
 	}
 	return s.Close()
+}
+
+// DiskUsage returns the bytes the store's files occupy on disk.
+func (s *Store) DiskUsage() (int64, error) { return DiskUsage(s.dir) }
+
+// DiskUsage sums the allocated size of the files under dir, as du does
+// (Badger preallocates sparse files whose apparent size overstates them).
+func DiskUsage(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			n += st.Blocks * 512
+		} else if !d.IsDir() {
+			n += info.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("disk usage of %s: %w", dir, err)
+	}
+	return n, nil
 }
 
 // Close closes the database cleanly.
