@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
@@ -233,9 +234,23 @@ func (a *Aggregate) encode(e *aggEntry) []byte {
 	return state.EncodeValue(rows...)
 }
 
+// owns reports whether this instance keeps the group stored under key,
+// from the key alone (the group's values in key form, which Owner hashes
+// alike).
+func (a *Aggregate) owns(key []byte) (bool, error) {
+	if a.keep == nil {
+		return true, nil
+	}
+	g, err := state.DecodeKeys(key[len(a.id):])
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", a.id, err)
+	}
+	return a.keep(g), nil
+}
+
 // Restore implements Stateful.
 func (a *Aggregate) Restore(s *state.Store) error {
-	err := s.Scan([]byte(a.id), func(key, val []byte) error {
+	err := s.ScanOwned([]byte(a.id), a.owns, func(key, val []byte) error {
 		rows, err := state.DecodeValue(val)
 		if err != nil {
 			return err

@@ -12,6 +12,6 @@
 //     lateness, joins by their interval (or window) and the other input's
 //     watermark, non-windowed aggregates by STATE TTL.
 //   - A checkpoint holds each operator's keys changed since the previous
-//     one; Restore reloads them, each parallel instance keeping the keys it
-//     owns.
+//     one; Restore reloads them, the parallel instances concurrently, each
+//     reading only the values of the keys it owns (decided from the key).
 package exec

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"container/heap"
+	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
@@ -467,9 +468,24 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 	return j.spill.clear(w)
 }
 
+// owns reports whether this instance keeps the rows stored under key,
+// from the key alone: a side digit, then the join key's values in key
+// form (which Owner hashes alike).
+func (j *Join) owns(key []byte) (bool, error) {
+	sk := key[len(j.id):]
+	if j.keep == nil || len(sk) == 0 {
+		return true, nil
+	}
+	kr, err := state.DecodeKeys(sk[1:])
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", j.id, err)
+	}
+	return j.keep(int(sk[0]-'0'), kr), nil
+}
+
 // Restore implements Stateful.
 func (j *Join) Restore(s *state.Store) error {
-	err := s.Scan([]byte(j.id), func(key, val []byte) error {
+	err := s.ScanOwned([]byte(j.id), j.owns, func(key, val []byte) error {
 		sk := string(key[len(j.id):])
 		if sk == "" {
 			return nil

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -125,16 +126,23 @@ func (p *Parallel) Checkpoint(w *state.Writer) error {
 	return nil
 }
 
-// Restore implements Stateful.
+// Restore implements Stateful. The instances restore concurrently: each
+// reads the operator's key range keeping the keys it owns, and they share
+// nothing but the store, which serves concurrent reads.
 func (p *Parallel) Restore(s *state.Store) error {
-	for _, o := range p.inst {
+	errs := make([]error, len(p.inst))
+	var wg sync.WaitGroup
+	for i, o := range p.inst {
 		if st, ok := o.(Stateful); ok {
-			if err := st.Restore(s); err != nil {
-				return err
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = st.Restore(s)
+			}()
 		}
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // merge joins the instances' outputs; mu serialises them.

@@ -163,6 +163,20 @@ func AppendKey(dst []byte, v types.Value) []byte {
 	return appendValue(dst, keyForm(v))
 }
 
+// DecodeKeys decodes a key written as a sequence of AppendKey values
+// into their (key form) values.
+func DecodeKeys(b []byte) (types.Row, error) {
+	var out types.Row
+	for len(b) > 0 {
+		r, rest, err := DecodeRow(b)
+		if err != nil {
+			return nil, fmt.Errorf("decode key: %w", err)
+		}
+		out, b = append(out, r...), rest
+	}
+	return out, nil
+}
+
 // AppendKeyRow is AppendRow for a key: values in keyForm as AppendKey
 // does.
 func AppendKeyRow(dst []byte, r types.Row) []byte {

@@ -183,6 +183,37 @@ func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) er
 	})
 }
 
+// ScanOwned calls fn for every key with prefix that own accepts, in key
+// order. own sees the key before its value is read, so a parallel
+// instance restoring its share of an operator's state neither copies nor
+// decodes the values other instances own.
+func (s *Store) ScanOwned(prefix []byte, own func(key []byte) (bool, error), fn func(key, val []byte) error) error {
+	return s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix, opts.PrefetchValues = prefix, false
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			item := it.Item()
+			ok, err := own(item.Key())
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			if err := fn(item.KeyCopy(nil), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // LastKey returns the greatest key with prefix, or nil when there is none.
 func (s *Store) LastKey(prefix []byte) ([]byte, error) {
 	var last []byte
