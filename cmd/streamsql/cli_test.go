@@ -136,3 +136,26 @@ func TestVersionString(t *testing.T) {
 		t.Errorf("versionString without VCS = %q, want %q", got, want)
 	}
 }
+
+// TestRunPrintsRestore: a run on a state directory that holds a pipeline
+// prints one stderr line with the restored state's size and time; a fresh
+// run prints none.
+func TestRunPrintsRestore(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.sql")
+	src := `CREATE SOURCE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
+  date_time TIMESTAMP, extra VARCHAR) WITH (connector = 'datagen', table = 'bid', events = 1000, seed = 1);
+CREATE MATERIALIZED VIEW b AS SELECT auction, price FROM bid;`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := filepath.Join(dir, "state")
+	code, _, stderr := runCLI(t, "run", "--state-dir", st, file)
+	if code != 0 || strings.Contains(stderr, "restored") {
+		t.Fatalf("first run: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "run", "--state-dir", st, file)
+	if code != 0 || !strings.Contains(stderr, "restored ") || !strings.Contains(stderr, " MB of state in ") {
+		t.Fatalf("restart: exit %d, stderr %q; want a 'restored … MB of state in … s' line", code, stderr)
+	}
+}

@@ -48,3 +48,27 @@ func TestAppendKeyKeepsOtherKeys(t *testing.T) {
 		t.Errorf("decoded -0 key = %v, %q, %v; want the row (0)", r, rest, err)
 	}
 }
+
+// TestDecodeKeysRoundTrip checks that a key of AppendKey values decodes to
+// their key forms, so an instance can learn a key's owner without its value.
+func TestDecodeKeysRoundTrip(t *testing.T) {
+	vals := types.Row{types.IntValue(7), types.StringValue("x"), types.DecimalValue(150, 2)}
+	var key []byte
+	for _, v := range vals {
+		key = AppendKey(key, v)
+	}
+	got, err := DecodeKeys(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].I != 7 || got[1].S != "x" {
+		t.Fatalf("DecodeKeys = %v", got)
+	}
+	cols := []int{0, 1, 2}
+	if types.HashValues(got, cols) != types.HashValues(vals, cols) {
+		t.Error("a decoded key hashes differently from its row: restore would give it to the wrong instance")
+	}
+	if _, err := DecodeKeys([]byte{5}); err == nil {
+		t.Error("DecodeKeys accepted a truncated key")
+	}
+}
