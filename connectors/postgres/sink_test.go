@@ -469,8 +469,9 @@ func TestOneValueColumn(t *testing.T) {
 
 // TestPostgresStopsMidCommit stops Postgres while Commit's transaction is
 // in flight (its INSERT waits on a lock another session holds, so the
-// timing is certain): the transaction dies with the server, Commit
-// retries after the restart, and every change lands exactly once.
+// timing is certain; its session is terminated first, then the server
+// stops): the transaction dies, Commit retries after the restart, and
+// every change lands exactly once.
 func TestPostgresStopsMidCommit(t *testing.T) {
 	db := srv.NewDB(t)
 	dsn := srv.DSNFor(db)
@@ -495,9 +496,17 @@ func TestPostgresStopsMidCommit(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Commit(ctx, 2) }()
+	var waiting []string
 	waitFor(t, "the sink's INSERT to wait on the lock", func() bool {
-		return len(psql(t, dsn, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%'")) == 1
+		waiting = psql(t, dsn, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO%'")
+		return len(waiting) == 1
 	})
+	// Stopping the server ends the locker's session too, and on a loaded
+	// machine the INSERT can get its lock and commit before its own
+	// session ends: terminate it first, so its transaction surely dies.
+	if _, err := locker.Exec(ctx, "SELECT pg_terminate_backend("+waiting[0]+")"); err != nil {
+		t.Fatal(err)
+	}
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
