@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/types"
+)
+
+// copyHeader opens a COPY ... (FORMAT binary) stream: the signature, no
+// flags, no header extension.
+var copyHeader = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+
+// copyReader streams changes' rows as COPY binary tuples, encoding a few
+// hundred rows at a time into one reused buffer, so a COPY of a million
+// rows holds no second copy of them.
+type copyReader struct {
+	schema  types.Schema
+	changes []connectors.Change
+	buf     []byte
+	off     int
+	started bool
+	done    bool
+}
+
+// newCopyReader returns a reader of changes' rows (every column of
+// schema) in COPY binary format.
+func newCopyReader(schema types.Schema, changes []connectors.Change) *copyReader {
+	return &copyReader{schema: schema, changes: changes, buf: make([]byte, 0, 64<<10)}
+}
+
+// Read fills p from the encoded rows, encoding more when the buffer is
+// drained.
+func (r *copyReader) Read(p []byte) (int, error) {
+	for r.off == len(r.buf) {
+		if r.done {
+			return 0, io.EOF
+		}
+		if err := r.fill(); err != nil {
+			return 0, permanent(err)
+		}
+	}
+	n := copy(p, r.buf[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// fill encodes the next rows (about 64 KiB), or the trailer after the
+// last one.
+func (r *copyReader) fill() error {
+	r.buf, r.off = r.buf[:0], 0
+	if !r.started {
+		r.buf, r.started = append(r.buf, copyHeader...), true
+	}
+	for len(r.changes) > 0 && len(r.buf) < cap(r.buf)-1024 {
+		var err error
+		if r.buf, err = appendTuple(r.buf, r.schema, r.changes[0].Row); err != nil {
+			return err
+		}
+		r.changes = r.changes[1:]
+	}
+	if len(r.changes) == 0 {
+		r.buf, r.done = binary.BigEndian.AppendUint16(r.buf, 0xffff), true
+	}
+	return nil
+}
+
+// appendTuple appends one row as a COPY binary tuple: the field count,
+// then each field as appendElem writes an array element (the formats
+// agree), -1 for NULL.
+func appendTuple(b []byte, schema types.Schema, row types.Row) ([]byte, error) {
+	b = binary.BigEndian.AppendUint16(b, uint16(len(schema)))
+	for c, col := range schema {
+		v := at(row, c)
+		if v.K == types.Null {
+			b = binary.BigEndian.AppendUint32(b, 0xffffffff)
+			continue
+		}
+		kind := col.Type
+		if _, ok := arrayOIDs[kind]; !ok {
+			kind = types.String
+		}
+		var err error
+		if b, err = appendElem(b, kind, v); err != nil {
+			return b, fmt.Errorf("column %s is %s but a change carries a %s value (%s)", col.Name, col.Type, v.K, v)
+		}
+	}
+	return b, nil
+}
