@@ -23,6 +23,7 @@ type copyReader struct {
 	off     int
 	started bool
 	done    bool
+	err     error // why encoding stopped (permanent), for the caller
 }
 
 // newCopyReader returns a reader of changes' rows (every column of
@@ -39,7 +40,8 @@ func (r *copyReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		if err := r.fill(); err != nil {
-			return 0, permanent(err)
+			r.err = permanent(err)
+			return 0, r.err
 		}
 	}
 	n := copy(p, r.buf[r.off:])

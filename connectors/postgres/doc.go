@@ -1,12 +1,15 @@
 // Package postgres is the sink that writes a view's changelog into a
-// PostgreSQL table: upserts become one MERGE per batch on Postgres 15+ (a
-// join of the batch with the table) or INSERT ... ON CONFLICT (key) DO
-// UPDATE before that, deletes (retractions) become DELETEs by key.
+// PostgreSQL table: upserts are streamed by a binary COPY into a temporary
+// staging table and applied by one MERGE on Postgres 15+ (a join of the
+// staged rows with the table) or INSERT ... SELECT ... ON CONFLICT (key)
+// DO UPDATE before that; deletes (retractions) become DELETEs by key.
 //
 // Writes are bulk: the changes of a flush are collapsed per key (Postgres
-// rejects a statement that touches one key twice) and sent as one
-// statement per kind over unnest()ed column arrays, batch_rows rows at a
-// time.
+// rejects a statement that touches one key twice); the deletes go as
+// statements over unnest()ed key arrays, batch_rows keys at a time, and
+// the upserts as one COPY (encoded a few hundred rows at a time, so a
+// million-row checkpoint is not copied again in memory) and one statement,
+// all in the flush's transaction.
 //
 // Delivery:
 //

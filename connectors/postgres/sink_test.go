@@ -325,6 +325,29 @@ func TestPermanentErrorsAreNotRetried(t *testing.T) {
 	}
 }
 
+// TestValueOfAnotherKindIsPermanent: a value the COPY stream cannot
+// encode for its column fails the commit at once, naming the column,
+// rather than as a cancelled COPY that looks worth retrying; the
+// transaction leaves nothing behind.
+func TestValueOfAnotherKindIsPermanent(t *testing.T) {
+	dsn := newDB(t)
+	s := openSink(t, allTypes, []int{0}, nil, map[string]string{"dsn": dsn, "table": "t", "create_table": "true"})
+	bad := row(2, "b", 0)
+	bad[2] = types.StringValue("two")
+	mustWrite(t, s, up(row(1, "a", 1)...), up(bad...))
+	if _, err := s.PreCommit(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := s.Commit(ctx, 1)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "column price is") ||
+		!strings.Contains(err.Error(), "but a change carries a VARCHAR value (two)") {
+		t.Fatalf("commit: %v (ctx %v)", err, ctx.Err())
+	}
+	same(t, "rows", psql(t, dsn, "SELECT id FROM t"))
+}
+
 func TestPasswordNeverShown(t *testing.T) {
 	dsn := strings.Replace(newDB(t), "postgres@", "postgres:s3cretpw@", 1) // trust auth ignores it
 	var logs logBuffer

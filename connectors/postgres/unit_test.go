@@ -252,7 +252,7 @@ func TestBuildStatements(t *testing.T) {
 	c := &config{sink: "s", table: []string{"q7"}, schema: q7Schema, key: []int{0, 2}}
 	st := buildStatements(c)
 	for _, want := range []string{
-		`INSERT INTO "q7" AS streamsql_t ("window_start", "window_end", "auction", "max_price") SELECT * FROM unnest($1::timestamp[], $2::timestamp[], $3::int8[], $4::float8[])`,
+		`INSERT INTO "q7" AS streamsql_t ("window_start", "window_end", "auction", "max_price") SELECT "window_start", "window_end", "auction", "max_price" FROM pg_temp.streamsql_stage`,
 		`ON CONFLICT ("window_start", "auction") DO UPDATE SET ("window_end", "max_price") = ROW(EXCLUDED."window_end", EXCLUDED."max_price")` +
 			` WHERE (streamsql_t."window_end", streamsql_t."max_price") IS DISTINCT FROM (EXCLUDED."window_end", EXCLUDED."max_price")`,
 	} {
@@ -260,7 +260,7 @@ func TestBuildStatements(t *testing.T) {
 			t.Errorf("upsert = %s\nwant it to contain %s", st.upsert, want)
 		}
 	}
-	if want := `MERGE INTO "q7" AS streamsql_t USING (SELECT * FROM unnest($1::timestamp[], $2::timestamp[], $3::int8[], $4::float8[]) AS streamsql_s("window_start", "window_end", "auction", "max_price")) AS streamsql_s` +
+	if want := `MERGE INTO "q7" AS streamsql_t USING pg_temp.streamsql_stage AS streamsql_s` +
 		` ON streamsql_t."window_start" = streamsql_s."window_start" AND streamsql_t."auction" = streamsql_s."auction"` +
 		` WHEN MATCHED AND (streamsql_t."window_end", streamsql_t."max_price") IS DISTINCT FROM (streamsql_s."window_end", streamsql_s."max_price")` +
 		` THEN UPDATE SET "window_end" = streamsql_s."window_end", "max_price" = streamsql_s."max_price"` +
@@ -269,6 +269,9 @@ func TestBuildStatements(t *testing.T) {
 	}
 	if want := `DELETE FROM "q7" AS streamsql_t USING unnest($1::timestamp[], $2::int8[]) AS streamsql_d("window_start", "auction")`; !strings.HasPrefix(st.delete, want) {
 		t.Errorf("delete = %s", st.delete)
+	}
+	if want := `CREATE TEMP TABLE pg_temp.streamsql_stage ("window_start" TIMESTAMP, "window_end" TIMESTAMP, "auction" BIGINT, "max_price" DOUBLE PRECISION) ON COMMIT DROP`; st.stage != want {
+		t.Errorf("stage = %s\nwant    %s", st.stage, want)
 	}
 	if !strings.Contains(st.progress, `"streamsql_sink_progress"`) {
 		t.Errorf("progress = %s", st.progress)

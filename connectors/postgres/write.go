@@ -11,7 +11,9 @@ import (
 
 // statements is the SQL a sink sends, built once from its config.
 type statements struct {
-	upsert         string // all columns as arrays; ON CONFLICT by key
+	stage          string // creates the transaction's staging table
+	copy           string // COPY into the staging table
+	upsert         string // from the staging table; ON CONFLICT by key
 	merge          string // the same as one MERGE (Postgres 15+); "" without a key
 	delete         string // key columns as arrays
 	progress       string // $1 sink, $2 checkpoint
@@ -26,8 +28,10 @@ func buildStatements(c *config) statements {
 	names := c.schema.Names()
 	var st statements
 
+	st.stage = stageSQL(c.schema)
+	st.copy = "COPY " + stageTable + " FROM STDIN (FORMAT binary)"
 	var b strings.Builder
-	fmt.Fprintf(&b, "INSERT INTO %s AS streamsql_t (%s) SELECT * FROM unnest(%s)", table, quoteIdents(names), arrayParams(c.schema, allColumns(len(c.schema))))
+	fmt.Fprintf(&b, "INSERT INTO %s AS streamsql_t (%s) SELECT %s FROM %s", table, quoteIdents(names), quoteIdents(names), stageTable)
 	if len(c.key) > 0 {
 		fmt.Fprintf(&b, " ON CONFLICT (%s) DO ", quoteIdents(c.keyNames()))
 		var set, old, upd []string
@@ -71,14 +75,6 @@ func buildStatements(c *config) statements {
 	return st
 }
 
-func allColumns(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 func isKey(key []int, i int) bool {
 	for _, k := range key {
 		if k == i {
@@ -97,10 +93,9 @@ func arrayParams(schema types.Schema, cols []int) string {
 	return strings.Join(p, ", ")
 }
 
-// queueChanges adds the statements applying changes (collapsed: one
-// change per key) to b, batchRows rows per statement.
-func queueChanges(b *pgx.Batch, c *config, st *statements, changes []connectors.Change, merge bool) error {
-	var ups, dels []connectors.Change
+// splitChanges separates changes (collapsed: one change per key) into
+// upserts and deletes; a delete needs a key.
+func splitChanges(c *config, changes []connectors.Change) (ups, dels []connectors.Change, err error) {
 	for _, ch := range changes {
 		if ch.Op == connectors.Delete {
 			dels = append(dels, ch)
@@ -109,16 +104,9 @@ func queueChanges(b *pgx.Batch, c *config, st *statements, changes []connectors.
 		}
 	}
 	if len(dels) > 0 && len(c.key) == 0 {
-		return permanent(fmt.Errorf("the view has no key and no primary_key option is set, so a delete (%s) cannot be applied", dels[0].Row))
+		return nil, nil, permanent(fmt.Errorf("the view has no key and no primary_key option is set, so a delete (%s) cannot be applied", dels[0].Row))
 	}
-	if err := queueChunks(b, c, st.delete, c.key, dels); err != nil {
-		return err
-	}
-	upsert := st.upsert
-	if merge && st.merge != "" {
-		upsert = st.merge
-	}
-	return queueChunks(b, c, upsert, allColumns(len(c.schema)), ups)
+	return ups, dels, nil
 }
 
 func queueChunks(b *pgx.Batch, c *config, sql string, cols []int, changes []connectors.Change) error {
@@ -142,6 +130,22 @@ func at(row types.Row, c int) types.Value {
 	return types.Value{}
 }
 
+// stageTable is the temporary table a transaction COPYs its upserts into
+// (the session's own temporary schema, so no user table is in the way).
+const stageTable = "pg_temp.streamsql_stage"
+
+// stageSQL creates the staging table with the view's column types (the
+// types COPY's binary rows carry; the upsert's assignment casts then
+// convert them to the target's, as for a statement's parameters). It is
+// dropped at the end of the transaction, committed or not.
+func stageSQL(schema types.Schema) string {
+	cols := make([]string, len(schema))
+	for i, col := range schema {
+		cols[i] = quoteIdent(col.Name) + " " + pgType(col.Type)
+	}
+	return "CREATE TEMP TABLE " + stageTable + " (" + strings.Join(cols, ", ") + ") ON COMMIT DROP"
+}
+
 // buildMerge is the upsert as MERGE, which Postgres 15 runs as one join of
 // the batch with the table: new keys become plain inserts and existing
 // ones updates, instead of a speculative insertion per row (measured on
@@ -163,8 +167,8 @@ func buildMerge(c *config, table string, names []string) string {
 		on[i] = "streamsql_t." + quoteIdent(k) + " = streamsql_s." + quoteIdent(k)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "MERGE INTO %s AS streamsql_t USING (SELECT * FROM unnest(%s) AS streamsql_s(%s)) AS streamsql_s ON %s",
-		table, arrayParams(c.schema, allColumns(len(c.schema))), quoteIdents(names), strings.Join(on, " AND "))
+	fmt.Fprintf(&b, "MERGE INTO %s AS streamsql_t USING %s AS streamsql_s ON %s",
+		table, stageTable, strings.Join(on, " AND "))
 	var set, old, upd []string
 	for i, n := range names {
 		if !isKey(c.key, i) {
