@@ -124,22 +124,9 @@ func DecodeChanges(b []byte) ([]Change, error) {
 // bulk statement, which may not touch a key twice. With no key every
 // change is kept.
 func Collapse(changes []Change, key []int) []Change {
-	if len(key) == 0 {
-		return changes
-	}
-	idx := make(map[string]int, len(changes))
-	out := changes[:0:0]
-	var kb []byte
-	for _, c := range changes {
-		kb = appendRowKey(kb[:0], c.Row, key)
-		if i, ok := idx[string(kb)]; ok {
-			out[i] = c
-			continue
-		}
-		idx[string(kb)] = len(out)
-		out = append(out, c)
-	}
-	return out
+	c := Collapser{Key: key}
+	c.Add(changes)
+	return c.Changes()
 }
 
 // Split deals collapsed changes into n parts by a hash of their key
@@ -193,3 +180,44 @@ func appendKey(b []byte, v types.Value) []byte {
 	}
 	return binary.AppendVarint(b, v.I)
 }
+
+// Collapser is Collapse over changes that arrive in pieces: each change's
+// key is hashed once, where collapsing a growing buffer again and again
+// hashes it at every pass. The zero value with Key unset keeps every
+// change.
+type Collapser struct {
+	Key []int
+	idx map[string]int
+	out []Change
+	kb  []byte
+}
+
+// Add appends changes, replacing the earlier change of a key already held
+// (in that key's first position, as Collapse does).
+func (c *Collapser) Add(changes []Change) {
+	if len(c.Key) == 0 {
+		c.out = append(c.out, changes...)
+		return
+	}
+	if c.idx == nil {
+		c.idx = make(map[string]int, len(changes))
+	}
+	for _, ch := range changes {
+		c.kb = appendRowKey(c.kb[:0], ch.Row, c.Key)
+		if i, ok := c.idx[string(c.kb)]; ok {
+			c.out[i] = ch
+			continue
+		}
+		c.idx[string(c.kb)] = len(c.out)
+		c.out = append(c.out, ch)
+	}
+}
+
+// Len is the number of changes held (one per key).
+func (c *Collapser) Len() int { return len(c.out) }
+
+// Changes returns the changes held, collapsed per key; they stay held.
+func (c *Collapser) Changes() []Change { return c.out }
+
+// Reset forgets every change held.
+func (c *Collapser) Reset() { c.idx, c.out = nil, nil }

@@ -121,6 +121,26 @@ func TestCollapse(t *testing.T) {
 	}
 }
 
+// TestCollapserInPieces: changes added in pieces collapse as the whole
+// list does.
+func TestCollapserInPieces(t *testing.T) {
+	r := func(k int64, v string) types.Row { return types.Row{types.IntValue(k), types.StringValue(v)} }
+	in := []Change{{Upsert, r(1, "a")}, {Upsert, r(2, "b")}, {Delete, r(1, "a")}, {Upsert, r(3, "c")}, {Upsert, r(2, "d")}}
+	for _, key := range [][]int{{0}, nil} {
+		c := Collapser{Key: key}
+		c.Add(in[:2])
+		c.Add(in[2:3])
+		c.Add(in[3:])
+		if got, want := fmtChanges(c.Changes()), fmtChanges(Collapse(in, key)); got != want || c.Len() != len(Collapse(in, key)) {
+			t.Fatalf("key %v: in pieces %s, whole %s", key, got, want)
+		}
+		c.Reset()
+		if c.Len() != 0 {
+			t.Fatalf("key %v: %d changes after Reset", key, c.Len())
+		}
+	}
+}
+
 func fmtChanges(ch []Change) string {
 	var b strings.Builder
 	b.WriteString("[")

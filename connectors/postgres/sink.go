@@ -38,10 +38,11 @@ type sink struct {
 	lanes []*lane // one per write connection; lanes[0] also checks the table
 	ready bool    // the table (and progress table) were checked/created
 
-	buf        []connectors.Change // written since the last flush or PreCommit
-	collapsed  bool                // buf holds one change per key
-	collapseAt int                 // collapse buf when it grows past this
-	staged     connectors.Staged   // exactly-once: pre-committed, not yet committed
+	// buf holds the changes written since the last flush or PreCommit,
+	// collapsed per key as they arrive (a statement may not touch a key
+	// twice; it also bounds the buffer by the number of keys).
+	buf    connectors.Collapser
+	staged connectors.Staged // exactly-once: pre-committed, not yet committed
 }
 
 // lane is one of the sink's connections to Postgres. With
@@ -92,7 +93,7 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 	}
 	s := &sink{
 		cfg: cfg, connCfg: connCfg, log: logger, red: redactor{password: connCfg.Password},
-		sql: buildStatements(cfg), tableName: displayName(cfg.table), collapseAt: 4096,
+		sql: buildStatements(cfg), tableName: displayName(cfg.table), buf: connectors.Collapser{Key: cfg.key},
 		outage: connectors.NewOutage(logger, "postgres sink: Postgres unavailable, retrying", "postgres sink: Postgres is back",
 			"sink", spec.Name, "table", displayName(cfg.table)),
 	}
@@ -205,40 +206,24 @@ func (s *sink) Write(ctx context.Context, changes []connectors.Change) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	s.buf = append(s.buf, changes...)
-	s.collapsed = false
-	if !s.cfg.exactlyOnce && len(s.buf) >= s.cfg.batchRows {
+	s.buf.Add(changes)
+	if !s.cfg.exactlyOnce && s.buf.Len() >= s.cfg.batchRows {
 		return s.flush(ctx)
-	}
-	if len(s.buf) >= s.collapseAt {
-		s.collapse()
-		s.collapseAt = max(2*len(s.buf), 4096)
 	}
 	return nil
 }
 
-// collapse keeps the last change per key in buf (a statement may not
-// touch a key twice; it also bounds the buffer by the number of keys).
-func (s *sink) collapse() {
-	if !s.collapsed {
-		s.buf = connectors.Collapse(s.buf, s.cfg.key)
-		s.collapsed = true
-	}
-}
-
 // take returns the collapsed buffer and empties it.
 func (s *sink) take() []connectors.Change {
-	s.collapse()
-	changes := s.buf
-	s.buf, s.collapsed, s.collapseAt = nil, false, 4096
+	changes := s.buf.Changes()
+	s.buf.Reset()
 	return changes
 }
 
 // flush writes the buffer in one transaction per lane (at-least-once
 // mode).
 func (s *sink) flush(ctx context.Context) error {
-	s.collapse()
-	parts := connectors.Split(s.buf, s.cfg.key, len(s.lanes))
+	parts := connectors.Split(s.buf.Changes(), s.cfg.key, len(s.lanes))
 	err := s.onLanes(ctx, "flush", func(ctx context.Context, l *lane, _ int) error {
 		_, err := s.writeTx(ctx, l, parts[l.i], 0, nil)
 		return err
@@ -256,7 +241,7 @@ func (s *sink) PreCommit(ctx context.Context, id uint64) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.cfg.exactlyOnce {
-		if len(s.buf) == 0 {
+		if s.buf.Len() == 0 {
 			return nil, nil
 		}
 		return nil, s.flush(ctx)
