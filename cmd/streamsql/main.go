@@ -154,13 +154,24 @@ func printErr(err error) {
 }
 
 func runCmd(stateDir *string) *cobra.Command {
-	var interval time.Duration
+	var (
+		interval time.Duration
+		prof     profiles
+	)
 	cmd := &cobra.Command{
 		Use:   "run FILE.sql",
 		Short: "Run a pipeline file until its bounded sources end or Ctrl-C",
 		Args:  oneArg("one FILE.sql argument"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd))
+			stopProf, err := prof.start()
+			if err != nil {
+				printErr(err)
+				return exitError{1}
+			}
+			err = runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd))
+			if perr := stopProf(); err == nil {
+				err = perr
+			}
 			if err != nil {
 				printErr(err)
 				return exitError{1}
@@ -169,6 +180,8 @@ func runCmd(stateDir *string) *cobra.Command {
 		},
 	}
 	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 0, "time between checkpoints (default: the file's SET checkpoint_interval, else 10s)")
+	cmd.Flags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
+	cmd.Flags().StringVar(&prof.mem, "memprofile", "", "write a heap profile (allocations and in-use memory) at the end of the run to FILE")
 	return cmd
 }
 
