@@ -10,7 +10,14 @@ import (
 const (
 	opSet    byte = 'S'
 	opDelete byte = 'D'
+	opChunk  byte = 'C' // the value is a chunk of staged changes
 )
+
+// stageChunkBytes is the size past which a staging writer writes its
+// chunk: large enough that the per-entry cost of Badger (a skiplist
+// insert, a log header) vanishes, well under Badger's value threshold
+// (1 MiB) so chunks stay in the LSM tree instead of the value log.
+const stageChunkBytes = 256 << 10
 
 var (
 	prefixPending = []byte("pending/")
@@ -21,8 +28,49 @@ func pendingPrefix(id uint64) []byte {
 	return binary.BigEndian.AppendUint64(append([]byte(nil), prefixPending...), id)
 }
 
-func stageKey(prefix, key []byte) []byte {
-	return append(append(append([]byte(nil), prefix...), '/'), key...)
+// chunkKey is the key of the seq-th chunk of a staged checkpoint. It sorts
+// chunks in the order they were written. (Stores written before chunks
+// staged each change under prefix + '/' + key; apply still reads those.)
+func chunkKey(prefix []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(append([]byte(nil), prefix...), '#'), seq)
+}
+
+// stage appends a change to the writer's chunk — op, then the key and for
+// a set the value, each with a uvarint length — and writes the chunk once
+// it is full.
+func (w *Writer) stage(key, val []byte, del bool) error {
+	if w.chunk == nil {
+		w.chunk = make([]byte, 1, stageChunkBytes+len(key)+len(val)+32)
+		w.chunk[0] = opChunk
+	}
+	op := opSet
+	if del {
+		op = opDelete
+	}
+	w.chunk = append(w.chunk, op)
+	w.chunk = binary.AppendUvarint(w.chunk, uint64(len(key)))
+	w.chunk = append(w.chunk, key...)
+	if !del {
+		w.chunk = binary.AppendUvarint(w.chunk, uint64(len(val)))
+		w.chunk = append(w.chunk, val...)
+	}
+	if len(w.chunk) >= stageChunkBytes {
+		return w.flushChunk()
+	}
+	return nil
+}
+
+// flushChunk hands the current chunk to the write batch (which keeps it:
+// the next change starts a new one).
+func (w *Writer) flushChunk() error {
+	if len(w.chunk) <= 1 {
+		return nil
+	}
+	k := chunkKey(w.prefix, w.chunkSeq)
+	w.chunkSeq++
+	c := w.chunk
+	w.chunk = nil
+	return w.wb.Set(k, c)
 }
 
 // Checkpoint writes checkpoint id. A small checkpoint (under txnMaxBytes
@@ -57,6 +105,10 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 		})
 	}
 	wb := w.wb
+	if err := w.flushChunk(); err != nil {
+		wb.Cancel()
+		return fmt.Errorf("stage checkpoint %d: %w", id, err)
+	}
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("stage checkpoint %d: %w", id, err)
 	}
@@ -74,14 +126,22 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 func (s *Store) apply(prefix []byte) error {
 	wb := s.db.NewWriteBatch()
 	err := s.Scan(prefix, func(k, v []byte) error {
+		if len(v) > 0 && v[0] == opChunk {
+			if err := applyChunk(wb, v[1:]); err != nil {
+				return fmt.Errorf("staged chunk %x: %w", k[len(prefix):], err)
+			}
+			return wb.Delete(k)
+		}
+		// One change staged under its own key (stores written before
+		// chunks).
 		key := k[len(prefix)+1:]
 		switch {
 		case len(v) > 0 && v[0] == opSet:
-			if err := wb.Set(append([]byte(nil), key...), v[1:]); err != nil {
+			if err := wb.Set(key, v[1:]); err != nil {
 				return err
 			}
 		case len(v) > 0 && v[0] == opDelete:
-			if err := wb.Delete(append([]byte(nil), key...)); err != nil {
+			if err := wb.Delete(key); err != nil {
 				return err
 			}
 		default:
@@ -97,6 +157,45 @@ func (s *Store) apply(prefix []byte) error {
 		return fmt.Errorf("apply checkpoint: %w", err)
 	}
 	return nil
+}
+
+// applyChunk adds the changes of one chunk to wb. The keys and values are
+// slices of b (a copy Scan made), which wb may keep.
+func applyChunk(wb *badger.WriteBatch, b []byte) error {
+	for len(b) > 0 {
+		op := b[0]
+		key, rest, err := chunkField(b[1:])
+		if err != nil {
+			return err
+		}
+		switch op {
+		case opSet:
+			var val []byte
+			if val, rest, err = chunkField(rest); err != nil {
+				return err
+			}
+			err = wb.Set(key, val)
+		case opDelete:
+			err = wb.Delete(key)
+		default:
+			return fmt.Errorf("unknown op %q", op)
+		}
+		if err != nil {
+			return err
+		}
+		b = rest
+	}
+	return nil
+}
+
+// chunkField reads one uvarint-length-prefixed field of a chunk.
+func chunkField(b []byte) (field, rest []byte, err error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || uint64(len(b)-w) < n {
+		return nil, nil, fmt.Errorf("truncated chunk")
+	}
+	end := w + int(n)
+	return b[w:end:end], b[end:], nil
 }
 
 // recoverPending finishes a committed checkpoint whose staged changes

@@ -1,8 +1,10 @@
 package state
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -65,7 +67,11 @@ func TestCheckpointLargerThanATransaction(t *testing.T) {
 func stage(t *testing.T, s *Store, id uint64, fn func(w *Writer) error) {
 	t.Helper()
 	wb := s.db.NewWriteBatch()
-	if err := fn(&Writer{wb: wb, prefix: pendingPrefix(id)}); err != nil {
+	w := &Writer{wb: wb, prefix: pendingPrefix(id)}
+	if err := fn(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.flushChunk(); err != nil {
 		t.Fatal(err)
 	}
 	if err := wb.Flush(); err != nil {
@@ -116,6 +122,85 @@ func TestCheckpointCrashAfterCommitIsFinishedOnOpen(t *testing.T) {
 	defer s.Close()
 	if a, g := get(t, s, "a"), get(t, s, "gone"); a != "2" || g != "<absent>" {
 		t.Fatalf("after a crash after commit: a=%s gone=%s, want a=2 gone=<absent>", a, g)
+	}
+}
+
+// TestStagedCheckpointPacksChangesIntoChunks stages a checkpoint of many
+// changes (several chunks), crashes after the commit and checks that
+// opening applies every change in order, and that the staging took one
+// Badger entry per chunk rather than one per change.
+func TestStagedCheckpointPacksChangesIntoChunks(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	const n = 20_000
+	val := bytes.Repeat([]byte("v"), 40)
+	stage(t, s, 1, func(w *Writer) error {
+		for i := 0; i < n; i++ {
+			if err := w.Set([]byte(fmt.Sprintf("k%05d", i)), val); err != nil {
+				return err
+			}
+		}
+		// Later changes of a key win: k00000 is deleted, k00001 rewritten.
+		if err := w.Delete([]byte("k00000")); err != nil {
+			return err
+		}
+		return w.Set([]byte("k00001"), []byte("last"))
+	})
+	staged := 0
+	if err := s.Scan(pendingPrefix(1), func(_, _ []byte) error { staged++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := n * 50 / stageChunkBytes; staged < 2 || staged > want+1 {
+		t.Fatalf("%d changes staged as %d entries, want about %d chunks", n, staged, want)
+	}
+	err := s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, 1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if g, l, m := get(t, s, "k00000"), get(t, s, "k00001"), get(t, s, "k19999"); g != "<absent>" || l != "last" || m != string(val) {
+		t.Fatalf("after applying on open: k00000=%s k00001=%s k19999=%s", g, l, m)
+	}
+	left := 0
+	if err := s.Scan(prefixPending, func(_, _ []byte) error { left++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Fatalf("%d staged entries left after apply", left)
+	}
+}
+
+// TestStagedChangesOfEarlierStoresStillApply: a store written before
+// chunks staged each change under its own key; a crash after the commit
+// of such a checkpoint is still finished on open.
+func TestStagedChangesOfEarlierStoresStillApply(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	if err := s.Checkpoint(1, func(w *Writer) error { return w.Set([]byte("gone"), []byte("x")) }); err != nil {
+		t.Fatal(err)
+	}
+	p := pendingPrefix(2)
+	err := s.db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(append(append(slices.Clone(p), '/'), "a"...), []byte("S2")); err != nil {
+			return err
+		}
+		if err := txn.Set(append(append(slices.Clone(p), '/'), "gone"...), []byte("D")); err != nil {
+			return err
+		}
+		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, 2))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if a, g := get(t, s, "a"), get(t, s, "gone"); a != "2" || g != "<absent>" {
+		t.Fatalf("a=%s gone=%s, want a=2 gone=<absent>", a, g)
 	}
 }
 

@@ -4,10 +4,11 @@
 // them, every source position and the catalog all or nothing.
 //
 // A checkpoint can be far larger than one Badger transaction, so it is
-// written in three steps: (1) every change is staged under
-// pending/<id>/ in chunked write batches; (2) one small transaction records
-// id as committed; (3) the staged changes are applied to their keys and the
-// staging keys deleted. A crash before (2) leaves the previous checkpoint
+// written in three steps: (1) the changes are staged under pending/<id>/,
+// packed in order into chunks of about stageChunkBytes (one Badger entry
+// per chunk, not per change); (2) one small transaction records id as
+// committed; (3) the staged changes are applied to their keys and the
+// chunks deleted. Each change thus costs one Badger entry, not three. A crash before (2) leaves the previous checkpoint
 // in force (the staged keys are discarded on open); a crash after (2) is
 // finished on open by applying the staged changes again (applying is
 // idempotent).
@@ -253,6 +254,9 @@ type Writer struct {
 	buf       []change
 	bufBytes  int
 	db        *badger.DB
+	// A staging checkpoint packs its changes into chunks (see stage).
+	chunk    []byte
+	chunkSeq uint64
 }
 
 type change struct {
@@ -278,13 +282,7 @@ func (w *Writer) buffer(key, val []byte, del bool) error {
 	w.buffering = false
 	w.wb = w.db.NewWriteBatch()
 	for _, c := range w.buf {
-		var err error
-		if c.del {
-			err = w.wb.Set(stageKey(w.prefix, c.key), []byte{opDelete})
-		} else {
-			err = w.wb.Set(stageKey(w.prefix, c.key), append([]byte{opSet}, c.val...))
-		}
-		if err != nil {
+		if err := w.stage(c.key, c.val, c.del); err != nil {
 			return err
 		}
 	}
@@ -292,7 +290,7 @@ func (w *Writer) buffer(key, val []byte, del bool) error {
 	return nil
 }
 
-// Set writes key = val.
+// Set writes key = val. It copies both: callers may reuse them.
 func (w *Writer) Set(key, val []byte) error {
 	w.n++
 	var err error
@@ -300,9 +298,9 @@ func (w *Writer) Set(key, val []byte) error {
 	case w.buffering:
 		err = w.buffer(key, val, false)
 	case w.txn != nil:
-		err = w.txn.Set(key, val)
+		err = w.txn.Set(append([]byte(nil), key...), append([]byte(nil), val...))
 	case w.prefix != nil:
-		err = w.wb.Set(stageKey(w.prefix, key), append([]byte{opSet}, val...))
+		err = w.stage(key, val, false)
 	default:
 		err = w.wb.Set(append([]byte(nil), key...), append([]byte(nil), val...))
 	}
@@ -312,7 +310,7 @@ func (w *Writer) Set(key, val []byte) error {
 	return nil
 }
 
-// Delete removes key.
+// Delete removes key. It copies key: callers may reuse it.
 func (w *Writer) Delete(key []byte) error {
 	w.n++
 	var err error
@@ -320,9 +318,9 @@ func (w *Writer) Delete(key []byte) error {
 	case w.buffering:
 		err = w.buffer(key, nil, true)
 	case w.txn != nil:
-		err = w.txn.Delete(key)
+		err = w.txn.Delete(append([]byte(nil), key...))
 	case w.prefix != nil:
-		err = w.wb.Set(stageKey(w.prefix, key), []byte{opDelete})
+		err = w.stage(key, nil, true)
 	default:
 		err = w.wb.Delete(append([]byte(nil), key...))
 	}
