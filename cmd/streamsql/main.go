@@ -168,7 +168,7 @@ func runCmd(stateDir *string) *cobra.Command {
 				printErr(err)
 				return exitError{1}
 			}
-			err = runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd))
+			err = runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd), prof.atEnd)
 			if perr := stopProf(); err == nil {
 				err = perr
 			}
@@ -181,7 +181,7 @@ func runCmd(stateDir *string) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 0, "time between checkpoints (default: the file's SET checkpoint_interval, else 10s)")
 	cmd.Flags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
-	cmd.Flags().StringVar(&prof.mem, "memprofile", "", "write a heap profile (allocations and in-use memory) at the end of the run to FILE")
+	cmd.Flags().StringVar(&prof.mem, "memprofile", "", "write a heap profile to FILE when the run ends, before its final checkpoint (in-use memory then, and the allocations of the whole run)")
 	return cmd
 }
 
@@ -204,7 +204,9 @@ func checkpointInterval(cmd *cobra.Command) time.Duration {
 	return d
 }
 
-func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration) error {
+// runPipeline runs file until its bounded sources end or ctx ends; atEnd
+// (may be nil) is called once the run ends, before the final checkpoint.
+func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration, atEnd func() error) error {
 	// Signals are caught before recovery starts, so a SIGTERM at any point
 	// ends the run with a checkpoint instead of killing it.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -252,6 +254,9 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 			status.draw(line())
 		}
 	}})
+	if err == nil && atEnd != nil {
+		err = atEnd()
+	}
 	if err != nil {
 		_ = e.Close()
 		return err

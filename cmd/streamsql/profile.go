@@ -13,8 +13,7 @@ type profiles struct {
 	cpu, mem string
 }
 
-// start begins the CPU profile; the returned function ends it and writes
-// the heap profile.
+// start begins the CPU profile; the returned function ends it.
 func (p profiles) start() (stop func() error, err error) {
 	var cpu *os.File
 	if p.cpu != "" {
@@ -33,11 +32,18 @@ func (p profiles) start() (stop func() error, err error) {
 				return fmt.Errorf("cpu profile: %w", err)
 			}
 		}
-		if p.mem == "" {
-			return nil
-		}
-		return writeHeapProfile(p.mem)
+		return nil
 	}, nil
+}
+
+// atEnd writes the heap profile when the run has ended but before the
+// final checkpoint and Close, so its in-use figures show the state the
+// pipeline holds, and its allocation figures the whole run's.
+func (p profiles) atEnd() error {
+	if p.mem == "" {
+		return nil
+	}
+	return writeHeapProfile(p.mem)
 }
 
 func writeHeapProfile(path string) error {
