@@ -13,6 +13,11 @@ import (
 //
 // State: the view contents themselves, bounded by what the view's query
 // bounds (windows by lateness, aggregates by TTL).
+//
+// Each distinct row is held once, as its AppendRow encoding: the map key.
+// The row's values are decoded from it when read (Rows, Get), so a stored
+// row costs its encoding, a map slot and a small pointer-free entry, and a
+// checkpoint writes the encoding without decoding it.
 type Materialize struct {
 	passThrough bool // keep nothing, only forward the changelog
 	id          string
@@ -33,10 +38,13 @@ type Materialize struct {
 	spill  spillArea
 
 	index keyIndex // view key → row keys, built by the first Get
+
+	hbuf, vbuf []byte // scratch for stored values
 }
 
+// matRow is the entry of one distinct row (the row is its map key). It
+// holds no pointers, so the garbage collector never scans it.
 type matRow struct {
-	row       types.Row
 	count     int64
 	persisted bool // a checkpoint holds this row
 	dirty     bool // changed since the last checkpoint (listed in changed)
@@ -83,7 +91,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			e.count--
 			if e.count <= 0 {
 				delete(m.rows, k)
-				m.indexRemove(k, e.row)
+				m.indexRemove(k, r)
 				m.spill.forget(k)
 				if e.persisted { // a checkpoint wrote it: the next one deletes it
 					m.gone[k] = true
@@ -95,10 +103,9 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 			continue
 		}
 		if e == nil {
-			// A copy, not the batch's slab: it would stay alive with the row.
-			e = &matRow{row: r.Clone()}
+			e = &matRow{}
 			m.rows[k] = e
-			m.indexAdd(k, e.row)
+			m.indexAdd(k, r)
 		}
 		e.count++
 		m.markDirty(k, e)
@@ -181,18 +188,52 @@ func (m *Materialize) Rows() ([]types.Row, error) {
 	sort.Strings(keys)
 	var out []types.Row
 	for _, k := range keys {
-		e := all[k]
-		for i := int64(0); i < e.count; i++ {
-			out = append(out, e.row)
+		var err error
+		if out, err = m.appendRow(out, k, all[k].count); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
 
+// appendRow appends the row of key k, decoded, count times.
+func (m *Materialize) appendRow(out []types.Row, k string, count int64) ([]types.Row, error) {
+	r, err := m.rowOf(k)
+	if err != nil {
+		return nil, err
+	}
+	for i := int64(0); i < count; i++ {
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// rowOf decodes the row whose AppendRow encoding is k.
+func (m *Materialize) rowOf(k string) (types.Row, error) {
+	r, rest, err := state.DecodeRow([]byte(k))
+	if err != nil || len(rest) > 0 {
+		return nil, errCorrupt(m.id)
+	}
+	return r, nil
+}
+
+// storedValue is the value a checkpoint or the spill area stores for row
+// key k: the header row (count, and for the spill area whether a
+// checkpoint holds the row), then the row, as state.EncodeValue writes
+// them. It reuses m.vbuf: the writer copies it.
+func (m *Materialize) storedValue(k string, hdr ...types.Value) []byte {
+	h := state.AppendRow(m.hbuf[:0], hdr)
+	m.hbuf = h
+	m.vbuf = state.AppendEncodedValue(m.vbuf[:0], h, []byte(k))
+	return m.vbuf
+}
+
 // Checkpoint implements Stateful.
 func (m *Materialize) Checkpoint(w *state.Writer) error {
+	var key []byte
 	for k := range m.gone {
-		if err := w.Delete([]byte(m.id + k)); err != nil {
+		key = append(append(key[:0], m.id...), k...)
+		if err := w.Delete(key); err != nil {
 			return err
 		}
 	}
@@ -210,7 +251,8 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		case !ok:
 			continue // removed since
 		}
-		if err := w.Set([]byte(m.id+k), state.EncodeValue(types.Row{types.IntValue(e.count)}, e.row)); err != nil {
+		key = append(append(key[:0], m.id...), k...)
+		if err := w.Set(key, m.storedValue(k, types.IntValue(e.count))); err != nil {
 			return err
 		}
 		e.dirty, e.persisted = false, true
@@ -239,7 +281,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 	}
 	m.index = nil
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {
-		e, _, err := decodeMatRow(m.id, val)
+		e, _, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}

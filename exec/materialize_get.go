@@ -35,10 +35,15 @@ func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 		return out, nil
 	}
 	if m.index == nil {
-		m.index = keyIndex{}
-		for k, e := range m.rows {
-			m.indexAdd(k, e.row)
+		index := keyIndex{}
+		for k := range m.rows {
+			r, err := m.rowOf(k)
+			if err != nil {
+				return nil, err
+			}
+			index.add(k, m.keyOf(r))
 		}
+		m.index = index
 	}
 	var kb []byte
 	for _, v := range key {
@@ -52,8 +57,9 @@ func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 	var out []types.Row
 	for _, k := range ks {
 		if e := m.rows[k]; e != nil {
-			for i := int64(0); i < e.count; i++ {
-				out = append(out, e.row)
+			var err error
+			if out, err = m.appendRow(out, k, e.count); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -83,12 +89,13 @@ func (m *Materialize) keyOf(r types.Row) string {
 // indexAdd and indexRemove keep the key index (when built) in step with
 // m.rows.
 func (m *Materialize) indexAdd(k string, r types.Row) {
-	if m.index == nil {
-		return
+	if m.index != nil {
+		m.index.add(k, m.keyOf(r))
 	}
-	ik := m.keyOf(r)
-	m.index[ik] = append(m.index[ik], k)
 }
+
+// add lists row key k under view key ik.
+func (x keyIndex) add(k, ik string) { x[ik] = append(x[ik], k) }
 
 func (m *Materialize) indexRemove(k string, r types.Row) {
 	if m.index == nil {

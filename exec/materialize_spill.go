@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -49,7 +50,7 @@ func (m *Materialize) loadCheckpointed(k string) (*matRow, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	e, _, err := decodeMatRow(m.id, val)
+	e, _, _, err := decodeMatRow(m.id, val)
 	return e, err
 }
 
@@ -61,7 +62,7 @@ func (m *Materialize) loadSpilled(k string) (*matRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, hdr, err := decodeMatRow(m.id, val)
+	e, _, hdr, err := decodeMatRow(m.id, val)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +91,8 @@ func (m *Materialize) evict() error {
 		if !e.dirty {
 			continue // unchanged: the checkpoint has it
 		}
-		hdr := types.Row{types.IntValue(e.count), types.BoolValue(e.persisted)}
-		keys, vals = append(keys, k), append(vals, state.EncodeValue(hdr, e.row))
+		v := m.storedValue(k, types.IntValue(e.count), types.BoolValue(e.persisted))
+		keys, vals = append(keys, k), append(vals, slices.Clone(v))
 	}
 	if err := m.spill.write(keys, vals); err != nil {
 		return err
@@ -114,7 +115,7 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 		if m.gone[k] {
 			return nil // removed since; rows changed since are overlaid below
 		}
-		e, _, err := decodeMatRow(m.id, val)
+		e, _, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
@@ -142,13 +143,13 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 
 // decodeMatRow decodes a stored view row: a header row (count, then for
 // spilled values whether a checkpoint holds it) and the row.
-func decodeMatRow(id string, val []byte) (*matRow, types.Row, error) {
+func decodeMatRow(id string, val []byte) (e *matRow, row, hdr types.Row, err error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(rows) != 2 || len(rows[0]) < 1 {
-		return nil, nil, errCorrupt(id)
+		return nil, nil, nil, errCorrupt(id)
 	}
-	return &matRow{count: rows[0][0].I, row: rows[1], persisted: true}, rows[0], nil
+	return &matRow{count: rows[0][0].I, persisted: true}, rows[1], rows[0], nil
 }

@@ -56,15 +56,15 @@ func StoredGet(s *state.Store, id string, width int, keyCols []int, key types.Ro
 func storedScan(s *state.Store, prefix []byte, id string, keep func(types.Row) bool) ([]types.Row, error) {
 	var out []types.Row
 	err := s.Scan(prefix, func(_, val []byte) error {
-		e, _, err := decodeMatRow(id, val)
+		e, row, _, err := decodeMatRow(id, val)
 		if err != nil {
 			return err
 		}
-		if keep != nil && !keep(e.row) {
+		if keep != nil && !keep(row) {
 			return nil
 		}
 		for i := int64(0); i < e.count; i++ {
-			out = append(out, e.row)
+			out = append(out, row)
 		}
 		return nil
 	})

@@ -123,6 +123,18 @@ func EncodeValue(rows ...types.Row) []byte {
 	return b
 }
 
+// AppendEncodedValue appends the value EncodeValue(rows...) gives, for
+// rows already encoded by AppendRow: a store whose keys are row
+// encodings writes them as values without decoding them.
+func AppendEncodedValue(dst []byte, rows ...[]byte) []byte {
+	dst = append(dst, Version)
+	dst = binary.AppendUvarint(dst, uint64(len(rows)))
+	for _, r := range rows {
+		dst = append(dst, r...)
+	}
+	return dst
+}
+
 // DecodeValue decodes a value written by EncodeValue, refusing other
 // layout versions.
 func DecodeValue(b []byte) ([]types.Row, error) {
