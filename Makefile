@@ -1,5 +1,5 @@
 # The one entry point for building and checking streamsql.
-.PHONY: test lint bench nexmark fuzz build difftest
+.PHONY: test lint bench nexmark viewcost fuzz build difftest
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -33,6 +33,11 @@ bench:
 # nexmark runs the benchmark protocol's queries (docs/benchmarks.md).
 nexmark:
 	go run ./cmd/streamsql bench --events 10000000 --repeats 3
+
+# viewcost compares a stored view + sink with the same query as a sink
+# only, over 1 M JSON bids (issue 13; docs/benchmarks.md).
+viewcost:
+	bench/viewcost/run.sh 1000000 3
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser/
