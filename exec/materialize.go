@@ -137,8 +137,9 @@ func consolidate(changes []Change, key []int) []Change {
 	if len(key) == 0 {
 		return changes
 	}
+	var kb []byte // reused: only the map's strings are allocated
 	keyOf := func(r types.Row) string {
-		var kb []byte
+		kb = kb[:0]
 		for _, c := range key {
 			kb = state.AppendKey(kb, r[c])
 		}

@@ -274,7 +274,10 @@ const (
 // buffer records a change of a buffering checkpoint writer, switching to
 // staging when the buffer outgrows one transaction.
 func (w *Writer) buffer(key, val []byte, del bool) error {
-	w.buf = append(w.buf, change{key: append([]byte(nil), key...), val: append([]byte(nil), val...), del: del})
+	kv := make([]byte, len(key)+len(val)) // one copy of both
+	copy(kv, key)
+	copy(kv[len(key):], val)
+	w.buf = append(w.buf, change{key: kv[:len(key):len(key)], val: kv[len(key):], del: del})
 	w.bufBytes += len(key) + len(val) + 16
 	if w.bufBytes < txnMaxBytes && len(w.buf) < txnMaxChanges {
 		return nil
