@@ -172,7 +172,10 @@ func DecodeValue(b []byte) ([]types.Row, error) {
 // as in Postgres. Rows stored as values keep their exact encoding.
 func AppendKey(dst []byte, v types.Value) []byte {
 	dst = append(dst, 1) // uvarint(1): a row of one value
-	return appendValue(dst, keyForm(v))
+	if needsKeyForm(v.K) {
+		v = keyForm(v)
+	}
+	return appendValue(dst, v)
 }
 
 // DecodeKeys decodes a key written as a sequence of AppendKey values
@@ -194,10 +197,18 @@ func DecodeKeys(b []byte) (types.Row, error) {
 func AppendKeyRow(dst []byte, r types.Row) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(r)))
 	for _, v := range r {
-		dst = appendValue(dst, keyForm(v))
+		if needsKeyForm(v.K) {
+			v = keyForm(v)
+		}
+		dst = appendValue(dst, v)
 	}
 	return dst
 }
+
+// needsKeyForm reports whether values of kind k can differ from their key
+// form; a check the hot key-building loops inline, so BIGINT and VARCHAR
+// keys do not pay for keyForm's copy of the value.
+func needsKeyForm(k types.Kind) bool { return k == types.Float || k == types.Decimal }
 
 // keyForm is the one value that stands for v in keys: a DOUBLE -0 as 0
 // and every NaN as one NaN (Postgres' float8 equality holds 0 = -0 and
