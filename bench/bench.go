@@ -128,6 +128,22 @@ type Config struct {
 	Settings map[string]string
 }
 
+// registry is the Registry the runs use: cfg.Registry or the default.
+func (cfg Config) registry() *connectors.Registry {
+	if cfg.Registry == nil {
+		return Registry()
+	}
+	return cfg.Registry
+}
+
+// interval is the checkpoint interval the runs use.
+func (cfg Config) interval() time.Duration {
+	if cfg.CheckpointInterval <= 0 {
+		return CheckpointInterval
+	}
+	return cfg.CheckpointInterval
+}
+
 // Measurement is the outcome of one run.
 type Measurement struct {
 	Events       int64         // events of the whole Nexmark sequence (all types)
@@ -221,14 +237,8 @@ func (e *NotSupportedError) Unwrap() error { return e.Err }
 // RunOnce runs a script once on a fresh state directory, which it removes
 // afterwards. An error from executing the script is a *NotSupportedError.
 func RunOnce(ctx context.Context, cfg Config, sql string, events int64) (Measurement, error) {
-	reg := cfg.Registry
-	if reg == nil {
-		reg = Registry()
-	}
-	interval := cfg.CheckpointInterval
-	if interval <= 0 {
-		interval = CheckpointInterval
-	}
+	reg := cfg.registry()
+	interval := cfg.interval()
 	batch := cfg.Batch
 	if batch <= 0 {
 		batch = DefaultBatch

@@ -47,14 +47,8 @@ const RestoreProbe = `SELECT count(*) FROM bidder_auction`
 // returns the state's size on disk after the drop (Badger's write-ahead
 // files are folded into tables by then, so it is below target).
 func BuildRestoreState(ctx context.Context, cfg Config, dir string, target int64) (int64, error) {
-	reg := cfg.Registry
-	if reg == nil {
-		reg = Registry()
-	}
-	interval := cfg.CheckpointInterval
-	if interval <= 0 {
-		interval = CheckpointInterval
-	}
+	reg := cfg.registry()
+	interval := cfg.interval()
 	e, err := engine.Open(engine.Options{StateDir: dir, Registry: reg, Settings: cfg.Settings})
 	if err != nil {
 		return 0, err
@@ -112,10 +106,7 @@ func (m RestoreMeasurement) String() string {
 // MeasureRestore opens the engine on dir (recovering its state), waits
 // for it to answer RestoreProbe and closes it again without a checkpoint.
 func MeasureRestore(ctx context.Context, cfg Config, dir string) (RestoreMeasurement, error) {
-	reg := cfg.Registry
-	if reg == nil {
-		reg = Registry()
-	}
+	reg := cfg.registry()
 	var m RestoreMeasurement
 	var err error
 	if m.StateBytes, err = diskUsage(dir); err != nil {
