@@ -70,16 +70,22 @@ func (w *Writer) flushChunk() error {
 	w.chunkSeq++
 	c := w.chunk
 	w.chunk = nil
+	w.chunks = append(w.chunks, stagedChunk{key: k, changes: c[1:]})
 	return w.wb.Set(k, c)
 }
 
 // Checkpoint writes checkpoint id. A small checkpoint (under txnMaxBytes
 // and txnMaxChanges) is written with the commit marker in one
-// transaction. A larger one is staged in chunked batches, id is committed
-// in one small transaction, then the staged writes are applied. It returns
-// once the checkpoint is committed and applied; if the process dies after
-// the commit, Open finishes applying.
+// transaction. A larger one is staged in chunked batches and id is
+// committed in one small transaction; Checkpoint returns then, and the
+// staged changes are applied to their keys in the background while the
+// caller goes on (see applier.go: every other use of the store waits for
+// that apply first). If the process dies after the commit, Open finishes
+// applying.
 func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	prefix := pendingPrefix(id)
 	w := &Writer{prefix: prefix, buffering: true, db: s.db}
 	if err := fn(w); err != nil {
@@ -118,7 +124,32 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("commit checkpoint %d: %w", id, err)
 	}
-	return s.apply(prefix)
+	s.applyInBackground(id, w.chunks)
+	return nil
+}
+
+// stagedChunk is one chunk of a staged checkpoint as written: its key and
+// its changes (the value without the opChunk byte).
+type stagedChunk struct {
+	key, changes []byte
+}
+
+// applyChunks writes the changes of a committed checkpoint's chunks, kept
+// in memory since they were staged, to their keys and deletes the chunks'
+// staging keys. Applying twice gives the same result.
+func (s *Store) applyChunks(chunks []stagedChunk) error {
+	wb := s.db.NewWriteBatch()
+	for _, c := range chunks {
+		if err := applyChunk(wb, c.changes); err != nil {
+			wb.Cancel()
+			return fmt.Errorf("staged chunk %x: %w", c.key, err)
+		}
+		if err := wb.Delete(c.key); err != nil {
+			wb.Cancel()
+			return err
+		}
+	}
+	return wb.Flush()
 }
 
 // apply writes the staged changes under prefix to their keys and deletes
@@ -255,6 +286,9 @@ func (s *Store) committedStaged() (bool, error) {
 // DeletePrefix removes every key with prefix in chunked batches (not
 // atomically).
 func (s *Store) DeletePrefix(prefix []byte) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	wb := s.db.NewWriteBatch()
 	err := s.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
@@ -278,6 +312,9 @@ func (s *Store) DeletePrefix(prefix []byte) error {
 // Batch runs fn over a plain write batch: chunked, durable when it
 // returns, but not atomic. For data outside checkpoints (the spill area).
 func (s *Store) Batch(fn func(w *Writer) error) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	wb := s.db.NewWriteBatch()
 	if err := fn(&Writer{wb: wb}); err != nil {
 		wb.Cancel()

@@ -7,11 +7,13 @@
 // written in three steps: (1) the changes are staged under pending/<id>/,
 // packed in order into chunks of about stageChunkBytes (one Badger entry
 // per chunk, not per change); (2) one small transaction records id as
-// committed; (3) the staged changes are applied to their keys and the
-// chunks deleted. Each change thus costs one Badger entry, not three. A crash before (2) leaves the previous checkpoint
-// in force (the staged keys are discarded on open); a crash after (2) is
-// finished on open by applying the staged changes again (applying is
-// idempotent).
+// committed, and Checkpoint returns; (3) in the background, the staged
+// changes are applied to their keys and the chunks deleted, while every
+// other use of the store waits for that apply (applier.go). Each change
+// thus costs one Badger entry, and processing pauses only for staging. A
+// crash before (2) leaves the previous checkpoint in force (the staged
+// keys are discarded on open); a crash after (2) is finished on open by
+// applying the staged changes again (applying is idempotent).
 package state
 
 import (
@@ -29,6 +31,7 @@ import (
 type Store struct {
 	db  *badger.DB
 	dir string
+	bg  applier // the committed checkpoint being applied in the background
 }
 
 // Open opens (or creates) the store in dir.
@@ -38,7 +41,8 @@ func Open(dir string) (*Store, error) {
 		WithMemTableSize(64 << 20). // checkpoints over one transaction are staged (checkpoint.go)
 		WithNumVersionsToKeep(1).
 		WithSyncWrites(true). // an acknowledged INSERT and a committed checkpoint survive a crash
-		WithCompactL0OnClose(false)
+		WithCompactL0OnClose(false).
+		WithDetectConflicts(false) // one writer at a time: no transaction conflicts to find
 	db, err := badger.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
@@ -128,7 +132,10 @@ func DiskUsage(dir string) (int64, error) {
 }
 
 // Close closes the database cleanly.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.settle()
+	return errors.Join(err, s.db.Close())
+}
 
 // Abandon releases the database without any further writes, as close to a
 // crash as a live process can get: unsynced writes may be lost, committed
@@ -136,12 +143,17 @@ func (s *Store) Close() error { return s.db.Close() }
 func (s *Store) Abandon() error {
 	// Badger has no "drop without flush"; Close flushes memtables that are
 	// already durable in the value log, so the on-disk result is the same as
-	// a crash after the last synced commit.
+	// a crash after the last synced commit. A background apply is let
+	// finish: applied or not, the committed checkpoint is the same.
+	_ = s.settle()
 	return s.db.Close()
 }
 
 // Get reads one key; ok is false when it is absent.
 func (s *Store) Get(key []byte) (val []byte, ok bool, err error) {
+	if err := s.settle(); err != nil {
+		return nil, false, err
+	}
 	err = s.db.View(func(txn *badger.Txn) error {
 		it, err := txn.Get(key)
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -165,6 +177,9 @@ func (s *Store) Scan(prefix []byte, fn func(key, val []byte) error) error {
 // ScanFrom calls fn for every key with prefix at or after from, in key
 // order.
 func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	return s.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix = prefix
@@ -189,6 +204,9 @@ func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) er
 // instance restoring its share of an operator's state neither copies nor
 // decodes the values other instances own.
 func (s *Store) ScanOwned(prefix []byte, own func(key []byte) (bool, error), fn func(key, val []byte) error) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	return s.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix, opts.PrefetchValues = prefix, false
@@ -217,6 +235,9 @@ func (s *Store) ScanOwned(prefix []byte, own func(key []byte) (bool, error), fn 
 
 // LastKey returns the greatest key with prefix, or nil when there is none.
 func (s *Store) LastKey(prefix []byte) ([]byte, error) {
+	if err := s.settle(); err != nil {
+		return nil, err
+	}
 	var last []byte
 	err := s.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
@@ -235,6 +256,9 @@ func (s *Store) LastKey(prefix []byte) ([]byte, error) {
 
 // Update runs fn in one read-write transaction and commits it durably.
 func (s *Store) Update(fn func(w *Writer) error) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	return s.db.Update(func(txn *badger.Txn) error {
 		return fn(&Writer{txn: txn})
 	})
@@ -257,6 +281,7 @@ type Writer struct {
 	// A staging checkpoint packs its changes into chunks (see stage).
 	chunk    []byte
 	chunkSeq uint64
+	chunks   []stagedChunk // the chunks written, applied after the commit
 }
 
 type change struct {

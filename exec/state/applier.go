@@ -1,0 +1,64 @@
+package state
+
+import (
+	"fmt"
+	"sync"
+)
+
+// applier runs the apply step of one committed checkpoint at a time in the
+// background: Checkpoint returns once its commit marker is durable, and
+// the caller goes on processing while the staged changes are written to
+// their keys. Every other use of the store first waits for that apply
+// (settle), so a read never sees a key before its committed value, and a
+// write (a spill, the next checkpoint) never lands before an apply that
+// could overwrite it. State: the chunks of one checkpoint, held from its
+// staging until its apply ends; a checkpoint's own size bounds them.
+type applier struct {
+	mu   sync.Mutex
+	done chan struct{} // closed when the running apply ends; nil when none ran
+	id   uint64        // the checkpoint being (or last) applied
+	err  error         // the first apply that failed; sticky
+	gate chan struct{} // tests: when set, an apply waits for it to close
+}
+
+// applyInBackground starts applying checkpoint id's chunks. The caller has
+// settled the previous apply.
+func (s *Store) applyInBackground(id uint64, chunks []stagedChunk) {
+	done := make(chan struct{})
+	s.bg.mu.Lock()
+	s.bg.done, s.bg.id = done, id
+	s.bg.mu.Unlock()
+	gate := s.bg.gate
+	go func() {
+		defer close(done)
+		if gate != nil {
+			<-gate
+		}
+		if err := s.applyChunks(chunks); err != nil {
+			s.bg.mu.Lock()
+			if s.bg.err == nil {
+				s.bg.err = fmt.Errorf("apply checkpoint %d: %w", id, err)
+			}
+			s.bg.mu.Unlock()
+		}
+	}()
+}
+
+// settle waits until no checkpoint is being applied and returns the error
+// of a failed apply (the store is then unusable until reopened, which
+// applies the checkpoint again).
+func (s *Store) settle() error {
+	s.bg.mu.Lock()
+	done := s.bg.done
+	s.bg.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+	s.bg.mu.Lock()
+	defer s.bg.mu.Unlock()
+	return s.bg.err
+}
+
+// WaitApplied returns once every committed checkpoint is applied to its
+// keys, with the error of an apply that failed.
+func (s *Store) WaitApplied() error { return s.settle() }
