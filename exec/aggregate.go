@@ -35,8 +35,11 @@ type Aggregate struct {
 	budget   int
 	resident int // groups whose values are in memory
 	spill    spillArea
-	pending  []*aggEntry
-	keyBuf   []byte
+	// lazy: restored without loading; groups not in entries may be in
+	// the last checkpoint (loadStored).
+	lazy    bool
+	pending []*aggEntry
+	keyBuf  []byte
 }
 
 type aggEntry struct {
@@ -91,6 +94,13 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			a.keyBuf = state.AppendKey(a.keyBuf, r[c])
 		}
 		e, ok := a.entries[string(a.keyBuf)]
+		if !ok && a.lazy {
+			var err error
+			if e, err = a.loadStored(string(a.keyBuf)); err != nil {
+				return err
+			}
+			ok = e != nil
+		}
 		if ok {
 			if err := a.use(e); err != nil {
 				return err
@@ -248,25 +258,22 @@ func (a *Aggregate) owns(key []byte) (bool, error) {
 	return a.keep(g), nil
 }
 
-// Restore implements Stateful.
+// Restore implements Stateful. A spilling aggregate without TTL reads
+// nothing: a group comes into memory from the checkpoint when its next
+// row arrives (lazy), so a restart costs no time per stored group. With
+// TTL every owned group is loaded, since expiry visits them all.
 func (a *Aggregate) Restore(s *state.Store) error {
+	if a.store != nil && a.ttl <= 0 {
+		a.lazy = true
+		return nil
+	}
 	err := s.ScanOwned([]byte(a.id), a.owns, func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
+		e, err := a.decodeEntry(string(key[len(a.id):]), val)
 		if err != nil {
 			return err
 		}
-		if len(rows) < 3 {
-			return errCorrupt(a.id)
-		}
-		e := &aggEntry{key: string(key[len(a.id):]), last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls), persisted: true}
 		if a.keep != nil && !a.keep(e.group) {
 			return nil
-		}
-		if len(rows[2]) > 0 {
-			e.emitted = rows[2]
-		}
-		if err := e.acc.decode(rows[3:]); err != nil {
-			return err
 		}
 		a.entries[e.key] = e
 		a.resident++
@@ -276,4 +283,39 @@ func (a *Aggregate) Restore(s *state.Store) error {
 		return err
 	}
 	return a.evict()
+}
+
+// decodeEntry decodes the checkpointed group stored under key.
+func (a *Aggregate) decodeEntry(key string, val []byte) (*aggEntry, error) {
+	rows, err := state.DecodeValue(val)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < 3 || len(rows[0]) < 1 {
+		return nil, errCorrupt(a.id)
+	}
+	e := &aggEntry{key: key, last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls), persisted: true}
+	if len(rows[2]) > 0 {
+		e.emitted = rows[2]
+	}
+	if err := e.acc.decode(rows[3:]); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// loadStored brings the group stored under key in the last checkpoint
+// into memory (a lazily restored aggregate); nil when there is none.
+func (a *Aggregate) loadStored(key string) (*aggEntry, error) {
+	val, ok, err := a.store.Get([]byte(a.id + key))
+	if err != nil || !ok {
+		return nil, err
+	}
+	e, err := a.decodeEntry(key, val)
+	if err != nil {
+		return nil, fmt.Errorf("load group state: %w", err)
+	}
+	a.entries[key] = e
+	a.resident++
+	return e, nil
 }

@@ -34,10 +34,11 @@ type Materialize struct {
 	// memory; onDisk is set once rows may live only in Badger.
 	store  *state.Store
 	budget int
+	width  int // columns of a row, for seeking rows in Badger (0: unknown)
 	onDisk bool
 	spill  spillArea
 
-	index keyIndex // view key → row keys, built by the first Get
+	index keyIndex // view key → row keys in memory, built by the first Get
 
 	hbuf, vbuf []byte // scratch for stored values
 }
@@ -275,12 +276,19 @@ func (m *Materialize) markDirty(k string, e *matRow) {
 	}
 }
 
-// Restore implements Stateful.
+// Restore implements Stateful. A spilling store reads nothing: its rows
+// stay in the checkpoint and are read from there when used (lookup, Get,
+// Rows), so a restart costs no time per stored row. Otherwise every row
+// is loaded.
 func (m *Materialize) Restore(s *state.Store) error {
 	if m.passThrough {
 		return nil
 	}
 	m.index = nil
+	if m.store != nil {
+		m.onDisk = true
+		return nil
+	}
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {
 		e, _, _, err := decodeMatRow(m.id, val)
 		if err != nil {

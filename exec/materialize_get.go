@@ -9,30 +9,18 @@ import (
 
 // keyIndex maps the encoding of a row's view-key columns to the row keys
 // (full-row encodings) of m.rows holding that key. It is built on the
-// first Get and kept up to date by Process afterwards, so views nobody
-// point-queries pay nothing. It is dropped once rows spill to Badger.
+// first Get and kept up to date by Process, lookups and evictions
+// afterwards, so views nobody point-queries pay nothing. It lists the rows
+// in memory only; Get finds the others in Badger.
 type keyIndex map[string][]string
 
 // Get returns the rows whose view-key columns equal key (values already of
 // the columns' kinds), in the order Rows would list them. It serves point
-// queries without copying the whole view; with spilled rows it falls back
-// to a scan of every row.
+// queries without copying the whole view; rows in Badger are found by a
+// seek when the key's columns lead the row (getOnDisk).
 func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 	if len(key) != len(m.key) {
 		return nil, nil
-	}
-	if m.onDisk {
-		all, err := m.Rows()
-		if err != nil {
-			return nil, err
-		}
-		var out []types.Row
-		for _, r := range all {
-			if m.keyEqual(r, key) {
-				out = append(out, r)
-			}
-		}
-		return out, nil
 	}
 	if m.index == nil {
 		index := keyIndex{}
@@ -49,6 +37,9 @@ func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 	for _, v := range key {
 		kb = state.AppendKey(kb, v)
 	}
+	if m.onDisk {
+		return m.getOnDisk(key, m.index[string(kb)])
+	}
 	ks := m.index[string(kb)]
 	if len(ks) > 1 {
 		ks = slices.Clone(ks)
@@ -64,6 +55,111 @@ func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 		}
 	}
 	return out, nil
+}
+
+// getOnDisk is Get for a store whose rows are partly in Badger: the rows
+// of the last checkpoint and of the spill area under key's seek prefix,
+// overlaid by the rows in memory (inMem, from the index), which win;
+// rows removed since the checkpoint are left out. A key that does not
+// lead the row (or a width unknown) reads every row.
+func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, error) {
+	seek, ok := m.seekPrefix(key)
+	if !ok {
+		all, err := m.Rows()
+		if err != nil {
+			return nil, err
+		}
+		var out []types.Row
+		for _, r := range all {
+			if m.keyEqual(r, key) {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
+	found := map[string]int64{}
+	err := m.store.Scan(append([]byte(m.id), seek...), func(sk, val []byte) error {
+		k := string(sk[len(m.id):])
+		if m.gone[k] {
+			return nil
+		}
+		e, _, _, err := decodeMatRow(m.id, val)
+		if err == nil {
+			found[k] = e.count
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = m.store.Scan(append(m.spill.key(""), seek...), func(sk, val []byte) error {
+		k := string(sk[len(m.spill.prefix):])
+		if !m.spill.has(k) {
+			return nil // stale: removed since it spilled
+		}
+		e, _, _, err := decodeMatRow(m.id, val)
+		if err == nil {
+			found[k] = e.count
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range found {
+		if _, ok := m.rows[k]; ok {
+			delete(found, k) // memory holds its current count
+		}
+	}
+	for _, k := range inMem {
+		found[k] = m.rows[k].count
+	}
+	keys := make([]string, 0, len(found))
+	for k := range found {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []types.Row
+	for _, k := range keys {
+		r, err := m.rowOf(k)
+		if err != nil {
+			return nil, err
+		}
+		if !m.keyEqual(r, key) {
+			continue // the seek prefix covers only the leading key columns
+		}
+		for i := int64(0); i < found[k]; i++ {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// seekPrefix returns the AppendRow prefix every row with view key key
+// starts with: the row width and the values of the key columns that lead
+// the row. ok is false when none leads (or the width is unknown). Floats
+// and decimals end the prefix: equal values can encode differently.
+func (m *Materialize) seekPrefix(key types.Row) (prefix []byte, ok bool) {
+	lead := leadingKey(m.width, m.key, key)
+	if m.width == 0 || len(lead) == 0 {
+		return nil, false
+	}
+	return state.AppendRowPrefix(nil, m.width, lead...), true
+}
+
+// leadingKey returns the values of key (for the columns keyCols of rows
+// of width columns) that are the rows' first columns, in order, up to the
+// first float or decimal.
+func leadingKey(width int, keyCols []int, key types.Row) types.Row {
+	var lead types.Row
+	for c := 0; c < width; c++ {
+		i := slices.Index(keyCols, c)
+		if i < 0 || key[i].K == types.Float || key[i].K == types.Decimal {
+			break // floats and decimals have several encodings of one value
+		}
+		lead = append(lead, key[i])
+	}
+	return lead
 }
 
 // Key returns the positions of the view-key columns (nil: none).

@@ -12,10 +12,13 @@ import (
 // memory (0: no limit); the others live in Badger — in the last checkpoint
 // when unchanged since, else in the spill area, which no checkpoint
 // contains and recovery deletes. Lookups of rows not in memory read
-// Badger, and a snapshot merges both.
-func (m *Materialize) WithSpill(store *state.Store, budget int) *Materialize {
+// Badger, and a snapshot merges both. width is the number of columns of
+// the view's rows (0: unknown), which point reads of rows in Badger seek
+// by. Such a store restores lazily: nothing is read at Restore, rows come
+// into memory as they are used.
+func (m *Materialize) WithSpill(store *state.Store, budget, width int) *Materialize {
 	if store != nil && budget > 0 && !m.passThrough {
-		m.store, m.budget = store, budget
+		m.store, m.budget, m.width = store, budget, width
 		m.spill = newSpillArea(store, m.id)
 	}
 	return m
@@ -41,6 +44,13 @@ func (m *Materialize) lookup(k string) (*matRow, error) {
 		return nil, err
 	}
 	m.rows[k] = e
+	if m.index != nil {
+		r, err := m.rowOf(k)
+		if err != nil {
+			return nil, err
+		}
+		m.indexAdd(k, r)
+	}
 	return e, nil
 }
 
@@ -99,9 +109,15 @@ func (m *Materialize) evict() error {
 	}
 	for _, k := range spill {
 		delete(m.rows, k)
+		if m.index != nil { // the index lists the rows in memory
+			r, err := m.rowOf(k)
+			if err != nil {
+				return err
+			}
+			m.indexRemove(k, r)
+		}
 	}
 	m.onDisk = true
-	m.index = nil // Get scans from now on
 	return nil
 }
 

@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"slices"
-
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
 )
@@ -29,14 +27,7 @@ func StoredRows(s *state.Store, id string) ([]types.Row, error) {
 // matching rows, so a point read costs a few reads however large the
 // view is; a key that does not lead the row scans the view.
 func StoredGet(s *state.Store, id string, width int, keyCols []int, key types.Row) ([]types.Row, error) {
-	var lead types.Row
-	for c := 0; c < width; c++ {
-		i := slices.Index(keyCols, c)
-		if i < 0 || key[i].K == types.Float || key[i].K == types.Decimal {
-			break // floats and decimals have several encodings of one value
-		}
-		lead = append(lead, key[i])
-	}
+	lead := leadingKey(width, keyCols, key)
 	prefix := []byte(id)
 	if len(lead) > 0 {
 		prefix = state.AppendRowPrefix(prefix, width, lead...)

@@ -64,7 +64,7 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	if env.PassThrough {
 		p.View0 = NewPassThrough(root.Key, env.Sink)
 	} else {
-		p.View0 = NewMaterialize(ViewStoreID(root.View), root.Key, env.Sink).WithSpill(env.Store, env.StateBudget)
+		p.View0 = NewMaterialize(ViewStoreID(root.View), root.Key, env.Sink).WithSpill(env.Store, env.StateBudget, len(root.Schema()))
 	}
 	p.Stateful = append(p.Stateful, p.View0)
 	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/"}
@@ -92,7 +92,7 @@ func (b *pipeBuilder) sideFunc(table string) func(types.Row, string, int64) {
 		return nil
 	}
 	if b.p.Side == nil {
-		b.p.Side = NewMaterialize(SideStoreID(b.p.View), nil, b.env.SideSink).WithSpill(b.env.Store, b.env.StateBudget)
+		b.p.Side = NewMaterialize(SideStoreID(b.p.View), nil, b.env.SideSink).WithSpill(b.env.Store, b.env.StateBudget, 0)
 		b.p.SideName = table
 		b.p.Stateful = append(b.p.Stateful, b.p.Side)
 	}
