@@ -361,7 +361,7 @@ func (e *Engine) reads(d *catalog.Object, name string) bool {
 
 func (e *Engine) show(st *parser.ShowStmt) (*Result, error) {
 	if st.Kind == 0 && strings.EqualFold(st.Setting, "metrics") {
-		return e.metrics(), nil
+		return e.metricsResult(), nil
 	}
 	if st.Kind == 0 {
 		v, ok := e.setting(strings.ToLower(st.Setting))
@@ -486,24 +486,6 @@ func keyNames(vp *planner.ViewPlan) string {
 		n = append(n, s[k].Name)
 	}
 	return strings.Join(n, ", ")
-}
-
-// metrics lists the engine's counters: late rows by policy and reason
-// (late_events_total), expression errors turned into NULL, and view
-// changes emitted.
-func (e *Engine) metrics() *Result {
-	res := &Result{Schema: types.Schema{{Name: "name", Type: types.String}, {Name: "value", Type: types.Int}}}
-	for _, kv := range e.late.Snapshot() {
-		res.Rows = append(res.Rows, types.Row{types.StringValue(kv[0].(string)), types.IntValue(kv[1].(int64))})
-	}
-	res.Rows = append(res.Rows, types.Row{types.StringValue("expression_errors_total"), types.IntValue(e.evalErrs.Count.Load())})
-	res.Rows = append(res.Rows, types.Row{types.StringValue("decode_errors_total"), types.IntValue(e.decodeErrs.Load())})
-	var changes int64
-	for _, v := range e.views {
-		changes += v.updated
-	}
-	res.Rows = append(res.Rows, types.Row{types.StringValue("view_changes_total"), types.IntValue(changes)})
-	return res
 }
 
 // querySinkView is the view-shaped statement a CREATE SINK ... AS query is

@@ -239,7 +239,7 @@ func (e *Engine) poison(r *reader, errs []connectors.DecodeError, now int64) err
 	if len(errs) == 0 {
 		return nil
 	}
-	e.decodeErrs.Add(int64(len(errs)))
+	r.decodeErrs += int64(len(errs))
 	switch r.onError {
 	case onErrorSkip:
 		return nil

@@ -24,14 +24,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/state"
-	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/sqlerr"
@@ -71,6 +69,9 @@ type Options struct {
 	// last checkpoint without starting the pipelines (engine/readonly.go):
 	// `streamsql query`.
 	ReadOnly bool
+	// Logf, when set, receives the engine's warnings (a stalled
+	// watermark, see stall.go) as printf-style lines.
+	Logf func(format string, args ...any)
 }
 
 // Engine is one streamsql instance over a state directory. Its methods
@@ -91,7 +92,6 @@ type Engine struct {
 	cat      *catalog.Catalog
 	settings map[string]string
 	views    map[string]*viewRT
-	late     lateness.Counters
 	evalErrs exec.EvalErrors
 	// dlq holds the dead-letter tables by lower-case name.
 	dlq    map[string]*deadLetters
@@ -99,8 +99,8 @@ type Engine struct {
 	// pointShapes caches, by parameterised text, which SELECT texts are
 	// point reads (pointtext.go); e.mu guards it.
 	pointShapes map[string]pointShape
-	decodeErrs  atomic.Int64
-	logSeq      uint64 // last memory-log sequence number written
+	ckptStats   ckptStats // see metrics.go
+	logSeq      uint64    // last memory-log sequence number written
 	ckpt        uint64
 	closed      bool
 	// repaired is set when a read-only open had to recover the store of a
@@ -139,7 +139,7 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{repaired: repaired, mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, pointShapes: map[string]pointShape{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
-		"state_cache_size": "1000000", "flush_limit_rows": "40000000",
+		"state_cache_size": "1000000", "flush_limit_rows": "40000000", "watermark_stall_timeout": "1m",
 	}}
 	for k, v := range opts.Settings {
 		if err := checkSetting(strings.ToLower(k), v); err != nil {
@@ -461,22 +461,26 @@ func (e *Engine) Checkpoint() error {
 		e.mu.Unlock()
 		return errors.New("engine is closed")
 	}
-	id, err := e.storeCheckpoint()
-	e.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	// readMu keeps DDL (the only writer of e.views) out while mu is free.
-	return e.commitSinks(id)
+	return e.timedCheckpoint(func() error {
+		id, err := e.storeCheckpoint()
+		e.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		// readMu keeps DDL (the only writer of e.views) out while mu is free.
+		return e.commitSinks(id)
+	})
 }
 
 // checkpoint stores a checkpoint and commits the sinks, holding mu.
 func (e *Engine) checkpoint() error {
-	id, err := e.storeCheckpoint()
-	if err != nil {
-		return err
-	}
-	return e.commitSinks(id)
+	return e.timedCheckpoint(func() error {
+		id, err := e.storeCheckpoint()
+		if err != nil {
+			return err
+		}
+		return e.commitSinks(id)
+	})
 }
 
 // storeCheckpoint pre-commits every sink and writes the next checkpoint:
@@ -542,7 +546,7 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 func (e *Engine) commitSinks(id uint64) error {
 	ctx := context.Background()
 	return e.eachSink(func(s *sinkRT) error {
-		if err := s.sink.Commit(ctx, id); err != nil {
+		if err := s.commitTimed(func() error { return s.sink.Commit(ctx, id) }); err != nil {
 			return fmt.Errorf("checkpoint %d: sink %s commit: %w", id, s.name, err)
 		}
 		return nil
@@ -598,6 +602,3 @@ func (e *Engine) closeAll() {
 		}
 	}
 }
-
-// LateCounters returns the late-row counters.
-func (e *Engine) LateCounters() *lateness.Counters { return &e.late }

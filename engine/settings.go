@@ -35,6 +35,10 @@ var settingChecks = map[string]struct {
 		n, err := strconv.Atoi(v)
 		return err == nil && n >= 0
 	}, "a non-negative integer (0: no limit)"},
+	"watermark_stall_timeout": {func(v string) bool {
+		d, err := connectors.ParseDuration(v)
+		return err == nil && d >= 0
+	}, "a duration such as '1m' or '1 minute' (0: never warn)"},
 	"flush_limit_rows": {func(v string) bool {
 		n, err := strconv.Atoi(v)
 		return err == nil && n > 0
@@ -42,7 +46,7 @@ var settingChecks = map[string]struct {
 }
 
 // engineWide are the settings SET changes for every session.
-var engineWide = map[string]bool{"state_cache_size": true}
+var engineWide = map[string]bool{"state_cache_size": true, "watermark_stall_timeout": true}
 
 // parseBool reads on/off, true/false, yes/no, 1/0.
 func parseBool(v string) (bool, bool) {
@@ -59,7 +63,7 @@ func parseBool(v string) (bool, bool) {
 func checkSetting(name, value string) error {
 	check, ok := settingChecks[name]
 	if !ok {
-		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size and flush_limit_rows)", name)
+		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size, flush_limit_rows and watermark_stall_timeout)", name)
 	}
 	if !check.valid(value) {
 		return sqlerr.New(sqlerr.InvalidParameter, "invalid value for parameter %q: %q (want %s)", name, value, check.hint)

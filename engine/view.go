@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
@@ -30,6 +32,10 @@ type viewRT struct {
 	sinks   []*sinkRT
 	subs    []*Subscription // SUBSCRIBE feeds (engine/subscribe.go)
 	updated int64
+	// late counts the view's late rows (its operators add to it).
+	late lateness.Counters
+	// stall watches the view's watermark (stall.go).
+	stall stallState
 	// err is the first error a sink returned from Write; the pipeline
 	// stops with it (sinks retry transient failures themselves).
 	err error
@@ -40,6 +46,10 @@ type sinkRT struct {
 	sink       connectors.Sink
 	key        string // the columns the sink writes by, for the contract
 	side       bool   // reads the view's side table, not the view
+	rows       atomic.Int64
+	// statsMu guards commits: sinks commit with e.mu released.
+	statsMu sync.Mutex
+	commits Histogram
 }
 
 // sinkKey is what sink o writes by: its primary_key option (the postgres
@@ -66,6 +76,10 @@ type reader struct {
 	onError string
 	// in lists the columns the connector supplies (obj.InputColumns()).
 	in []int
+	// read counts the records read per partition; decodeErrs the
+	// undecodable ones (checkpointed with the position).
+	read       []int64
+	decodeErrs int64
 }
 
 func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, error) {
@@ -76,7 +90,7 @@ func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, 
 // passThrough) of a sink with its own query, which keeps no view store.
 func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
 	rt := &viewRT{plan: vp}
-	env := exec.Env{PassThrough: passThrough, Parallelism: e.parallelism(), Late: &e.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
+	env := exec.Env{PassThrough: passThrough, Parallelism: e.parallelism(), Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget()}
 	env.Sink = func(ch []exec.Change) { rt.deliver(ch, false) }
 	// Called by the window operators that write late rows, one at a time
@@ -353,6 +367,7 @@ func writeSinks(sinks []*sinkRT, changes []connectors.Change, side bool) error {
 		if s.side != side {
 			continue
 		}
+		s.rows.Add(int64(len(changes)))
 		if err := s.sink.Write(context.Background(), changes); err != nil && first == nil {
 			first = fmt.Errorf("sink %s: %w", s.name, err)
 		}
@@ -407,6 +422,9 @@ func (v *viewRT) checkpoint(w *state.Writer) error {
 	if err := v.pipe.Checkpoint(w); err != nil {
 		return err
 	}
+	if err := v.checkpointCounters(w); err != nil {
+		return err
+	}
 	for _, r := range v.readers {
 		if err := w.Set([]byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name)), r.encode()); err != nil {
 			return err
@@ -428,7 +446,7 @@ func (r *reader) encode() []byte {
 	for i, p := range parts {
 		wms[i] = types.IntValue(p)
 	}
-	return state.EncodeValue(row, offs, wms)
+	return state.EncodeValue(row, offs, wms, types.Row{types.IntValue(r.decodeErrs)})
 }
 
 // restore loads a position written by encode (found is false for a
@@ -458,6 +476,9 @@ func (r *reader) restore(ctx context.Context, st *state.Store, key []byte) error
 			parts[i] = p.I
 		}
 		r.gen.Restore(parts, rows[0][1].I)
+		if len(rows) > 3 && len(rows[3]) > 0 { // checkpoints before the counters have none
+			r.decodeErrs = rows[3][0].I
+		}
 	}
 	if !ok {
 		return r.open(ctx)
@@ -496,6 +517,9 @@ func (r *reader) open(ctx context.Context) error {
 
 func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 	if err := v.pipe.Restore(st); err != nil {
+		return err
+	}
+	if err := v.restoreCounters(st); err != nil {
 		return err
 	}
 	for _, r := range v.readers {
@@ -784,6 +808,7 @@ func (e *Engine) replayLog(ctx context.Context) error {
 					if err := r.feed(en.part, en.rows, e.now()); err != nil {
 						return err
 					}
+					r.count(en.part, len(en.rows))
 					if v.err != nil {
 						return v.err
 					}
@@ -863,6 +888,7 @@ func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b
 	if err := apply(b, r.expand(b.Rows, ingested, b.Times)); err != nil {
 		return false, err
 	}
+	r.count(b.Partition, len(b.Rows))
 	r.offs[b.Partition] = b.Next
 	return true, nil
 }
@@ -879,6 +905,7 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 	}
 	e.stepping = true
 	defer func() { e.stepping = false }()
+	stallAfter := e.stallTimeout()
 	done = true
 	for _, v := range e.views {
 		p, err := e.step(ctx, v, max)
@@ -901,6 +928,7 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 				return false, false, err
 			}
 		}
+		e.checkStall(v, e.now(), stallAfter)
 		if v.err != nil {
 			return false, false, v.err
 		}

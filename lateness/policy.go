@@ -98,31 +98,62 @@ func Decide(v Verdict, p Policy) Action {
 // concurrent use.
 type Counters struct {
 	mu sync.Mutex
-	m  map[string]int64
+	m  map[LateKey]int64
 }
+
+// LateKey names one late-row counter: the policy's label and the reason
+// ("late" or "expired").
+type LateKey struct{ Policy, Reason string }
 
 // Add counts n late rows under policy p with reason ("late" or "expired").
 func (c *Counters) Add(p Policy, reason string, n int64) {
 	c.mu.Lock()
 	if c.m == nil {
-		c.m = map[string]int64{}
+		c.m = map[LateKey]int64{}
 	}
-	c.m[`late_events_total{policy="`+p.String()+`",reason="`+reason+`"}`] += n
+	c.m[LateKey{p.String(), reason}] += n
 	c.mu.Unlock()
 }
 
-// Snapshot returns the counters as sorted "name value" pairs.
-func (c *Counters) Snapshot() [][2]any {
+// Totals returns a copy of the counters.
+func (c *Counters) Totals() map[LateKey]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	keys := make([]string, 0, len(c.m))
-	for k := range c.m {
+	out := make(map[LateKey]int64, len(c.m))
+	for k, n := range c.m {
+		out[k] = n
+	}
+	return out
+}
+
+// Restore sets the counters to totals (a checkpoint's), replacing what
+// they held.
+func (c *Counters) Restore(totals map[LateKey]int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = make(map[LateKey]int64, len(totals))
+	for k, n := range totals {
+		c.m[k] = n
+	}
+}
+
+// Name is the counter's line in SHOW METRICS, e.g.
+// late_events_total{policy="drop",reason="late"}.
+func (k LateKey) Name() string {
+	return `late_events_total{policy="` + k.Policy + `",reason="` + k.Reason + `"}`
+}
+
+// Snapshot returns the counters as "name value" pairs sorted by name.
+func (c *Counters) Snapshot() [][2]any {
+	totals := c.Totals()
+	keys := make([]LateKey, 0, len(totals))
+	for k := range totals {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Name() < keys[j].Name() })
 	out := make([][2]any, len(keys))
 	for i, k := range keys {
-		out[i] = [2]any{k, c.m[k]}
+		out[i] = [2]any{k.Name(), totals[k]}
 	}
 	return out
 }

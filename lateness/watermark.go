@@ -111,6 +111,34 @@ func (g *Generator) recompute() {
 	}
 }
 
+// PartitionState is one partition's watermark, the processing time of its
+// last row (or of its start, when it has seen none) and whether it is idle.
+type PartitionState struct {
+	Watermark, LastSeen int64
+	Idle                bool
+}
+
+// Partition returns partition p's state.
+func (g *Generator) Partition(p int) PartitionState {
+	pt := g.parts[p]
+	return PartitionState{Watermark: pt.wm, LastSeen: pt.lastSeen, Idle: pt.idle}
+}
+
+// Holder returns the active partition whose watermark is the minimum, the
+// one holding the source watermark back; ok is false when every partition
+// is idle.
+func (g *Generator) Holder() (p int, ok bool) {
+	for i, pt := range g.parts {
+		if !pt.idle && (!ok || pt.wm < g.parts[p].wm) {
+			p, ok = i, true
+		}
+	}
+	return p, ok
+}
+
+// IdleTimeout is the generator's idle timeout in microseconds (0: none).
+func (g *Generator) IdleTimeout() int64 { return g.idleTimeout }
+
 // State returns the per-partition watermarks and the current watermark, to
 // store in a checkpoint.
 func (g *Generator) State() (parts []int64, current int64) {

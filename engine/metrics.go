@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/types"
+)
+
+// The engine's figures live where the work happens, counted per batch:
+// records read per reader partition, decode errors per reader, late rows
+// per view (its lateness.Counters), changes per view, rows per sink and
+// checkpoint and sink-commit timings. Metrics copies them under the
+// engine lock; SHOW METRICS and the Prometheus exporter (package metrics)
+// both read that copy, so there is one set of counters. The totals users
+// read as totals (decode errors, late rows) are stored with every
+// checkpoint and restored with it.
+
+// Histogram counts observations (seconds) into buckets with upper bounds
+// Bounds; Counts[i] is the number in bucket i (not cumulative), the last
+// one being +Inf.
+type Histogram struct {
+	Bounds []float64
+	Counts []uint64
+	Sum    float64
+	Count  uint64
+}
+
+// durationBounds are the buckets of checkpoint and commit durations.
+var durationBounds = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60}
+
+func newHistogram() Histogram {
+	return Histogram{Bounds: durationBounds, Counts: make([]uint64, len(durationBounds)+1)}
+}
+
+// observe adds one observation of d.
+func (h *Histogram) observe(d time.Duration) {
+	s := d.Seconds()
+	i, _ := slices.BinarySearch(h.Bounds, s)
+	h.Counts[i]++
+	h.Sum += s
+	h.Count++
+}
+
+func (h Histogram) clone() Histogram {
+	h.Counts = slices.Clone(h.Counts)
+	return h
+}
+
+// Snapshot is a copy of the engine's figures at one moment.
+type Snapshot struct {
+	// Now is the engine clock's time of the copy.
+	Now time.Time
+	// Sources has one entry per reader: a (pipeline, source) pair.
+	Sources []SourceStats
+	// Views has one entry per view or query sink.
+	Views []ViewStats
+	// Sinks has one entry per sink.
+	Sinks []SinkStats
+	// Checkpoints describes the checkpoints since the process started.
+	Checkpoints CheckpointStats
+	// Restore is what Open restored; Restored is false on a fresh start.
+	Restore  Recovery
+	Restored bool
+	// ExpressionErrors counts expressions whose errors became NULL.
+	ExpressionErrors int64
+}
+
+// SourceStats are the figures of one source as one pipeline reads it.
+type SourceStats struct {
+	// Pipeline is the view, query sink or TABLE that reads the source.
+	Pipeline, Source string
+	// OnError is the source's on_error policy; DecodeErrors counts the
+	// undecodable records it met (kept across restarts).
+	OnError      string
+	DecodeErrors int64
+	// Watermark is the source watermark (microseconds; types.MinTime
+	// before the first); HasWatermark is false for sources without one.
+	Watermark    int64
+	HasWatermark bool
+	Partitions   []PartitionStats
+}
+
+// PartitionStats are the figures of one partition of a source.
+type PartitionStats struct {
+	Read      int64 // records read (decodable ones) since the process started
+	Watermark int64 // microseconds
+	Idle      bool
+}
+
+// ViewStats are the figures of one view (or query sink's pipeline).
+type ViewStats struct {
+	Name string
+	// RowsIn counts the source rows fed to it, RowsOut the changes it
+	// emitted, both since the process started.
+	RowsIn, RowsOut int64
+	// Late counts late rows by policy and reason (kept across restarts).
+	Late map[lateness.LateKey]int64
+	// Watermark is the lowest watermark over its sources that have one
+	// and are still reading (microseconds); HasWatermark is false when
+	// there is none.
+	Watermark    int64
+	HasWatermark bool
+	// Stalled is set while its watermark has not moved for
+	// watermark_stall_timeout although input arrived (see stall.go).
+	Stalled bool
+}
+
+// SinkStats are the figures of one sink.
+type SinkStats struct {
+	Name, Connector string
+	Rows            int64 // changes written since the process started
+	Commit          Histogram
+}
+
+// CheckpointStats describe checkpoints since the process started.
+type CheckpointStats struct {
+	Duration    Histogram
+	Failures    int64
+	LastSuccess time.Time // zero before the first
+	LastID      uint64
+}
+
+// ckptStats is the engine's checkpoint bookkeeping, guarded by its own
+// mutex: Checkpoint commits sinks with e.mu released.
+type ckptStats struct {
+	mu       sync.Mutex
+	duration Histogram
+	failures int64
+	last     time.Time
+}
+
+// timed runs a checkpoint and records its duration or failure.
+func (e *Engine) timedCheckpoint(run func() error) error {
+	start := time.Now()
+	err := run()
+	d := time.Since(start)
+	s := &e.ckptStats
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.duration.Counts == nil {
+		s.duration = newHistogram()
+	}
+	if err != nil {
+		s.failures++
+		return err
+	}
+	s.duration.observe(d)
+	s.last = e.opts.Clock()
+	return nil
+}
+
+// commitTimed commits sink s for checkpoint id and records the latency.
+func (s *sinkRT) commitTimed(commit func() error) error {
+	start := time.Now()
+	err := commit()
+	d := time.Since(start)
+	s.statsMu.Lock()
+	if s.commits.Counts == nil {
+		s.commits = newHistogram()
+	}
+	s.commits.observe(d)
+	s.statsMu.Unlock()
+	return err
+}
+
+// Metrics returns a copy of the engine's figures.
+func (e *Engine) Metrics() Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.figures()
+}
+
+// figures copies the figures; e.mu is held.
+func (e *Engine) figures() Snapshot {
+	s := Snapshot{Now: e.opts.Clock(), ExpressionErrors: e.evalErrs.Count.Load()}
+	s.Restore, s.Restored = e.Recovered()
+	for _, name := range sortedKeys(e.views) {
+		v := e.views[name]
+		vs := ViewStats{Name: v.plan.Name, RowsOut: v.updated, Late: v.late.Totals(), Stalled: v.stall.stalled}
+		if r, ok := v.holder(); ok {
+			vs.Watermark, vs.HasWatermark = r.gen.Current(), true
+		}
+		for _, r := range v.readers {
+			vs.RowsIn += r.total()
+			s.Sources = append(s.Sources, r.stats(v.plan.Name))
+		}
+		s.Views = append(s.Views, vs)
+	}
+	for _, name := range sortedKeys(e.tables) {
+		if t := e.tables[name]; t.rd != nil {
+			s.Sources = append(s.Sources, t.rd.stats(t.obj.Name))
+		}
+	}
+	_ = e.eachSink(func(k *sinkRT) error {
+		k.statsMu.Lock()
+		s.Sinks = append(s.Sinks, SinkStats{Name: k.name, Connector: k.conn, Rows: k.rows.Load(), Commit: k.commits.clone()})
+		k.statsMu.Unlock()
+		return nil
+	})
+	slices.SortFunc(s.Sinks, func(a, b SinkStats) int { return strings.Compare(a.Name, b.Name) })
+	c := &e.ckptStats
+	c.mu.Lock()
+	s.Checkpoints = CheckpointStats{Duration: c.duration.clone(), Failures: c.failures, LastSuccess: c.last, LastID: e.ckpt}
+	if s.Checkpoints.Duration.Counts == nil {
+		s.Checkpoints.Duration = newHistogram()
+	}
+	c.mu.Unlock()
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// count adds n records read from partition part.
+func (r *reader) count(part, n int) {
+	if part >= len(r.read) {
+		r.read = append(r.read, make([]int64, part+1-len(r.read))...)
+	}
+	r.read[part] += int64(n)
+}
+
+// total is the number of records r read.
+func (r *reader) total() int64 {
+	var n int64
+	for _, c := range r.read {
+		n += c
+	}
+	return n
+}
+
+// stats copies r's figures; pipeline names what reads it.
+func (r *reader) stats(pipeline string) SourceStats {
+	s := SourceStats{Pipeline: pipeline, Source: r.obj.Name, OnError: r.onError, DecodeErrors: r.decodeErrs,
+		Watermark: r.gen.Current(), HasWatermark: r.obj.TimeCol >= 0}
+	for p := 0; p < r.gen.Partitions(); p++ {
+		ps := r.gen.Partition(p)
+		var read int64
+		if p < len(r.read) {
+			read = r.read[p]
+		}
+		s.Partitions = append(s.Partitions, PartitionStats{Read: read, Watermark: ps.Watermark, Idle: ps.Idle})
+	}
+	return s
+}
+
+// viewCounters is what a view stores of its counters with each
+// checkpoint, under v/<view>/counters.
+type viewCounters struct {
+	Late []lateCount `json:"late,omitempty"`
+}
+
+type lateCount struct {
+	Policy, Reason string
+	N              int64
+}
+
+func (v *viewRT) countersKey() []byte { return []byte(v.prefix() + "counters") }
+
+// checkpointCounters stores the view's late-row counters.
+func (v *viewRT) checkpointCounters(w *state.Writer) error {
+	var c viewCounters
+	for k, n := range v.late.Totals() {
+		c.Late = append(c.Late, lateCount{k.Policy, k.Reason, n})
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return w.Set(v.countersKey(), b)
+}
+
+// restoreCounters loads the counters checkpointCounters stored.
+func (v *viewRT) restoreCounters(st *state.Store) error {
+	b, ok, err := st.Get(v.countersKey())
+	if err != nil || !ok {
+		return err
+	}
+	var c viewCounters
+	if err := json.Unmarshal(b, &c); err != nil {
+		return fmt.Errorf("restore view %s counters: %w", v.plan.Name, err)
+	}
+	totals := map[lateness.LateKey]int64{}
+	for _, l := range c.Late {
+		totals[lateness.LateKey{Policy: l.Policy, Reason: l.Reason}] = l.N
+	}
+	v.late.Restore(totals)
+	return nil
+}
+
+// metricsResult is SHOW METRICS: late rows by policy and reason, errors,
+// view changes and stalled watermarks, summed over the pipelines.
+func (e *Engine) metricsResult() *Result {
+	s := e.figures()
+	res := &Result{Schema: types.Schema{{Name: "name", Type: types.String}, {Name: "value", Type: types.Int}}}
+	add := func(name string, v int64) {
+		res.Rows = append(res.Rows, types.Row{types.StringValue(name), types.IntValue(v)})
+	}
+	late := map[lateness.LateKey]int64{}
+	var changes, decode int64
+	for _, v := range s.Views {
+		for k, n := range v.Late {
+			late[k] += n
+		}
+		changes += v.RowsOut
+	}
+	for _, src := range s.Sources {
+		decode += src.DecodeErrors
+	}
+	keys := make([]lateness.LateKey, 0, len(late))
+	for k := range late {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b lateness.LateKey) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, k := range keys {
+		add(k.Name(), late[k])
+	}
+	add("expression_errors_total", s.ExpressionErrors)
+	add("decode_errors_total", decode)
+	add("view_changes_total", changes)
+	for _, v := range s.Views {
+		if v.Stalled {
+			add(`watermark_stalled{view="`+v.Name+`"}`, 1)
+		}
+	}
+	return res
+}
