@@ -25,6 +25,7 @@ type serveFlags struct {
 	insecure                                           bool
 	interval                                           time.Duration
 	stepRows                                           int
+	web                                                httpFlags
 }
 
 func serveCmd(stateDir *string) *cobra.Command {
@@ -57,6 +58,7 @@ SIGTERM checkpoints and stops.`,
 	fl.BoolVar(&f.insecure, "insecure", false, "allow a non-loopback --listen without passwords")
 	fl.DurationVar(&f.interval, "checkpoint-interval", 10*time.Second, "time between checkpoints")
 	fl.IntVar(&f.stepRows, "step-rows", 1024, "rows read per source per pipeline step (smaller: shorter query waits)")
+	fl.StringVar(&f.web.addr, "http", "127.0.0.1:9187", "serve Prometheus metrics at http://ADDR/metrics (\"\": off); a non-loopback address needs --password/--users (HTTP basic authentication) or --insecure, as --listen does")
 	return cmd
 }
 
@@ -77,11 +79,21 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	if len(users) == 0 && !f.insecure && !loopback(f.listen) {
 		return fmt.Errorf("--listen %s is not a loopback address: set --password or --users (or --insecure to accept anyone)", f.listen)
 	}
-	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true})
+	f.web.insecure = f.insecure
+	if err := f.web.check(users); err != nil {
+		return err
+	}
+	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true, Logf: logTo(os.Stderr)})
 	if err != nil {
 		return err
 	}
 	printRecovered(e)
+	stopHTTP, err := f.web.start(e, users)
+	if err != nil {
+		_ = e.Close()
+		return err
+	}
+	defer stopHTTP()
 	cfg.Engine = e
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {

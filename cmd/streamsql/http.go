@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/metrics"
+)
+
+// httpFlags are the metrics listener's flags (--http, and the --insecure
+// that admits a non-loopback address without passwords).
+type httpFlags struct {
+	addr     string
+	insecure bool
+}
+
+// check applies the wire server's rule to --http: a non-loopback address
+// needs users (basic authentication) or --insecure.
+func (f httpFlags) check(users map[string]string) error {
+	if f.addr == "" || f.insecure || len(users) > 0 || loopback(f.addr) {
+		return nil
+	}
+	return fmt.Errorf("--http %s is not a loopback address: set --password or --users (or --insecure to let anyone read the metrics)", f.addr)
+}
+
+// start serves e's metrics on --http (when given) until stop runs.
+func (f httpFlags) start(e *engine.Engine, users map[string]string) (stop func(), err error) {
+	if f.addr == "" {
+		return func() {}, nil
+	}
+	srv, err := metrics.Listen(f.addr, e, users)
+	if err != nil {
+		return nil, fmt.Errorf("--http: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "streamsql metrics on http://%s/metrics\n", srv.Addr())
+	return func() { _ = srv.Close() }, nil
+}
+
+// logTo returns an engine Logf that writes lines to w.
+func logTo(w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+}
