@@ -136,7 +136,8 @@ type ckptStats struct {
 	last     time.Time
 }
 
-// timed runs a checkpoint and records its duration or failure.
+// timedCheckpoint runs a checkpoint and records its duration or its
+// failure.
 func (e *Engine) timedCheckpoint(run func() error) error {
 	start := time.Now()
 	err := run()
@@ -156,7 +157,7 @@ func (e *Engine) timedCheckpoint(run func() error) error {
 	return nil
 }
 
-// commitTimed commits sink s for checkpoint id and records the latency.
+// commitTimed runs commit (the sink's Commit) and records its latency.
 func (s *sinkRT) commitTimed(commit func() error) error {
 	start := time.Now()
 	err := commit()
