@@ -26,18 +26,19 @@ type Aggregate struct {
 	wm      int64
 	now     int64
 	entries map[string]*aggEntry
-	// changed lists the groups changed since the last checkpoint; gone
-	// the keys a checkpoint wrote whose groups expired since.
-	changed dirtyList[*aggEntry]
+	// changed lists the keys of groups changed since the last
+	// checkpoint; gone the keys a checkpoint wrote whose groups expired
+	// since.
+	changed dirtyList[string]
 	gone    []string
 
 	store    *state.Store
 	budget   int
 	resident int // groups whose values are in memory
 	spill    spillArea
-	// lazy: restored without loading; groups not in entries may be in
-	// the last checkpoint (loadStored).
-	lazy    bool
+	// onDisk: groups not in entries may be in Badger (restored lazily,
+	// or evicted whole: see aggregate_spill.go).
+	onDisk  bool
 	pending []*aggEntry
 	keyBuf  []byte
 }
@@ -51,7 +52,6 @@ type aggEntry struct {
 	pending   bool
 	persisted bool // a checkpoint holds this key
 	dirty     bool // changed since the last checkpoint (listed in changed)
-	removed   bool // expired
 	evicted   bool // acc and emitted are in Badger, not in memory
 }
 
@@ -94,9 +94,9 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			a.keyBuf = state.AppendKey(a.keyBuf, r[c])
 		}
 		e, ok := a.entries[string(a.keyBuf)]
-		if !ok && a.lazy {
+		if !ok && a.onDisk {
 			var err error
-			if e, err = a.loadStored(string(a.keyBuf)); err != nil {
+			if e, err = a.load(string(a.keyBuf)); err != nil {
 				return err
 			}
 			ok = e != nil
@@ -172,7 +172,6 @@ func (a *Aggregate) expire(limit int64) error {
 				out.Diffs = append(out.Diffs, -1)
 			}
 			delete(a.entries, k)
-			e.removed = true
 			if e.persisted { // a checkpoint wrote it: the next one deletes it
 				a.gone = append(a.gone, k)
 			}
@@ -212,18 +211,29 @@ func (a *Aggregate) Checkpoint(w *state.Writer) error {
 		}
 	}
 	a.gone = nil
-	for _, e := range a.changed.take() {
-		if e.removed || !e.dirty {
-			continue // expired since, or listed twice
+	for _, k := range a.changed.take() {
+		e, ok := a.entries[k]
+		var val []byte
+		var err error
+		switch {
+		case ok && !e.dirty:
+			continue // listed twice
+		case ok:
+			val, err = a.value(e)
+		case a.spill.has(k): // evicted whole while changed
+			val, err = a.spill.get(k)
+		default:
+			continue // expired since
 		}
-		val, err := a.value(e)
 		if err != nil {
 			return err
 		}
-		if err := w.Set([]byte(a.id+e.key), val); err != nil {
+		if err := w.Set([]byte(a.id+k), val); err != nil {
 			return err
 		}
-		e.dirty, e.persisted = false, true
+		if ok {
+			e.dirty, e.persisted = false, true
+		}
 	}
 	return a.spill.clear(w)
 }
@@ -232,14 +242,20 @@ func (a *Aggregate) Checkpoint(w *state.Writer) error {
 func (a *Aggregate) markDirty(e *aggEntry) {
 	if !e.dirty {
 		e.dirty = true
-		a.changed.add(e, len(a.entries), func(x *aggEntry) bool { return !x.removed && x.dirty })
+		a.changed.add(e.key, len(a.entries), func(k string) bool {
+			x := a.entries[k]
+			return (x != nil && x.dirty) || a.spill.has(k)
+		})
 	}
 }
 
 // encode is the state value of a group in memory: its last update time,
 // the group, the emitted row, then one row per accumulator.
-func (a *Aggregate) encode(e *aggEntry) []byte {
-	rows := []types.Row{{types.IntValue(e.last)}, e.group, e.emitted}
+func (a *Aggregate) encode(e *aggEntry) []byte { return a.encodeWith(e) }
+
+// encodeWith is encode with extra values after the last update time.
+func (a *Aggregate) encodeWith(e *aggEntry, extra ...types.Value) []byte {
+	rows := []types.Row{append(types.Row{types.IntValue(e.last)}, extra...), e.group, e.emitted}
 	rows = append(rows, e.acc.encode()...)
 	return state.EncodeValue(rows...)
 }
@@ -263,8 +279,8 @@ func (a *Aggregate) owns(key []byte) (bool, error) {
 // row arrives (lazy), so a restart costs no time per stored group. With
 // TTL every owned group is loaded, since expiry visits them all.
 func (a *Aggregate) Restore(s *state.Store) error {
-	if a.store != nil && a.ttl <= 0 {
-		a.lazy = true
+	if a.evictsWhole() {
+		a.onDisk = true
 		return nil
 	}
 	err := s.ScanOwned([]byte(a.id), a.owns, func(key, val []byte) error {
@@ -304,16 +320,34 @@ func (a *Aggregate) decodeEntry(key string, val []byte) (*aggEntry, error) {
 	return e, nil
 }
 
-// loadStored brings the group stored under key in the last checkpoint
-// into memory (a lazily restored aggregate); nil when there is none.
-func (a *Aggregate) loadStored(key string) (*aggEntry, error) {
-	val, ok, err := a.store.Get([]byte(a.id + key))
-	if err != nil || !ok {
-		return nil, err
-	}
-	e, err := a.decodeEntry(key, val)
-	if err != nil {
-		return nil, fmt.Errorf("load group state: %w", err)
+// load brings the group stored under key into memory from Badger (a
+// group evicted whole, or not loaded since a lazy restore): from the spill
+// area when it changed since the last checkpoint, else from the
+// checkpoint; nil when neither holds it.
+func (a *Aggregate) load(key string) (*aggEntry, error) {
+	var e *aggEntry
+	if a.spill.has(key) {
+		val, err := a.spill.get(key)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = a.decodeEntry(key, val); err != nil {
+			return nil, fmt.Errorf("load group state: %w", err)
+		}
+		// Spilled values carry (last, persisted); the group is still
+		// changed since the checkpoint, and listed in changed.
+		e.persisted, e.dirty = false, true
+		if rows, err := state.DecodeValue(val); err == nil && len(rows[0]) > 1 {
+			e.persisted = rows[0][1].Bool()
+		}
+	} else {
+		val, ok, err := a.store.Get([]byte(a.id + key))
+		if err != nil || !ok {
+			return nil, err
+		}
+		if e, err = a.decodeEntry(key, val); err != nil {
+			return nil, fmt.Errorf("load group state: %w", err)
+		}
 	}
 	a.entries[key] = e
 	a.resident++

@@ -4,12 +4,19 @@ import (
 	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/types"
 )
 
-// Spilling for Aggregate works as for WindowAggregate (spill.go): groups
-// over the budget keep only key, group and last update time in memory;
-// their accumulators and emitted row live in the last checkpoint when
-// unchanged since, else in the spill area.
+// Spilling for Aggregate: at most budget groups keep their accumulators
+// and emitted row in memory; the others live in the last checkpoint when
+// unchanged since, else in the spill area. Without STATE TTL an evicted
+// group leaves memory whole (evictsWhole) and comes back on its next row,
+// so memory holds at most budget groups; with TTL it keeps key, group and
+// last update time in memory (expiry visits every group), as
+// WindowAggregate's windows do (spill.go).
+
+// evictsWhole reports whether evicted groups leave memory entirely.
+func (a *Aggregate) evictsWhole() bool { return a.store != nil && a.ttl <= 0 }
 
 // use loads an evicted group's accumulators and emitted row.
 func (a *Aggregate) use(e *aggEntry) error {
@@ -46,6 +53,7 @@ func (a *Aggregate) evict() error {
 	if a.budget <= 0 || a.resident <= a.budget {
 		return nil
 	}
+	whole := a.evictsWhole()
 	target := a.budget * 3 / 4
 	var victims []*aggEntry
 	var keys []string
@@ -58,7 +66,11 @@ func (a *Aggregate) evict() error {
 			continue
 		}
 		if e.dirty {
-			keys, vals = append(keys, e.key), append(vals, a.encode(e))
+			v := a.encode(e)
+			if whole { // the spill value also says whether a checkpoint holds it
+				v = a.encodeWith(e, types.BoolValue(e.persisted))
+			}
+			keys, vals = append(keys, e.key), append(vals, v)
 		}
 		victims = append(victims, e)
 		a.resident--
@@ -67,8 +79,15 @@ func (a *Aggregate) evict() error {
 		return err
 	}
 	for _, e := range victims {
+		if whole {
+			delete(a.entries, e.key)
+			continue
+		}
 		e.evicted = true
 		e.acc, e.emitted = nil, nil
+	}
+	if whole {
+		a.onDisk = true
 	}
 	return nil
 }
