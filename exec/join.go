@@ -49,25 +49,31 @@ type Join struct {
 	expiries [2]expiryHeap
 	// changed lists the keys (per side) marked dirty since the last
 	// checkpoint; gone the keys a checkpoint wrote that were removed since
-	// (they need a delete). Flags on joinKey avoid map churn per row.
+	// (they need a delete), with their stored timers. Flags on joinKey
+	// avoid map churn per row.
 	changed [2]dirtyList[string]
-	gone    [2][]string
+	gone    [2]map[string]int64
 
-	// Spilling (join_spill.go): keys over the budget keep their rows in
-	// Badger (joinKey.evicted).
-	store   *state.Store
-	budget  int
-	evicted [2]int // evicted keys per side
-	spill   spillArea
-	width   [2]int
+	// Spilling (join_spill.go) and stored timers (join_timers.go): over
+	// the budget whole keys leave memory; onDisk is set once keys may live
+	// only in Badger.
+	store    *state.Store
+	budget   int
+	resident [2]int // rows in memory per side
+	onDisk   bool
+	firedTo  [2]int64 // stored timers before this have fired
+	marked   bool     // this run wrote the timer marker
+	spill    spillArea
+	width    [2]int
 }
 
 // joinKey is the state of one join key on one side.
 type joinKey struct {
 	rows      []joinRow
-	dirty     bool // changed since the last checkpoint (listed in changed)
-	persisted bool // a checkpoint holds this key
-	evicted   bool // rows are in Badger, not in memory
+	indexed   int64 // the key's timer in the last checkpoint (noTimer: none)
+	dirty     bool  // changed since the last checkpoint (listed in changed)
+	persisted bool  // a checkpoint holds this key
+	unheaped  bool  // loaded from Badger: its rows have no expiry-heap entries
 }
 
 type joinRow struct {
@@ -95,8 +101,9 @@ type JoinConfig struct {
 // NewJoin returns the operator for n.
 func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
-		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now}
+		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now, firedTo: [2]int64{types.MinTime, types.MinTime}}
 	j.sides[0], j.sides[1] = map[string]*joinKey{}, map[string]*joinKey{}
+	j.gone[0], j.gone[1] = map[string]int64{}, map[string]int64{}
 	j.spill = newSpillArea(c.Store, c.ID)
 	if c.Store != nil && c.Budget > 0 {
 		j.store, j.budget = c.Store, c.Budget
@@ -228,6 +235,7 @@ func (j *Join) Process(port int, b *Batch) error {
 			// A copy: the row may sit in a batch-sized slab that it would
 			// otherwise keep alive for as long as it is held.
 			jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
+			j.resident[port]++
 			if j.expires() {
 				heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
 			}
@@ -255,6 +263,7 @@ func (j *Join) storeWindowRow(side int, k string, r types.Row, t int64) error {
 		return err
 	}
 	jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
+	j.resident[side]++
 	heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, t), key: k})
 	j.markDirty(side, k, jk)
 	return nil
@@ -270,6 +279,10 @@ func (j *Join) closeWindows(wm int64) error {
 			if err := j.closeKey(heap.Pop(h).(expiryItem).key, wm, out); err != nil {
 				return err
 			}
+		}
+		err := j.fireStored(side, wm+1, func(k string) error { return j.closeKey(k, wm, out) })
+		if err != nil {
+			return err
 		}
 	}
 	if len(out.Rows) == 0 {
@@ -310,8 +323,16 @@ func (j *Join) closeKey(k string, wm int64, out *Batch) error {
 func (j *Join) stateKey(side int, k string) string { return string(rune('0'+side)) + k }
 
 // Watermark implements Operator: purge the other side's rows that can no
-// longer match, and forward the minimum of both inputs' watermarks.
+// longer match, and forward the minimum of both inputs' watermarks. Keys
+// the purge loaded from Badger are evicted again past the budget.
 func (j *Join) Watermark(port int, wm int64) error {
+	if err := j.watermark(port, wm); err != nil {
+		return err
+	}
+	return j.evict()
+}
+
+func (j *Join) watermark(port int, wm int64) error {
 	if wm <= j.wm[port] {
 		return nil
 	}
@@ -331,6 +352,9 @@ func (j *Join) Watermark(port int, wm int64) error {
 				return err
 			}
 		}
+		if err := j.fireStored(other, wm, func(k string) error { return j.purgeKey(other, k, wm) }); err != nil {
+			return err
+		}
 	}
 	if m := min(j.wm[0], j.wm[1]); m > old {
 		return j.out.EmitWatermark(m)
@@ -345,7 +369,8 @@ func (j *Join) purgeKey(side int, k string, wm int64) error {
 
 // takeRows removes from key k of side the rows whose expiry gone says
 // are gone, handing each to take (when set); the key is then marked
-// changed, or forgotten when no row is left.
+// changed, or forgotten when no row is left. A key loaded from Badger
+// gets a heap entry at its next expiry (its rows have none).
 func (j *Join) takeRows(side int, k string, gone func(expiry int64) bool, take func(joinRow)) error {
 	jk, err := j.key(side, k, false)
 	if err != nil || jk == nil {
@@ -360,9 +385,13 @@ func (j *Join) takeRows(side int, k string, gone func(expiry int64) bool, take f
 			take(r)
 		}
 	}
+	if jk.unheaped && len(kept) > 0 {
+		heap.Push(&j.expiries[side], expiryItem{at: j.minExpiry(side, kept), key: k})
+	}
 	if len(kept) == len(jk.rows) {
 		return nil
 	}
+	j.resident[side] -= len(jk.rows) - len(kept)
 	clear(jk.rows[len(kept):]) // drop the taken rows' references
 	jk.rows = kept
 	if len(kept) == 0 {
@@ -388,7 +417,7 @@ func (j *Join) markDirty(side int, k string, jk *joinKey) {
 func (j *Join) remove(side int, k string, jk *joinKey) {
 	delete(j.sides[side], k)
 	if jk.persisted {
-		j.gone[side] = append(j.gone[side], k)
+		j.gone[side][k] = jk.indexed
 	}
 	j.spill.forget(j.stateKey(side, k))
 }
@@ -429,6 +458,14 @@ func (j *Join) Tick(now int64) error {
 	if !j.wallTTL() {
 		return nil
 	}
+	if err := j.expireWall(now); err != nil {
+		return err
+	}
+	return j.evict()
+}
+
+// expireWall purges the rows whose wall-clock STATE TTL passed.
+func (j *Join) expireWall(now int64) error {
 	for side := 0; side < 2; side++ {
 		h := &j.expiries[side]
 		for h.Len() > 0 && (*h)[0].at < now {
@@ -436,85 +473,114 @@ func (j *Join) Tick(now int64) error {
 				return err
 			}
 		}
+		if err := j.fireStored(side, now, func(k string) error { return j.purgeKey(side, k, now) }); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // Checkpoint implements Stateful: deletes for removed keys a checkpoint
-// wrote, then the rows of every key changed since.
+// wrote, then the rows of every key changed since, each with its stored
+// timer moved to its rows' earliest expiry (join_timers.go).
 func (j *Join) Checkpoint(w *state.Writer) error {
+	if !j.marked {
+		if err := w.Set(j.markerKey(), joinTimerMark); err != nil {
+			return err
+		}
+		j.marked = true
+	}
 	for side := 0; side < 2; side++ {
-		for _, k := range j.gone[side] {
+		for k, old := range j.gone[side] {
 			if err := w.Delete([]byte(j.id + j.stateKey(side, k))); err != nil {
 				return err
 			}
-		}
-		for _, k := range j.changed[side].take() {
-			jk := j.sides[side][k]
-			if jk == nil || !jk.dirty {
-				continue // removed since, or listed twice
+			if err := j.checkpointTimer(w, side, k, old, noTimer); err != nil {
+				return err
 			}
-			val, err := j.value(side, k, jk)
+		}
+		j.gone[side] = map[string]int64{}
+		for _, k := range j.changed[side].take() {
+			val, jk, err := j.value(side, k)
 			if err != nil {
 				return err
+			}
+			if jk == nil || !jk.dirty {
+				continue // removed since, or listed twice
 			}
 			if err := w.Set([]byte(j.id+j.stateKey(side, k)), val); err != nil {
 				return err
 			}
-			jk.dirty, jk.persisted = false, true
+			now := j.minExpiry(side, jk.rows)
+			if err := j.checkpointTimer(w, side, k, jk.indexed, now); err != nil {
+				return err
+			}
+			jk.dirty, jk.persisted, jk.indexed = false, true, now
 		}
-		j.gone[side] = nil
 	}
-	return j.spill.clear(w)
+	if err := j.spill.clear(w); err != nil {
+		return err
+	}
+	j.pruneHeaps()
+	return nil
 }
 
 // owns reports whether this instance keeps the rows stored under key,
 // from the key alone: a side digit, then the join key's values in key
-// form (which Owner hashes alike).
+// form (which Owner hashes alike). Timer and marker keys are not rows.
 func (j *Join) owns(key []byte) (bool, error) {
 	sk := key[len(j.id):]
-	if j.keep == nil || len(sk) == 0 {
+	if len(sk) == 0 || (sk[0] != '0' && sk[0] != '1') {
+		return false, nil
+	}
+	return j.ownsKey(int(sk[0]-'0'), string(sk[1:]))
+}
+
+// ownsKey reports whether this instance keeps join key k (in key form)
+// of side.
+func (j *Join) ownsKey(side int, k string) (bool, error) {
+	if j.keep == nil {
 		return true, nil
 	}
-	kr, err := state.DecodeKeys(sk[1:])
+	kr, err := state.DecodeKeys([]byte(k))
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", j.id, err)
 	}
-	return j.keep(int(sk[0]-'0'), kr), nil
+	return j.keep(side, kr), nil
 }
 
-// Restore implements Stateful.
+// Restore implements Stateful. A spilling join over a store that keeps
+// timers reads nothing: keys come into memory when probed, joined or
+// their stored timer fires. Otherwise every owned key is loaded with an
+// expiry-heap entry per row; loaded from a store written before timers,
+// each key is marked changed so the next checkpoint writes its timer.
 func (j *Join) Restore(s *state.Store) error {
-	err := s.ScanOwned([]byte(j.id), j.owns, func(key, val []byte) error {
+	mark, ok, err := s.Get(j.markerKey())
+	if err != nil {
+		return err
+	}
+	timers := ok && string(mark) == string(joinTimerMark)
+	if j.store != nil && timers {
+		j.onDisk = true
+		return nil
+	}
+	err = s.ScanOwned([]byte(j.id), j.owns, func(key, val []byte) error {
 		sk := string(key[len(j.id):])
-		if sk == "" {
-			return nil
-		}
 		side := int(sk[0] - '0')
-		rows, err := state.DecodeValue(val)
+		jk, err := j.decodeKey(side, val, false)
 		if err != nil {
 			return err
 		}
-		for _, r := range rows[1:] {
-			jr := joinRow{time: r[0].I, row: r[1:]}
-			if j.keep != nil {
-				kr := make(types.Row, len(j.keyCols(side)))
-				for i, c := range j.keyCols(side) {
-					kr[i] = jr.row[c]
-				}
-				if !j.keep(side, kr) {
-					return nil
-				}
-			}
-			jk := j.sides[side][sk[1:]]
-			if jk == nil {
-				jk = &joinKey{persisted: true}
-				j.sides[side][sk[1:]] = jk
-			}
-			jk.rows = append(jk.rows, jr)
+		j.sides[side][sk[1:]] = jk
+		j.resident[side] += len(jk.rows)
+		for _, jr := range jk.rows {
 			if j.expires() {
 				heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, jr.time), key: sk[1:]})
 			}
+		}
+		if !timers {
+			jk.indexed = noTimer
+			j.markDirty(side, sk[1:], jk)
 		}
 		return nil
 	})

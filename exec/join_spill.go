@@ -7,98 +7,169 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Spilling for Join: at most budget keys per side keep their rows in
-// memory. An evicted key keeps its joinKey (flags, no rows) and its
-// expiry-heap entries in memory; its rows live in the last checkpoint when
-// unchanged since, else in the spill area.
+// Spilling for Join: at most budget rows per side stay in memory. Over
+// it, whole keys leave memory: their rows live in the last checkpoint when
+// unchanged since, else in the spill area, and their expiry in the stored
+// timers (join_timers.go), so memory holds nothing for them. A key comes
+// back when a row probes or joins it or its timer fires.
 
 // encode is the state value of one key's rows: the watermarks, then one
-// (time, row...) per row.
-func (j *Join) encode(rows []joinRow) []byte {
+// (time, row...) per row. extra values follow the watermarks (a spilled
+// key's flags: see spillValue).
+func (j *Join) encode(rows []joinRow, extra ...types.Value) []byte {
 	enc := make([]types.Row, 0, len(rows)+1)
-	enc = append(enc, types.Row{types.IntValue(j.wm[0]), types.IntValue(j.wm[1])})
+	enc = append(enc, append(types.Row{types.IntValue(j.wm[0]), types.IntValue(j.wm[1])}, extra...))
 	for _, r := range rows {
 		enc = append(enc, append(types.Row{types.IntValue(r.time)}, r.row...))
 	}
 	return state.EncodeValue(enc...)
 }
 
-// key returns side's state for key k with its rows in memory (loading them
-// when evicted); nil when absent, unless create is set.
-func (j *Join) key(side int, k string, create bool) (*joinKey, error) {
-	jk := j.sides[side][k]
-	if jk == nil {
-		if !create {
-			return nil, nil
-		}
-		jk = &joinKey{}
-		j.sides[side][k] = jk
-		return jk, nil
-	}
-	if !jk.evicted {
-		return jk, nil
-	}
-	val, err := loadValue(j.store, &j.spill, j.id, j.stateKey(side, k))
-	if err != nil {
-		return nil, fmt.Errorf("load join rows: %w", err)
-	}
+// spillValue is the spill-area value of a key evicted while changed: its
+// rows, whether a checkpoint holds the key and the timer the checkpoint
+// has for it.
+func (j *Join) spillValue(jk *joinKey) []byte {
+	return j.encode(jk.rows, types.BoolValue(jk.persisted), types.IntValue(jk.indexed))
+}
+
+// decodeKey decodes a stored key's value. A spilled value's flags are
+// returned in jk (persisted, indexed); a checkpointed key is persisted
+// and its timer is the earliest expiry of its rows.
+func (j *Join) decodeKey(side int, val []byte, spilled bool) (*joinKey, error) {
 	enc, err := state.DecodeValue(val)
 	if err != nil {
 		return nil, err
 	}
-	jk.rows = make([]joinRow, 0, len(enc))
+	if len(enc) < 1 || len(enc[0]) < 2 {
+		return nil, errCorrupt(j.id)
+	}
+	jk := &joinKey{rows: make([]joinRow, 0, len(enc)-1), persisted: true}
 	for _, r := range enc[1:] {
+		if len(r) < 1 {
+			return nil, errCorrupt(j.id)
+		}
 		jk.rows = append(jk.rows, joinRow{time: r[0].I, row: r[1:]})
 	}
-	jk.evicted = false
-	j.evicted[side]--
+	if hdr := enc[0]; spilled {
+		if len(hdr) < 4 {
+			return nil, errCorrupt(j.id)
+		}
+		jk.persisted, jk.indexed = hdr[2].Bool(), hdr[3].I
+	} else {
+		jk.indexed = j.minExpiry(side, jk.rows)
+	}
 	return jk, nil
 }
 
-// value is the state value to checkpoint for key k.
-func (j *Join) value(side int, k string, jk *joinKey) ([]byte, error) {
-	if jk.evicted {
-		return j.spill.get(j.stateKey(side, k))
+// key returns side's state for key k with its rows in memory (loading
+// them from Badger when the key is not in memory); nil when absent,
+// unless create is set.
+func (j *Join) key(side int, k string, create bool) (*joinKey, error) {
+	jk := j.sides[side][k]
+	if jk == nil && j.onDisk {
+		var err error
+		if jk, err = j.load(side, k); err != nil {
+			return nil, err
+		}
 	}
-	return j.encode(jk.rows), nil
+	if jk != nil || !create {
+		return jk, nil
+	}
+	jk = &joinKey{indexed: noTimer}
+	if old, ok := j.gone[side][k]; ok { // stored, removed since: rewritten
+		jk.persisted, jk.indexed = true, old
+		delete(j.gone[side], k)
+	}
+	j.sides[side][k] = jk
+	return jk, nil
 }
 
-// evict moves keys' rows out of memory until each side holds at most 3/4
-// of the budget; changed keys go to the spill area in one batch.
+// load brings key k of side into memory from the spill area (changed
+// since the last checkpoint) or the checkpoint; nil when neither holds it
+// or it was removed since. Its rows have no entries in the expiry heap
+// (unheaped): the stored timer covers them.
+func (j *Join) load(side int, k string) (*joinKey, error) {
+	if _, ok := j.gone[side][k]; ok {
+		return nil, nil
+	}
+	sk := j.stateKey(side, k)
+	var val []byte
+	dirty := j.spill.has(sk)
+	if dirty {
+		var err error
+		if val, err = j.spill.get(sk); err != nil {
+			return nil, fmt.Errorf("load join rows: %w", err)
+		}
+	} else {
+		v, ok, err := j.store.Get([]byte(j.id + sk))
+		if err != nil || !ok {
+			return nil, err
+		}
+		val = v
+	}
+	jk, err := j.decodeKey(side, val, dirty)
+	if err != nil {
+		return nil, fmt.Errorf("load join rows: %w", err)
+	}
+	jk.dirty, jk.unheaped = dirty, true // a spilled key is still listed in changed
+	j.sides[side][k] = jk
+	j.resident[side] += len(jk.rows)
+	return jk, nil
+}
+
+// value is the state value to checkpoint for key k of side, and its
+// flags: from memory, else from the spill area; nil when neither has it.
+func (j *Join) value(side int, k string) (val []byte, jk *joinKey, err error) {
+	if jk = j.sides[side][k]; jk != nil {
+		return j.encode(jk.rows), jk, nil
+	}
+	sk := j.stateKey(side, k)
+	if !j.spill.has(sk) {
+		return nil, nil, nil
+	}
+	if val, err = j.spill.get(sk); err != nil {
+		return nil, nil, err
+	}
+	spilled, err := j.decodeKey(side, val, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	spilled.dirty = true
+	return j.encode(spilled.rows), spilled, nil
+}
+
+// evict moves whole keys out of memory until each side holds at most 3/4
+// of the budget's rows; changed keys go to the spill area in one batch.
 func (j *Join) evict() error {
 	if j.budget <= 0 {
 		return nil
 	}
-	var keys []string
-	var vals [][]byte
-	var victims []*joinKey
 	for side := 0; side < 2; side++ {
-		resident := len(j.sides[side]) - j.evicted[side]
-		if resident <= j.budget {
+		if j.resident[side] <= j.budget {
 			continue
 		}
 		target := j.budget * 3 / 4
+		var keys []string
+		var vals [][]byte
+		var victims []string
 		for k, jk := range j.sides[side] {
-			if resident <= target {
+			if j.resident[side] <= target {
 				break
-			}
-			if jk.evicted {
-				continue
 			}
 			if jk.dirty {
 				keys = append(keys, j.stateKey(side, k))
-				vals = append(vals, j.encode(jk.rows))
+				vals = append(vals, j.spillValue(jk))
 			}
-			victims = append(victims, jk)
-			j.evicted[side]++
-			resident--
+			victims = append(victims, k)
+			j.resident[side] -= len(jk.rows)
 		}
-	}
-	if err := j.spill.write(keys, vals); err != nil {
-		return err
-	}
-	for _, jk := range victims {
-		jk.evicted, jk.rows = true, nil
+		if err := j.spill.write(keys, vals); err != nil {
+			return err
+		}
+		for _, k := range victims {
+			delete(j.sides[side], k)
+		}
+		j.onDisk = true
 	}
 	return nil
 }

@@ -1,0 +1,107 @@
+package exec
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TestJoinSpillAgreesWithMemory feeds the same random rows and
+// watermarks, with checkpoints and (lazy) restores at random points, to
+// a join limited to two rows per side in memory (whole keys leave memory;
+// their expiry lives in the stored timers) and to an unlimited one, for
+// an interval join, a window join and a STATE TTL join. Their outputs
+// must agree at every step, and the spilling join must hold no more than
+// its budget (plus one batch) in memory.
+func TestJoinSpillAgreesWithMemory(t *testing.T) {
+	scan := func() *planner.Scan { return &planner.Scan{Out: joinSchema} }
+	nodes := map[string]*planner.Join{
+		"interval": intervalNode(-5, 10, false, true, nil),
+		"window": {Left: scan(), Right: scan(), Kind: planner.WindowJoin, LeftKeys: []int{0, 1}, RightKeys: []int{0, 1},
+			LeftTime: 1, RightTime: 1, WindowSize: 10},
+		"ttl": {Left: scan(), Right: scan(), Kind: planner.Unbounded, LeftKeys: []int{0}, RightKeys: []int{0},
+			LeftTime: 1, RightTime: 1, TTL: 15},
+	}
+	for name, node := range nodes {
+		for seed := int64(1); seed <= 6; seed++ {
+			joinSpillAgrees(t, name, node, seed)
+		}
+	}
+}
+
+func joinSpillAgrees(t *testing.T, name string, node *planner.Join, seed int64) {
+	rng := rand.New(rand.NewSource(seed))
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	spillOut, memOut := NewMaterialize("s/", nil, nil), NewMaterialize("m/", nil, nil)
+	build := func() *Join {
+		return NewJoin(JoinConfig{ID: "j/", Node: node, Out: Output{Op: spillOut}, Late: &lateness.Counters{}, Store: st, Budget: 2})
+	}
+	spill := build()
+	mem := NewJoin(JoinConfig{ID: "j/", Node: node, Out: Output{Op: memOut}, Late: &lateness.Counters{}})
+	wm := [2]int64{types.MinTime, types.MinTime}
+	clock := int64(0)
+	var id uint64
+	for step := 0; step < 400; step++ {
+		feed := func(do func(j *Join) error) {
+			for _, j := range []*Join{spill, mem} {
+				if err := do(j); err != nil {
+					t.Fatalf("%s seed %d step %d: %v", name, seed, step, err)
+				}
+			}
+		}
+		switch r := rng.Intn(10); {
+		case r < 7:
+			port := rng.Intn(2)
+			ts := clock - rng.Int63n(12)
+			if node.Kind == planner.WindowJoin {
+				ts -= ((ts % 10) + 10) % 10 // a window start
+			}
+			row := types.Row{types.StringValue(string(rune('a' + rng.Intn(6)))), types.TimestampValue(ts), types.IntValue(int64(step))}
+			feed(func(j *Join) error { return j.Process(port, &Batch{Rows: []types.Row{row.Clone()}}) })
+			clock += rng.Int63n(3)
+		case r < 9:
+			port := rng.Intn(2)
+			if w := clock - rng.Int63n(8); w > wm[port] {
+				wm[port] = w
+				feed(func(j *Join) error { return j.Watermark(port, w) })
+			}
+		default:
+			id++
+			checkpointAll(t, st, id, spill)
+			if rng.Intn(2) == 0 { // restart from that checkpoint; the engine re-sends the watermarks
+				spill = build()
+				if err := spill.Restore(st); err != nil {
+					t.Fatal(err)
+				}
+				for port, w := range wm {
+					if w != types.MinTime {
+						if err := spill.Watermark(port, w); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+		}
+		got, err := spillOut.Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := memOut.Rows()
+		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
+			t.Fatalf("%s seed %d step %d: spilling join emitted %v, in memory %v", name, seed, step, got, want)
+		}
+		for side := 0; side < 2; side++ {
+			if n := spill.storedRows(side); n > 3 {
+				t.Fatalf("%s seed %d step %d: side %d holds %d rows in memory, budget 2", name, seed, step, side, n)
+			}
+		}
+	}
+}
