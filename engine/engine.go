@@ -461,25 +461,25 @@ func (e *Engine) Checkpoint() error {
 		e.mu.Unlock()
 		return errors.New("engine is closed")
 	}
-	return e.timedCheckpoint(func() error {
+	return e.timedCheckpoint(func() (uint64, error) {
 		id, err := e.storeCheckpoint()
 		e.mu.Unlock()
 		if err != nil {
-			return err
+			return id, err
 		}
 		// readMu keeps DDL (the only writer of e.views) out while mu is free.
-		return e.commitSinks(id)
+		return id, e.commitSinks(id)
 	})
 }
 
 // checkpoint stores a checkpoint and commits the sinks, holding mu.
 func (e *Engine) checkpoint() error {
-	return e.timedCheckpoint(func() error {
+	return e.timedCheckpoint(func() (uint64, error) {
 		id, err := e.storeCheckpoint()
 		if err != nil {
-			return err
+			return id, err
 		}
-		return e.commitSinks(id)
+		return id, e.commitSinks(id)
 	})
 }
 

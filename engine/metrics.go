@@ -125,7 +125,23 @@ type CheckpointStats struct {
 	Failures    int64
 	LastSuccess time.Time // zero before the first
 	LastID      uint64
+	// Recent lists the last checkpoints this process attempted (at most
+	// recentCheckpoints), oldest first.
+	Recent []CheckpointRecord
 }
+
+// CheckpointRecord is one checkpoint attempt.
+type CheckpointRecord struct {
+	ID       uint64
+	At       time.Time // the engine clock when it ended
+	Duration time.Duration
+	// Err is the failure's message, "" for a stored checkpoint.
+	Err string
+}
+
+// recentCheckpoints is how many checkpoint attempts CheckpointStats.Recent
+// keeps.
+const recentCheckpoints = 32
 
 // ckptStats is the engine's checkpoint bookkeeping, guarded by its own
 // mutex: Checkpoint commits sinks with e.mu released.
@@ -134,13 +150,14 @@ type ckptStats struct {
 	duration Histogram
 	failures int64
 	last     time.Time
+	recent   []CheckpointRecord
 }
 
-// timedCheckpoint runs a checkpoint and records its duration or its
-// failure.
-func (e *Engine) timedCheckpoint(run func() error) error {
+// timedCheckpoint runs a checkpoint (run returns the id it tried) and
+// records its duration or its failure.
+func (e *Engine) timedCheckpoint(run func() (uint64, error)) error {
 	start := time.Now()
-	err := run()
+	id, err := run()
 	d := time.Since(start)
 	s := &e.ckptStats
 	s.mu.Lock()
@@ -148,12 +165,20 @@ func (e *Engine) timedCheckpoint(run func() error) error {
 	if s.duration.Counts == nil {
 		s.duration = newHistogram()
 	}
+	rec := CheckpointRecord{ID: id, At: e.opts.Clock(), Duration: d}
+	if err != nil {
+		rec.Err = redact(err.Error())
+	}
+	if len(s.recent) == recentCheckpoints {
+		s.recent = slices.Delete(s.recent, 0, 1)
+	}
+	s.recent = append(s.recent, rec)
 	if err != nil {
 		s.failures++
 		return err
 	}
 	s.duration.observe(d)
-	s.last = e.opts.Clock()
+	s.last = rec.At
 	return nil
 }
 
@@ -208,7 +233,8 @@ func (e *Engine) figures() Snapshot {
 	slices.SortFunc(s.Sinks, func(a, b SinkStats) int { return strings.Compare(a.Name, b.Name) })
 	c := &e.ckptStats
 	c.mu.Lock()
-	s.Checkpoints = CheckpointStats{Duration: c.duration.clone(), Failures: c.failures, LastSuccess: c.last, LastID: e.ckpt}
+	s.Checkpoints = CheckpointStats{Duration: c.duration.clone(), Failures: c.failures, LastSuccess: c.last, LastID: e.ckpt,
+		Recent: slices.Clone(c.recent)}
 	if s.Checkpoints.Duration.Counts == nil {
 		s.Checkpoints.Duration = newHistogram()
 	}

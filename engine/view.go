@@ -39,6 +39,8 @@ type viewRT struct {
 	// err is the first error a sink returned from Write; the pipeline
 	// stops with it (sinks retry transient failures themselves).
 	err error
+	// par is the parallelism the pipeline was built with.
+	par int
 }
 
 type sinkRT struct {
@@ -89,8 +91,8 @@ func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, 
 // startPipeline builds and registers the runtime of a view, or (with
 // passThrough) of a sink with its own query, which keeps no view store.
 func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
-	rt := &viewRT{plan: vp}
-	env := exec.Env{PassThrough: passThrough, Parallelism: e.parallelism(), Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
+	rt := &viewRT{plan: vp, par: e.parallelism()}
+	env := exec.Env{PassThrough: passThrough, Parallelism: rt.par, Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget()}
 	env.Sink = func(ch []exec.Change) { rt.deliver(ch, false) }
 	// Called by the window operators that write late rows, one at a time

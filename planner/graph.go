@@ -1,0 +1,120 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PlanGraph is the physical plan as data, the shape Physical prints as
+// text: one node per operator (and per exchange and local phase the
+// parallel plan adds), each edge from an input to the node it feeds. The
+// dashboard draws it.
+type PlanGraph struct {
+	Nodes []PlanNode `json:"nodes"`
+	Edges []PlanEdge `json:"edges"`
+}
+
+// PlanNode is one operator of a PlanGraph.
+type PlanNode struct {
+	ID int `json:"id"`
+	// Op is the operator's kind (Scan, Filter, WindowAggregate, Exchange,
+	// ...), Detail the rest of its EXPLAIN line.
+	Op     string `json:"op"`
+	Detail string `json:"detail"`
+	// Parallelism is the number of instances of a keyed operator or
+	// exchange (0 for operators that run where their input does).
+	Parallelism int `json:"parallelism,omitempty"`
+	// AppendOnly says whether the output only inserts rows (false:
+	// retracting); Watermark names the output's watermark column;
+	// StateBound how the operator's state is bounded ("" for stateless).
+	AppendOnly bool   `json:"appendOnly"`
+	Watermark  string `json:"watermark,omitempty"`
+	StateBound string `json:"stateBound,omitempty"`
+	// Source is the scanned source's name (Scan nodes only).
+	Source string `json:"source,omitempty"`
+}
+
+// PlanEdge says that rows flow from node From to node To.
+type PlanEdge struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Graph returns n's physical plan at parallelism par as a PlanGraph; the
+// root is node 0.
+func Graph(n Node, par int) PlanGraph {
+	if par < 1 {
+		par = 1
+	}
+	var g PlanGraph
+	g.addNode(n, par)
+	return g
+}
+
+// add appends a node and returns its id.
+func (g *PlanGraph) add(pn PlanNode) int {
+	pn.ID = len(g.Nodes)
+	g.Nodes = append(g.Nodes, pn)
+	return pn.ID
+}
+
+// link records that from feeds to.
+func (g *PlanGraph) link(from, to int) { g.Edges = append(g.Edges, PlanEdge{From: from, To: to}) }
+
+// addNode adds n, the exchanges in front of it when keyed and parallel,
+// and its inputs; it returns n's id.
+func (g *PlanGraph) addNode(n Node, par int) int {
+	id := g.add(planNode(n, par))
+	feed := id
+	if isKeyed(n) && par > 1 {
+		feed = g.add(PlanNode{Op: "Exchange", Detail: "hash(" + keysOf(n) + ")", Parallelism: par, AppendOnly: g.Nodes[id].AppendOnly})
+		g.link(feed, id)
+		if w, ok := n.(*WindowAggregate); ok && w.TwoPhase {
+			local := g.add(PlanNode{Op: "LocalWindowAggregate", Detail: fmt.Sprintf("%s partial aggs=[%s]", w.Window, joinAggs(w.Aggs)), Parallelism: par, AppendOnly: true})
+			g.link(local, feed)
+			split := g.add(PlanNode{Op: "Exchange", Detail: "split evenly", Parallelism: par, AppendOnly: true})
+			g.link(split, local)
+			feed = split
+		}
+	}
+	for _, c := range n.Children() {
+		g.link(g.addNode(c, par), feed)
+	}
+	return id
+}
+
+// planNode describes n alone.
+func planNode(n Node, par int) PlanNode {
+	op, detail, _ := strings.Cut(n.String(), " ")
+	if name, phase, ok := strings.Cut(op, "("); ok {
+		// WindowAggregate(global): the kind, and the phase in the detail.
+		op, detail = name, strings.TrimSpace("("+phase+" "+detail)
+	}
+	p := PropsOf(n)
+	pn := PlanNode{Op: op, Detail: detail, AppendOnly: p.AppendOnly, StateBound: p.StateBound}
+	if p.TimeCol >= 0 {
+		if s := n.Schema(); p.TimeCol < len(s) {
+			pn.Watermark = s[p.TimeCol].Name
+		}
+	}
+	if isKeyed(n) {
+		pn.Parallelism = par
+	}
+	if s, ok := n.(*Scan); ok {
+		pn.Source = s.Name
+	}
+	return pn
+}
+
+// keysOf lists the columns a keyed operator routes rows by.
+func keysOf(n Node) string {
+	switch x := n.(type) {
+	case *WindowAggregate:
+		return colList(x.GroupCols)
+	case *Aggregate:
+		return colList(x.GroupCols)
+	case *Join:
+		return colList(x.LeftKeys) + " | " + colList(x.RightKeys)
+	}
+	return ""
+}
