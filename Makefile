@@ -1,5 +1,5 @@
 # The one entry point for building and checking streamsql.
-.PHONY: test lint bench nexmark viewcost fuzz build difftest
+.PHONY: test lint bench nexmark viewcost fuzz build difftest chromium
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -11,9 +11,17 @@ build:
 # parallelism 1 and 4, the spilling run, the kill -9 recovery test, the
 # operator harness, goldens, the differential test against Postgres over
 # 10 seeds). Parallel operator instances run on
-# goroutines, so -race is part of the suite.
-test: lint
+# goroutines, so -race is part of the suite. The dashboard's browser
+# test drives headless Chromium: chromium installs it when missing.
+test: lint chromium
 	go test -race -count=1 ./...
+
+# chromium installs Debian's chromium package when it is not there (the
+# dashboard's browser test in cmd/streamsql fails without it).
+chromium:
+	@command -v chromium >/dev/null || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update && $$SUDO apt-get install -y chromium; }
 
 lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt would change:"; gofmt -l .; exit 1)

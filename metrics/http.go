@@ -9,23 +9,35 @@ import (
 	"time"
 )
 
-// Server is the HTTP listener `serve` and `run --http` start: /metrics,
-// behind HTTP basic authentication when users are given.
+// Server is the HTTP listener `serve` and `run --http` start: /metrics
+// and the caller's other routes (the dashboard), behind HTTP basic
+// authentication when users are given.
 type Server struct {
 	srv *http.Server
 	ln  net.Listener
 }
 
-// Listen starts serving src's metrics on addr. With users (name to
-// password), every request must authenticate with one of them (basic
-// authentication); the caller decides when none is needed (loopback).
-func Listen(addr string, src Source, users map[string]string) (*Server, error) {
+// Route is another handler the listener serves, at Pattern (an
+// http.ServeMux pattern).
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// Listen starts serving src's metrics, and routes, on addr. With users
+// (name to password), every request must authenticate with one of them
+// (basic authentication); the caller decides when none is needed
+// (loopback).
+func Listen(addr string, src Source, users map[string]string, routes ...Route) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", Handler(NewRegistry(src)))
+	for _, r := range routes {
+		mux.Handle(r.Pattern, r.Handler)
+	}
 	var h http.Handler = mux
 	if len(users) > 0 {
 		h = basicAuth(users, mux)

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
+	"github.com/streamsql/streamsql/dashboard"
 	"github.com/streamsql/streamsql/engine"
 	"github.com/streamsql/streamsql/metrics"
 )
@@ -14,6 +16,9 @@ import (
 type httpFlags struct {
 	addr     string
 	insecure bool
+	// sample is how often the dashboard samples the figures (0: its
+	// default, 5 s); tests shorten it.
+	sample time.Duration
 }
 
 // check applies the wire server's rule to --http: a non-loopback address
@@ -25,17 +30,23 @@ func (f httpFlags) check(users map[string]string) error {
 	return fmt.Errorf("--http %s is not a loopback address: set --password or --users (or --insecure to let anyone read the metrics)", f.addr)
 }
 
-// start serves e's metrics on --http (when given) until stop runs.
+// start serves e's metrics and dashboard on --http (when given) until
+// stop runs.
 func (f httpFlags) start(e *engine.Engine, users map[string]string) (stop func(), err error) {
 	if f.addr == "" {
 		return func() {}, nil
 	}
-	srv, err := metrics.Listen(f.addr, e, users)
+	dash := dashboard.New(e, dashboard.Options{Interval: f.sample})
+	srv, err := metrics.Listen(f.addr, e, users, metrics.Route{Pattern: "/", Handler: dash})
 	if err != nil {
+		dash.Close()
 		return nil, fmt.Errorf("--http: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "streamsql metrics on http://%s/metrics\n", srv.Addr())
-	return func() { _ = srv.Close() }, nil
+	fmt.Fprintf(os.Stderr, "streamsql metrics on http://%s/metrics, dashboard on http://%s/\n", srv.Addr(), srv.Addr())
+	return func() {
+		_ = srv.Close()
+		dash.Close()
+	}, nil
 }
 
 // logTo returns an engine Logf that writes lines to w.

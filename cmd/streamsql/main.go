@@ -187,8 +187,8 @@ func runCmd(stateDir *string) *cobra.Command {
 	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 0, "time between checkpoints (default: the file's SET checkpoint_interval, else 10s)")
 	cmd.Flags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
 	cmd.Flags().StringVar(&prof.mem, "memprofile", "", "write a heap profile to FILE when the run ends, before its final checkpoint (in-use memory then, and the allocations of the whole run)")
-	cmd.Flags().StringVar(&web.addr, "http", "", "serve Prometheus metrics at http://ADDR/metrics while the run lasts (a loopback address unless --insecure)")
-	cmd.Flags().BoolVar(&web.insecure, "insecure", false, "allow a non-loopback --http address (metrics are then open to anyone who can reach it)")
+	cmd.Flags().StringVar(&web.addr, "http", "", "serve Prometheus metrics at http://ADDR/metrics and the dashboard at http://ADDR/ while the run lasts (a loopback address unless --insecure)")
+	cmd.Flags().BoolVar(&web.insecure, "insecure", false, "allow a non-loopback --http address (metrics and dashboard are then open to anyone who can reach it)")
 	return cmd
 }
 

@@ -58,7 +58,7 @@ SIGTERM checkpoints and stops.`,
 	fl.BoolVar(&f.insecure, "insecure", false, "allow a non-loopback --listen without passwords")
 	fl.DurationVar(&f.interval, "checkpoint-interval", 10*time.Second, "time between checkpoints")
 	fl.IntVar(&f.stepRows, "step-rows", 1024, "rows read per source per pipeline step (smaller: shorter query waits)")
-	fl.StringVar(&f.web.addr, "http", "127.0.0.1:9187", "serve Prometheus metrics at http://ADDR/metrics (\"\": off); a non-loopback address needs --password/--users (HTTP basic authentication) or --insecure, as --listen does")
+	fl.StringVar(&f.web.addr, "http", "127.0.0.1:9187", "serve Prometheus metrics at http://ADDR/metrics and the dashboard at http://ADDR/ (\"\": off); a non-loopback address needs --password/--users (HTTP basic authentication) or --insecure, as --listen does")
 	return cmd
 }
 
