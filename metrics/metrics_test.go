@@ -109,26 +109,29 @@ func TestScrapeRunningEngine(t *testing.T) {
 	}
 }
 
-// TestBasicAuth: with users, /metrics answers only requests that
-// authenticate as one of them.
+// TestBasicAuth: with users, /metrics and the other routes (the
+// dashboard) answer only requests that authenticate as one of them.
 func TestBasicAuth(t *testing.T) {
 	e, err := engine.Open(engine.Options{StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	srv, err := Listen("127.0.0.1:0", e, map[string]string{"ops": "secret"})
+	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "page") })
+	srv, err := Listen("127.0.0.1:0", e, map[string]string{"ops": "secret"}, Route{Pattern: "/", Handler: page})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	url := "http://" + srv.Addr() + "/metrics"
-	for _, tc := range []struct {
-		user, password string
-		status         int
-	}{{"", "", 401}, {"ops", "wrong", 401}, {"other", "secret", 401}, {"ops", "secret", 200}} {
-		if _, status := scrape(t, url, tc.user, tc.password); status != tc.status {
-			t.Errorf("user %q password %q: status %d, want %d", tc.user, tc.password, status, tc.status)
+	for _, path := range []string{"/metrics", "/api/state"} {
+		url := "http://" + srv.Addr() + path
+		for _, tc := range []struct {
+			user, password string
+			status         int
+		}{{"", "", 401}, {"ops", "wrong", 401}, {"other", "secret", 401}, {"ops", "secret", 200}} {
+			if _, status := scrape(t, url, tc.user, tc.password); status != tc.status {
+				t.Errorf("%s: user %q password %q: status %d, want %d", path, tc.user, tc.password, status, tc.status)
+			}
 		}
 	}
 }

@@ -25,7 +25,8 @@ import (
 //	                  that fired and the optimized plan (the view is added
 //	                  to the catalog, as the engine does)
 //	explain           CREATE MATERIALIZED VIEW: EXPLAIN under
-//	                  Settings{Strict: true, Parallelism: 4}
+//	                  Settings{Strict: true, Parallelism: 4} (and a check
+//	                  that planner.Graph has the physical plan's nodes)
 //	query             an ad-hoc SELECT over views: logical plan, rules and
 //	                  optimized plan
 //	error [strict=off] a statement that must fail: SQLSTATE and message
@@ -66,6 +67,7 @@ func (g *golden) run(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			return errText(err)
 		}
+		checkGraph(t, d, vp.Optimized, set.Parallelism)
 		return vp.Explain(set, nil)
 	case "query":
 		return g.query(d.Input)
@@ -237,4 +239,27 @@ func schemaText(s types.Schema) string {
 // errText renders an error with its SQLSTATE.
 func errText(err error) string {
 	return fmt.Sprintf("ERROR %s: %s\n", sqlerr.Code(err), err.Error())
+}
+
+// checkGraph requires planner.Graph to have one node per line of the
+// physical plan's text, in the same order, with the same operator, and
+// every node but the root to feed exactly one other.
+func checkGraph(t *testing.T, d *datadriven.TestData, n planner.Node, par int) {
+	lines := strings.Split(strings.TrimRight(planner.Physical(n, par), "\n"), "\n")
+	g := planner.Graph(n, par)
+	if len(g.Nodes) != len(lines) || len(g.Edges) != len(lines)-1 {
+		d.Fatalf(t, "graph has %d nodes and %d edges for %d plan lines", len(g.Nodes), len(g.Edges), len(lines))
+	}
+	feeds := map[int]int{}
+	for _, e := range g.Edges {
+		feeds[e.From]++
+	}
+	for i, node := range g.Nodes {
+		if !strings.HasPrefix(strings.TrimSpace(lines[i]), node.Op) || node.ID != i {
+			d.Fatalf(t, "graph node %d is %s, plan line %q", i, node.Op, lines[i])
+		}
+		if want := min(i, 1); feeds[i] != want {
+			d.Fatalf(t, "graph node %d (%s) feeds %d nodes, want %d", i, node.Op, feeds[i], want)
+		}
+	}
 }
