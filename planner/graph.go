@@ -70,7 +70,7 @@ func (g *PlanGraph) addNode(n Node, par int) int {
 		feed = g.add(PlanNode{Op: "Exchange", Detail: "hash(" + keysOf(n) + ")", Parallelism: par, AppendOnly: g.Nodes[id].AppendOnly})
 		g.link(feed, id)
 		if w, ok := n.(*WindowAggregate); ok && w.TwoPhase {
-			local := g.add(PlanNode{Op: "LocalWindowAggregate", Detail: fmt.Sprintf("%s partial aggs=[%s]", w.Window, joinAggs(w.Aggs)), Parallelism: par, AppendOnly: true})
+			local := g.add(PlanNode{Op: "LocalWindowAggregate", Detail: fmt.Sprintf("%s partial aggs=[%s]", w.Window.Format(w.Input.Schema()), joinAggs(w.Aggs, w.Input.Schema())), Parallelism: par, AppendOnly: true})
 			g.link(local, feed)
 			split := g.add(PlanNode{Op: "Exchange", Detail: "split evenly", Parallelism: par, AppendOnly: true})
 			g.link(split, local)
@@ -110,11 +110,11 @@ func planNode(n Node, par int) PlanNode {
 func keysOf(n Node) string {
 	switch x := n.(type) {
 	case *WindowAggregate:
-		return colList(x.GroupCols)
+		return colList(x.GroupCols, x.Input.Schema())
 	case *Aggregate:
-		return colList(x.GroupCols)
+		return colList(x.GroupCols, x.Input.Schema())
 	case *Join:
-		return colList(x.LeftKeys) + " | " + colList(x.RightKeys)
+		return colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
 	}
 	return ""
 }

@@ -77,17 +77,22 @@ type WindowSpec struct {
 	Gap     int64
 }
 
-// String renders the window for EXPLAIN.
-func (w WindowSpec) String() string {
+// String renders the window with its time column's position.
+func (w WindowSpec) String() string { return w.Format(nil) }
+
+// Format renders the window for EXPLAIN, naming its time column from in,
+// the schema of the node's input.
+func (w WindowSpec) Format(in types.Schema) string {
+	col := colName(w.TimeCol, in)
 	switch w.Kind {
 	case "hop":
-		return fmt.Sprintf("hop(#%d, slide=%s, size=%s)", w.TimeCol, types.FormatInterval(w.Slide), types.FormatInterval(w.Size))
+		return fmt.Sprintf("hop(%s, slide=%s, size=%s)", col, types.FormatInterval(w.Slide), types.FormatInterval(w.Size))
 	case "session":
-		return fmt.Sprintf("session(#%d, gap=%s)", w.TimeCol, types.FormatInterval(w.Gap))
+		return fmt.Sprintf("session(%s, gap=%s)", col, types.FormatInterval(w.Gap))
 	case "keyed":
-		return fmt.Sprintf("keyed(window_start=#%d, size=%s)", w.TimeCol, types.FormatInterval(w.Size))
+		return fmt.Sprintf("keyed(window_start=%s, size=%s)", col, types.FormatInterval(w.Size))
 	}
-	return fmt.Sprintf("tumble(#%d, size=%s)", w.TimeCol, types.FormatInterval(w.Size))
+	return fmt.Sprintf("tumble(%s, size=%s)", col, types.FormatInterval(w.Size))
 }
 
 // WindowAssign appends window_start and window_end to every row (a HOP
@@ -107,11 +112,15 @@ type AggCall struct {
 	T        types.Kind
 }
 
-// String renders the call.
-func (a AggCall) String() string {
+// String renders the call with its argument's position.
+func (a AggCall) String() string { return a.Format(nil) }
+
+// Format renders the call, naming its argument from in, the schema of
+// the aggregate's input.
+func (a AggCall) Format(in types.Schema) string {
 	arg := "*"
 	if a.Arg >= 0 {
-		arg = fmt.Sprintf("#%d", a.Arg)
+		arg = colName(a.Arg, in)
 	}
 	if a.Distinct {
 		arg = "DISTINCT " + arg
@@ -350,27 +359,44 @@ func (n *Project) String() string {
 }
 
 // String implements Node.
-func (n *WindowAssign) String() string { return "WindowAssign " + n.Window.String() }
+func (n *WindowAssign) String() string { return "WindowAssign " + n.Window.Format(n.Input.Schema()) }
 
-func joinAggs(aggs []AggCall) string {
+func joinAggs(aggs []AggCall, in types.Schema) string {
 	parts := make([]string, len(aggs))
 	for i, a := range aggs {
-		parts[i] = a.String()
+		parts[i] = a.Format(in)
 	}
 	return strings.Join(parts, ", ")
 }
 
-func colList(cols []int) string {
+// colName names column c of schema s for EXPLAIN: its name, followed by
+// #c when another column has the same name; #c alone when s does not
+// name it.
+func colName(c int, s types.Schema) string {
+	if c < 0 || c >= len(s) || s[c].Name == "" {
+		return fmt.Sprintf("#%d", c)
+	}
+	for i, o := range s {
+		if i != c && strings.EqualFold(o.Name, s[c].Name) {
+			return fmt.Sprintf("%s#%d", s[c].Name, c)
+		}
+	}
+	return s[c].Name
+}
+
+// colList names columns cols of schema s (see colName).
+func colList(cols []int, s types.Schema) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
-		parts[i] = fmt.Sprintf("#%d", c)
+		parts[i] = colName(c, s)
 	}
 	return strings.Join(parts, ", ")
 }
 
 // String implements Node.
 func (n *Aggregate) String() string {
-	s := fmt.Sprintf("Aggregate group=[%s] aggs=[%s]", colList(n.GroupCols), joinAggs(n.Aggs))
+	in := n.Input.Schema()
+	s := fmt.Sprintf("Aggregate group=[%s] aggs=[%s]", colList(n.GroupCols, in), joinAggs(n.Aggs, in))
 	if n.TTL > 0 {
 		s += " ttl=" + types.FormatInterval(n.TTL)
 	}
@@ -383,19 +409,21 @@ func (n *WindowAggregate) String() string {
 	if n.TwoPhase {
 		name = "WindowAggregate(global)"
 	}
+	in := n.Input.Schema()
 	return fmt.Sprintf("%s %s group=[%s] aggs=[%s] lateness=%s late=%s emit=%s", name,
-		n.Window, colList(n.GroupCols), joinAggs(n.Aggs), types.FormatInterval(n.Contract.Lateness),
+		n.Window.Format(in), colList(n.GroupCols, in), joinAggs(n.Aggs, in), types.FormatInterval(n.Contract.Lateness),
 		n.Contract.Policy, n.Contract.Emit)
 }
 
 // String implements Node.
 func (n *Join) String() string {
-	s := fmt.Sprintf("Join %s left=[%s] right=[%s]", n.Kind, colList(n.LeftKeys), colList(n.RightKeys))
+	l, r := n.Left.Schema(), n.Right.Schema()
+	s := fmt.Sprintf("Join %s left=[%s] right=[%s]", n.Kind, colList(n.LeftKeys, l), colList(n.RightKeys, r))
 	if ns := n.nullSafeKeys(); len(ns) > 0 {
 		s += " null-safe=[" + ns + "]"
 	}
 	if n.Kind == IntervalJoin {
-		s += fmt.Sprintf(" right.#%d - left.#%d in %s", n.RightTime, n.LeftTime, n.Interval())
+		s += fmt.Sprintf(" right.%s - left.%s in %s", colName(n.RightTime, r), colName(n.LeftTime, l), n.Interval())
 	}
 	if n.Residual != nil {
 		s += " residual=" + n.Residual.String()
@@ -424,7 +452,7 @@ func (n *Join) nullSafeKeys() string {
 	var parts []string
 	for i, ns := range n.NullSafe {
 		if ns {
-			parts = append(parts, fmt.Sprintf("#%d<=>#%d", n.LeftKeys[i], n.RightKeys[i]))
+			parts = append(parts, colName(n.LeftKeys[i], n.Left.Schema())+"<=>"+colName(n.RightKeys[i], n.Right.Schema()))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -439,7 +467,7 @@ func signed(us int64) string {
 
 // String implements Node.
 func (n *Materialize) String() string {
-	return fmt.Sprintf("Materialize %s key=[%s]", n.View, colList(n.Key))
+	return fmt.Sprintf("Materialize %s key=[%s]", n.View, colList(n.Key, n.Schema()))
 }
 
 // Format renders a plan as an indented tree.
@@ -521,7 +549,7 @@ func (n *Limit) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return
 func (n *Sort) String() string {
 	parts := make([]string, len(n.Keys))
 	for i, k := range n.Keys {
-		parts[i] = fmt.Sprintf("#%d", k.Col)
+		parts[i] = colName(k.Col, n.Input.Schema())
 		if k.Desc {
 			parts[i] += " DESC"
 		}
@@ -531,3 +559,12 @@ func (n *Sort) String() string {
 
 // String implements Node.
 func (n *Limit) String() string { return fmt.Sprintf("Limit %d offset %d", n.Count, n.Offset) }
+
+// Kind names n's kind as EXPLAIN and the engine's figures show it: Scan,
+// Filter, Project, WindowAssign, Aggregate, WindowAggregate, Join,
+// Materialize, Sort or Limit.
+func Kind(n Node) string {
+	name, _, _ := strings.Cut(n.String(), " ")
+	name, _, _ = strings.Cut(name, "(")
+	return name
+}

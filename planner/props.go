@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"fmt"
-
 	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -71,14 +69,18 @@ func PropsOf(n Node) Props {
 	return Props{TimeCol: -1}
 }
 
-// String renders the properties for EXPLAIN.
-func (p Props) String() string {
+// String renders the properties with the watermark column's position.
+func (p Props) String() string { return p.Format(nil) }
+
+// Format renders the properties for EXPLAIN, naming the watermark column
+// from out, the node's output schema.
+func (p Props) Format(out types.Schema) string {
 	s := "retracting"
 	if p.AppendOnly {
 		s = "append-only"
 	}
 	if p.TimeCol >= 0 {
-		s += fmt.Sprintf(", watermark #%d", p.TimeCol)
+		s += ", watermark " + colName(p.TimeCol, out)
 	}
 	if p.StateBound != "" {
 		s += ", state " + p.StateBound

@@ -324,7 +324,11 @@ func indent(s string) string {
 
 // Physical renders the physical plan: the optimized plan with the
 // parallel instances and the exchanges that route rows to them by key.
-func Physical(n Node, par int) string {
+func Physical(n Node, par int) string { return PhysicalAnnotated(n, par, nil) }
+
+// PhysicalAnnotated is Physical with note(node)'s text, when not empty,
+// appended to each node's line (EXPLAIN ANALYZE's live figures).
+func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 	if par < 1 {
 		par = 1
 	}
@@ -336,23 +340,29 @@ func Physical(n Node, par int) string {
 		var keys string
 		switch x := n.(type) {
 		case *WindowAggregate:
-			keys = colList(x.GroupCols)
+			keys = colList(x.GroupCols, x.Input.Schema())
 		case *Aggregate:
-			keys = colList(x.GroupCols)
+			keys = colList(x.GroupCols, x.Input.Schema())
 		case *Join:
-			keys = colList(x.LeftKeys) + " | " + colList(x.RightKeys)
+			keys = colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
 		}
 		b.WriteString(pad + line)
 		if keys != "" || isKeyed(n) {
 			fmt.Fprintf(&b, " parallelism=%d", par)
 		}
-		fmt.Fprintf(&b, " [%s]", PropsOf(n))
+		fmt.Fprintf(&b, " [%s]", PropsOf(n).Format(n.Schema()))
+		if note != nil {
+			if s := note(n); s != "" {
+				b.WriteString(" (" + s + ")")
+			}
+		}
 		b.WriteByte('\n')
 		if isKeyed(n) && par > 1 {
 			fmt.Fprintf(&b, "%s  Exchange hash(%s) -> %d instances\n", pad, keys, par)
 			depth++
 			if w, ok := n.(*WindowAggregate); ok && w.TwoPhase {
-				fmt.Fprintf(&b, "%s    LocalWindowAggregate %s partial aggs=[%s] parallelism=%d\n", pad, w.Window, joinAggs(w.Aggs), par)
+				in := w.Input.Schema()
+				fmt.Fprintf(&b, "%s    LocalWindowAggregate %s partial aggs=[%s] parallelism=%d\n", pad, w.Window.Format(in), joinAggs(w.Aggs, in), par)
 				fmt.Fprintf(&b, "%s      Exchange split evenly -> %d instances\n", pad, par)
 				depth += 2
 			}
@@ -414,7 +424,7 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			if n.TTL > 0 {
 				b = "STATE TTL " + types.FormatInterval(n.TTL)
 			}
-			out = append(out, fmt.Sprintf("state: Aggregate key=[%s] bound=%s", colList(n.GroupCols), b))
+			out = append(out, fmt.Sprintf("state: Aggregate key=[%s] bound=%s", colList(n.GroupCols, n.Input.Schema()), b))
 		case *Join:
 			b := "MISSING (unbounded)"
 			switch n.Kind {
@@ -426,11 +436,11 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			if n.TTL > 0 {
 				b = "STATE TTL " + types.FormatInterval(n.TTL) + ttlClock(n)
 			}
-			out = append(out, fmt.Sprintf("state: Join(%s) key=[%s | %s] bound=%s", n.Kind, colList(n.LeftKeys), colList(n.RightKeys), b))
+			out = append(out, fmt.Sprintf("state: Join(%s) key=[%s | %s] bound=%s", n.Kind, colList(n.LeftKeys, n.Left.Schema()), colList(n.RightKeys, n.Right.Schema()), b))
 		}
 		return x, false
 	})
-	out = append(out, fmt.Sprintf("view key: [%s]", colList(vp.Key)))
+	out = append(out, fmt.Sprintf("view key: [%s]", colList(vp.Key, vp.Optimized.Schema())))
 	if len(sinks) == 0 {
 		out = append(out, "sinks: none (the view is queryable)")
 	}
