@@ -530,7 +530,11 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 		if err := w.Set(keyCkpt, idb[:]); err != nil {
 			return err
 		}
-		return w.Set(keyCatalog, cat)
+		if err := w.Set(keyCatalog, cat); err != nil {
+			return err
+		}
+		e.storedCheckpoint(id, w.Writes())
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint %d: %w", id, err)
@@ -546,7 +550,7 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 func (e *Engine) commitSinks(id uint64) error {
 	ctx := context.Background()
 	return e.eachSink(func(s *sinkRT) error {
-		if err := s.commitTimed(func() error { return s.sink.Commit(ctx, id) }); err != nil {
+		if err := s.commitTimed(id, func() error { return s.sink.Commit(ctx, id) }); err != nil {
 			return fmt.Errorf("checkpoint %d: sink %s commit: %w", id, s.name, err)
 		}
 		return nil

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -110,13 +112,46 @@ type ViewStats struct {
 	// Stalled is set while its watermark has not moved for
 	// watermark_stall_timeout although input arrived (see stall.go).
 	Stalled bool
+	// Sources and Sinks name what it reads and what reads it; Parallelism
+	// is its operators' number of instances.
+	Sources, Sinks []string
+	Parallelism    int
+	// Operators has the figures of its plan's nodes: the view store
+	// (ID 0) first, then its input's nodes in pre-order, the numbering
+	// of EXPLAIN ANALYZE.
+	Operators []OperatorStats
 }
+
+// OperatorStats are the figures of one node of a view's plan, counted
+// per batch since the process started.
+type OperatorStats struct {
+	ID       int    // 0 for the view store, then pre-order
+	Operator string // the node's kind: Scan, Filter, Aggregate, ...
+	// RowsIn counts the rows its inputs emitted to it (a scan's: the rows
+	// its source fed), RowsOut the rows (inserts and retractions) it
+	// emitted; the view store's rows out are the view's changes.
+	RowsIn, RowsOut int64
+	// StateKeys counts the keys its state holds in memory (groups,
+	// windows, join keys, view rows); HasState is false when stateless.
+	StateKeys int64
+	HasState  bool
+	// Watermark is the last watermark it emitted (types.MinTime: none).
+	Watermark int64
+}
+
+// Label is the operator's name in metrics and system tables, e.g.
+// "Aggregate#2".
+func (o OperatorStats) Label() string { return o.Operator + "#" + strconv.Itoa(o.ID) }
 
 // SinkStats are the figures of one sink.
 type SinkStats struct {
 	Name, Connector string
 	Rows            int64 // changes written since the process started
-	Commit          Histogram
+	// Commit times its commits (Commit.Count of them);
+	// LastCommitted is the id of the last checkpoint it committed in this
+	// process (0: none yet).
+	Commit        Histogram
+	LastCommitted uint64
 }
 
 // CheckpointStats describe checkpoints since the process started.
@@ -137,6 +172,8 @@ type CheckpointRecord struct {
 	Duration time.Duration
 	// Err is the failure's message, "" for a stored checkpoint.
 	Err string
+	// Changes counts the state keys a stored checkpoint wrote or deleted.
+	Changes int64
 }
 
 // recentCheckpoints is how many checkpoint attempts CheckpointStats.Recent
@@ -151,6 +188,9 @@ type ckptStats struct {
 	failures int64
 	last     time.Time
 	recent   []CheckpointRecord
+	// stored is the checkpoint storeCheckpoint wrote last, completed by
+	// timedCheckpoint.
+	stored CheckpointRecord
 }
 
 // timedCheckpoint runs a checkpoint (run returns the id it tried) and
@@ -168,6 +208,8 @@ func (e *Engine) timedCheckpoint(run func() (uint64, error)) error {
 	rec := CheckpointRecord{ID: id, At: e.opts.Clock(), Duration: d}
 	if err != nil {
 		rec.Err = redact(err.Error())
+	} else if s.stored.ID == id {
+		rec.Changes = s.stored.Changes
 	}
 	if len(s.recent) == recentCheckpoints {
 		s.recent = slices.Delete(s.recent, 0, 1)
@@ -182,8 +224,17 @@ func (e *Engine) timedCheckpoint(run func() (uint64, error)) error {
 	return nil
 }
 
-// commitTimed runs commit (the sink's Commit) and records its latency.
-func (s *sinkRT) commitTimed(commit func() error) error {
+// storedCheckpoint notes the id and size of the checkpoint just stored.
+func (e *Engine) storedCheckpoint(id uint64, changes int) {
+	s := &e.ckptStats
+	s.mu.Lock()
+	s.stored = CheckpointRecord{ID: id, Changes: int64(changes)}
+	s.mu.Unlock()
+}
+
+// commitTimed runs commit (the sink's Commit of checkpoint id) and
+// records its latency and, when it succeeds, the id.
+func (s *sinkRT) commitTimed(id uint64, commit func() error) error {
 	start := time.Now()
 	err := commit()
 	d := time.Since(start)
@@ -192,6 +243,9 @@ func (s *sinkRT) commitTimed(commit func() error) error {
 		s.commits = newHistogram()
 	}
 	s.commits.observe(d)
+	if err == nil {
+		s.committed = id
+	}
 	s.statsMu.Unlock()
 	return err
 }
@@ -209,13 +263,18 @@ func (e *Engine) figures() Snapshot {
 	s.Restore, s.Restored = e.Recovered()
 	for _, name := range sortedKeys(e.views) {
 		v := e.views[name]
-		vs := ViewStats{Name: v.plan.Name, RowsOut: v.updated, Late: v.late.Totals(), Stalled: v.stall.stalled}
+		vs := ViewStats{Name: v.plan.Name, RowsOut: v.updated, Late: v.late.Totals(), Stalled: v.stall.stalled,
+			Parallelism: v.par, Operators: v.operators()}
 		if r, ok := v.holder(); ok {
 			vs.Watermark, vs.HasWatermark = r.gen.Current(), true
 		}
 		for _, r := range v.readers {
 			vs.RowsIn += r.total()
+			vs.Sources = append(vs.Sources, r.obj.Name)
 			s.Sources = append(s.Sources, r.stats(v.plan.Name))
+		}
+		for _, k := range v.sinks {
+			vs.Sinks = append(vs.Sinks, k.name)
 		}
 		s.Views = append(s.Views, vs)
 	}
@@ -226,7 +285,7 @@ func (e *Engine) figures() Snapshot {
 	}
 	_ = e.eachSink(func(k *sinkRT) error {
 		k.statsMu.Lock()
-		s.Sinks = append(s.Sinks, SinkStats{Name: k.name, Connector: k.conn, Rows: k.rows.Load(), Commit: k.commits.clone()})
+		s.Sinks = append(s.Sinks, SinkStats{Name: k.name, Connector: k.conn, Rows: k.rows.Load(), Commit: k.commits.clone(), LastCommitted: k.committed})
 		k.statsMu.Unlock()
 		return nil
 	})
@@ -249,6 +308,32 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// operators copies the figures of v's plan nodes (see exec.OpStats).
+func (v *viewRT) operators() []OperatorStats {
+	ops := v.pipe.Ops
+	out := make([]OperatorStats, len(ops))
+	for i, op := range ops {
+		o := OperatorStats{ID: i, Operator: planner.Kind(op.Node), RowsOut: op.RowsOut(), Watermark: op.Watermark()}
+		o.StateKeys, o.HasState = op.StateKeys()
+		for _, c := range op.Children {
+			o.RowsIn += ops[c].RowsOut()
+		}
+		out[i] = o
+	}
+	if len(out) > 0 {
+		out[0].RowsOut = v.updated // the view store emits the view's changes
+		if c := ops[0].Children; len(c) == 1 {
+			out[0].Watermark = out[c[0]].Watermark // and holds its input's watermark
+		}
+	}
+	for i, op := range ops {
+		if _, ok := op.Node.(*planner.Scan); ok {
+			out[i].RowsIn = out[i].RowsOut
+		}
+	}
+	return out
 }
 
 // count adds n records read from partition part.

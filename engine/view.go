@@ -50,8 +50,9 @@ type sinkRT struct {
 	side       bool   // reads the view's side table, not the view
 	rows       atomic.Int64
 	// statsMu guards commits: sinks commit with e.mu released.
-	statsMu sync.Mutex
-	commits Histogram
+	statsMu   sync.Mutex
+	commits   Histogram
+	committed uint64 // the last checkpoint committed
 }
 
 // sinkKey is what sink o writes by: its primary_key option (the postgres

@@ -353,3 +353,6 @@ func (a *Aggregate) load(key string) (*aggEntry, error) {
 	a.resident++
 	return e, nil
 }
+
+// StateKeys implements stateSizer: the groups in memory.
+func (a *Aggregate) StateKeys() int64 { return int64(len(a.entries)) }

@@ -589,3 +589,6 @@ func (j *Join) Restore(s *state.Store) error {
 	}
 	return j.evict()
 }
+
+// StateKeys implements stateSizer: the join keys of both sides.
+func (j *Join) StateKeys() int64 { return int64(len(j.sides[0]) + len(j.sides[1])) }

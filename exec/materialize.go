@@ -302,3 +302,6 @@ func (m *Materialize) Restore(s *state.Store) error {
 	}
 	return m.evict()
 }
+
+// StateKeys implements stateSizer: the view's distinct rows in memory.
+func (m *Materialize) StateKeys() int64 { return int64(len(m.rows)) }

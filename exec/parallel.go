@@ -183,3 +183,14 @@ func (mi *mergeIn) Watermark(_ int, wm int64) error {
 }
 
 func (mi *mergeIn) Tick(int64) error { return nil }
+
+// StateKeys implements stateSizer: the keys held in memory.
+func (p *Parallel) StateKeys() int64 {
+	var n int64
+	for _, o := range p.inst {
+		if s, ok := o.(stateSizer); ok {
+			n += s.StateKeys()
+		}
+	}
+	return n
+}

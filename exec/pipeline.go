@@ -22,6 +22,9 @@ type Pipeline struct {
 	View0    *Materialize
 	Side     *Materialize // the side table's store, or nil
 	SideName string
+	// Ops has the figures of every plan node, the root Materialize first,
+	// then its input's nodes in pre-order (see meter.go).
+	Ops []*OpStats
 }
 
 // ScanInput is where rows of one source enter the pipeline: the source
@@ -67,6 +70,9 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 		p.View0 = NewMaterialize(ViewStoreID(root.View), root.Key, env.Sink).WithSpill(env.Store, env.StateBudget, len(root.Schema()))
 	}
 	p.Stateful = append(p.Stateful, p.View0)
+	rootStats := newOpStats(root)
+	rootStats.state = p.View0.StateKeys
+	p.Ops = append(p.Ops, rootStats)
 	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/"}
 	if err := b.build(root.Input, Output{Op: p.View0}); err != nil {
 		return nil, err
@@ -79,6 +85,27 @@ type pipeBuilder struct {
 	env    Env
 	prefix string
 	n      int
+	parent int // index in p.Ops of the node being built's parent
+}
+
+// meter registers n's figures and returns out behind a meter counting
+// what n emits, with the builder's parent set to n for its children; the
+// returned func restores the parent.
+func (b *pipeBuilder) meter(n planner.Node, out Output) (Output, *OpStats, func()) {
+	st := newOpStats(n)
+	idx := len(b.p.Ops)
+	b.p.Ops = append(b.p.Ops, st)
+	parent := b.parent
+	b.p.Ops[parent].Children = append(b.p.Ops[parent].Children, idx)
+	b.parent = idx
+	return Output{Op: &meter{next: out, st: st}}, st, func() { b.parent = parent }
+}
+
+// sized records op's state size in st when op keeps keyed state.
+func sized(st *OpStats, op Operator) {
+	if s, ok := op.(stateSizer); ok {
+		st.state = s.StateKeys
+	}
 }
 
 func (b *pipeBuilder) id() string {
@@ -131,6 +158,14 @@ func (b *pipeBuilder) addStateful(op Operator) {
 
 // build wires node n so its output goes to out.
 func (b *pipeBuilder) build(n planner.Node, out Output) error {
+	out, st, done := b.meter(n, out)
+	defer done()
+	return b.buildOp(n, out, st)
+}
+
+// buildOp wires node n's operator to out (n's meter); st gets its state
+// size.
+func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	par := b.env.Parallelism
 	switch x := n.(type) {
 	case *planner.Scan:
@@ -164,12 +199,13 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 		id := b.id()
 		side := b.sideFunc(x.Contract.SideTable)
 		if x.TwoPhase && par > 1 {
-			return b.splitWindowAggregate(x, id, side, out)
+			return b.splitWindowAggregate(x, id, side, out, st)
 		}
 		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget})
 		})
 		b.addStateful(op)
+		sized(st, op)
 		return b.build(x.Input, Output{Op: op})
 	case *planner.Aggregate:
 		id := b.id()
@@ -179,6 +215,7 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 				Store: b.env.Store, Budget: b.env.StateBudget})
 		})
 		b.addStateful(op)
+		sized(st, op)
 		return b.build(x.Input, Output{Op: op})
 	case *planner.Join:
 		id := b.id()
@@ -204,6 +241,7 @@ func (b *pipeBuilder) build(n planner.Node, out Output) error {
 			return cerr
 		}
 		b.addStateful(op)
+		sized(st, op)
 		if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
 			return err
 		}
@@ -235,7 +273,7 @@ func (p *Pipeline) Checkpoint(w *state.Writer) error {
 // splitWindowAggregate wires a two-phase window aggregate: the input is
 // split evenly over local phases, whose partials are routed by key to the
 // global phases.
-func (b *pipeBuilder) splitWindowAggregate(x *planner.WindowAggregate, id string, side func(types.Row, string, int64), out Output) error {
+func (b *pipeBuilder) splitWindowAggregate(x *planner.WindowAggregate, id string, side func(types.Row, string, int64), out Output, st *OpStats) error {
 	par := b.env.Parallelism
 	keys := make([]int, len(x.GroupCols))
 	for i := range keys {
@@ -246,6 +284,7 @@ func (b *pipeBuilder) splitWindowAggregate(x *planner.WindowAggregate, id string
 			StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget, Partial: true})
 	})
 	b.addStateful(global)
+	sized(st, global)
 	local := NewParallel(par, nil, Output{Op: global}, func(_ int, o Output) Operator {
 		return NewLocalWindowAggregate(x, o, side, b.env.Late)
 	})

@@ -485,3 +485,6 @@ func (w *WindowAggregate) Restore(s *state.Store) error {
 	}
 	return w.evict()
 }
+
+// StateKeys implements stateSizer: the windows (per group) in memory.
+func (w *WindowAggregate) StateKeys() int64 { return int64(len(w.windows)) }

@@ -49,12 +49,19 @@ var (
 	restoreBytes   = desc("restore_bytes", "Size of the state directory restored at start (0 on a fresh start).")
 	sinkRows       = desc("sink_rows_written_total", "Changes written to a sink since the process started.", "sink", "connector")
 	sinkCommit     = desc("sink_commit_duration_seconds", "Time a sink took to commit a checkpoint.", "sink", "connector")
+	opRowsIn       = desc("operator_rows_in_total", "Rows a view's plan node received from its inputs since the process started.", "view", "operator")
+	opRowsOut      = desc("operator_rows_out_total", "Rows (inserts and retractions) a view's plan node emitted since the process started.", "view", "operator")
+	opStateKeys    = desc("operator_state_keys", "Keys (groups, windows, join keys, view rows) a view's stateful plan node holds in memory.", "view", "operator")
+	opWatermark    = desc("operator_watermark_seconds", "The last watermark a view's plan node emitted, as a Unix time.", "view", "operator")
+	ckptChanges    = desc("checkpoint_last_changes", "State keys the last checkpoint of this process wrote or deleted (absent before the first).")
+	sinkCommitted  = desc("sink_last_committed_checkpoint", "The id of the last checkpoint a sink committed in this process (0: none yet).", "sink", "connector")
 	exprErrors     = desc("expression_errors_total", "Expression errors that evaluated to NULL since the process started.")
 )
 
 var allDescs = []*prometheus.Desc{recordsRead, decodeErrors, srcWatermark, srcLag, partWatermark, partIdle,
 	viewRowsIn, viewRowsOut, viewLate, viewWatermark, viewLag, stalled,
-	ckptDuration, ckptFailures, ckptLast, ckptID, restoreSeconds, restoreBytes, sinkRows, sinkCommit, exprErrors}
+	opRowsIn, opRowsOut, opStateKeys, opWatermark,
+	ckptDuration, ckptFailures, ckptLast, ckptID, ckptChanges, restoreSeconds, restoreBytes, sinkRows, sinkCommit, sinkCommitted, exprErrors}
 
 // Collector is a prometheus.Collector over an engine's figures.
 type Collector struct{ src Source }
@@ -93,10 +100,15 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(viewLag, now-seconds(v.Watermark), v.Name)
 		}
 		gauge(stalled, boolValue(v.Stalled), v.Name)
+		collectOperators(v, gauge, counter)
 	}
 	for _, k := range s.Sinks {
 		counter(sinkRows, float64(k.Rows), k.Name, k.Connector)
 		ch <- histogram(sinkCommit, k.Commit, k.Name, k.Connector)
+		gauge(sinkCommitted, float64(k.LastCommitted), k.Name, k.Connector)
+	}
+	if c := lastStored(s.Checkpoints.Recent); c != nil {
+		gauge(ckptChanges, float64(c.Changes))
 	}
 	ch <- histogram(ckptDuration, s.Checkpoints.Duration)
 	counter(ckptFailures, float64(s.Checkpoints.Failures))
@@ -127,6 +139,31 @@ func collectSource(src engine.SourceStats, now float64, gauge, counter emit) {
 	if src.HasWatermark && src.Watermark != types.MinTime {
 		gauge(srcWatermark, seconds(src.Watermark), src.Pipeline, src.Source)
 		gauge(srcLag, now-seconds(src.Watermark), src.Pipeline, src.Source)
+	}
+}
+
+// lastStored is the last successful checkpoint of recent, or nil.
+func lastStored(recent []engine.CheckpointRecord) *engine.CheckpointRecord {
+	for i := len(recent) - 1; i >= 0; i-- {
+		if recent[i].Err == "" {
+			return &recent[i]
+		}
+	}
+	return nil
+}
+
+// collectOperators sends the metrics of a view's plan nodes.
+func collectOperators(v engine.ViewStats, gauge, counter emit) {
+	for _, o := range v.Operators {
+		op := o.Label()
+		counter(opRowsIn, float64(o.RowsIn), v.Name, op)
+		counter(opRowsOut, float64(o.RowsOut), v.Name, op)
+		if o.HasState {
+			gauge(opStateKeys, float64(o.StateKeys), v.Name, op)
+		}
+		if o.Watermark != types.MinTime {
+			gauge(opWatermark, seconds(o.Watermark), v.Name, op)
+		}
 	}
 }
 

@@ -98,6 +98,11 @@ func TestScrapeRunningEngine(t *testing.T) {
 		`streamsql_source_decode_errors_total{pipeline="m",policy="failed",source="s"} 0`,
 		`streamsql_checkpoint_duration_seconds_bucket{le="+Inf"}`,
 		`streamsql_checkpoint_last_success_timestamp_seconds `,
+		`streamsql_checkpoint_last_changes `,
+		`streamsql_operator_rows_out_total{operator="Scan#3",view="m"} 3`,
+		`streamsql_operator_rows_in_total{operator="WindowAggregate#2",view="m"} 3`,
+		`streamsql_operator_state_keys{operator="WindowAggregate#2",view="m"} 1`,
+		`streamsql_operator_watermark_seconds{operator="WindowAggregate#2",view="m"} 1.704067212e+09`,
 		"go_goroutines ", "process_start_time_seconds ",
 	)
 	if !regexp.MustCompile(`streamsql_source_watermark_lag_seconds\{pipeline="m",source="s"\} \d`).MatchString(body) {
