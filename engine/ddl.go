@@ -149,7 +149,7 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 	if ok, err := e.exists(st.Name, st.Text(), st.IfNotExists); ok || err != nil {
 		return &Result{Tag: "CREATE MATERIALIZED VIEW"}, err
 	}
-	vp, err := planner.PlanView(st, e.cat, e.settingsForPlan())
+	vp, err := planner.PlanView(st, viewResolver(e.cat), e.settingsForPlan())
 	if err != nil {
 		return nil, err
 	}
@@ -363,6 +363,9 @@ func (e *Engine) show(st *parser.ShowStmt) (*Result, error) {
 	if st.Kind == 0 && strings.EqualFold(st.Setting, "metrics") {
 		return e.metricsResult(), nil
 	}
+	if st.Kind == 0 && strings.EqualFold(st.Setting, "pipelines") {
+		return e.pipelinesResult(), nil
+	}
 	if st.Kind == 0 {
 		v, ok := e.setting(strings.ToLower(st.Setting))
 		if !ok {
@@ -401,15 +404,22 @@ func (e *Engine) describe(name string) (*Result, error) {
 
 func (e *Engine) explain(st *parser.ExplainStmt) (*Result, error) {
 	var text string
+	if st.Analyze {
+		var err error
+		if text, err = e.explainAnalyze(st); err != nil {
+			return nil, err
+		}
+		return explainResult(text), nil
+	}
 	switch in := st.Stmt.(type) {
 	case *parser.CreateViewStmt:
-		vp, err := planner.PlanView(in, e.cat, e.settingsForPlan())
+		vp, err := planner.PlanView(in, viewResolver(e.cat), e.settingsForPlan())
 		if err != nil {
 			return nil, err
 		}
 		text = vp.Explain(e.settingsForPlan(), nil)
 	case *parser.QueryStmt:
-		n, err := planner.BuildQuery(in, e.cat, true)
+		n, err := planner.BuildQuery(in, e.queryResolver(), true)
 		if err != nil {
 			return nil, err
 		}
@@ -423,11 +433,16 @@ func (e *Engine) explain(st *parser.ExplainStmt) (*Result, error) {
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "EXPLAIN supports CREATE MATERIALIZED VIEW, CREATE SINK and SELECT")
 	}
+	return explainResult(text), nil
+}
+
+// explainResult is EXPLAIN's result: one row per line of text.
+func explainResult(text string) *Result {
 	res := &Result{Schema: types.Schema{{Name: "QUERY PLAN", Type: types.String}}}
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		res.Rows = append(res.Rows, types.Row{types.StringValue(l)})
 	}
-	return res, nil
+	return res
 }
 
 // Explain returns EXPLAIN text for every view (used by `streamsql explain`
@@ -505,7 +520,7 @@ func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
 	}
 	var vp *planner.ViewPlan
 	if st.Query != nil {
-		if vp, err = planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan()); err != nil {
+		if vp, err = planner.PlanView(querySinkView(st), viewResolver(e.cat), e.settingsForPlan()); err != nil {
 			return "", err
 		}
 	} else {
@@ -525,7 +540,7 @@ func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
 // a pass-through keeps no state).
 
 func (e *Engine) createQuerySink(ctx context.Context, st *parser.CreateSinkStmt) (*Result, error) {
-	vp, err := planner.PlanView(querySinkView(st), e.cat, e.settingsForPlan())
+	vp, err := planner.PlanView(querySinkView(st), viewResolver(e.cat), e.settingsForPlan())
 	if err != nil {
 		return nil, err
 	}

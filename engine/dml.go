@@ -219,7 +219,7 @@ func (e *Engine) query(st *parser.QueryStmt) (*Result, error) {
 // scanQuery plans st and runs it over snapshots of the relations it
 // reads: the general path of query.
 func (e *Engine) scanQuery(st *parser.QueryStmt) (*Result, error) {
-	n, err := planner.BuildQuery(st, e.cat, true)
+	n, err := planner.BuildQuery(st, e.queryResolver(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -233,6 +233,9 @@ func (e *Engine) scanQuery(st *parser.QueryStmt) (*Result, error) {
 
 // snapshot returns the current rows of a view or side table.
 func (e *Engine) snapshot(s *planner.Scan) ([]types.Row, error) {
+	if rows, ok := e.systemRows(s.Name); ok {
+		return rows, nil
+	}
 	o, ok := e.cat.Get(s.Name)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", s.Name)

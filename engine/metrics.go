@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/planner"
@@ -278,6 +279,9 @@ func (e *Engine) figures() Snapshot {
 		}
 		s.Views = append(s.Views, vs)
 	}
+	if e.opts.ReadOnly {
+		s.Views = e.storedViews()
+	}
 	for _, name := range sortedKeys(e.tables) {
 		if t := e.tables[name]; t.rd != nil {
 			s.Sources = append(s.Sources, t.rd.stats(t.obj.Name))
@@ -379,7 +383,10 @@ type lateCount struct {
 	N              int64
 }
 
-func (v *viewRT) countersKey() []byte { return []byte(v.prefix() + "counters") }
+func (v *viewRT) countersKey() []byte { return viewCountersKey(v.plan.Name) }
+
+// viewCountersKey is where view's counters are stored.
+func viewCountersKey(view string) []byte { return []byte("v/" + view + "/counters") }
 
 // checkpointCounters stores the view's late-row counters.
 func (v *viewRT) checkpointCounters(w *state.Writer) error {
@@ -392,6 +399,26 @@ func (v *viewRT) checkpointCounters(w *state.Writer) error {
 		return err
 	}
 	return w.Set(v.countersKey(), b)
+}
+
+// storedViews are the figures a read-only engine has of the views
+// (nothing runs): the late-row totals the last checkpoint stored.
+func (e *Engine) storedViews() []ViewStats {
+	var out []ViewStats
+	for _, o := range e.cat.List(catalog.View) {
+		vs := ViewStats{Name: o.Name, Late: map[lateness.LateKey]int64{}}
+		if b, ok, err := e.store.Get(viewCountersKey(o.Name)); err == nil && ok {
+			var c viewCounters
+			if json.Unmarshal(b, &c) == nil {
+				for _, l := range c.Late {
+					vs.Late[lateness.LateKey{Policy: l.Policy, Reason: l.Reason}] = l.N
+				}
+			}
+		}
+		out = append(out, vs)
+	}
+	slices.SortFunc(out, func(a, b ViewStats) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // restoreCounters loads the counters checkpointCounters stored.

@@ -238,10 +238,13 @@ type DescribeStmt struct {
 	Name string
 }
 
-// ExplainStmt is EXPLAIN stmt.
+// ExplainStmt is EXPLAIN stmt, EXPLAIN ANALYZE stmt, or EXPLAIN ANALYZE
+// name (View: the running view's plan with its live figures).
 type ExplainStmt struct {
 	StmtBase
-	Stmt Stmt
+	Stmt    Stmt // nil when View is set
+	Analyze bool
+	View    string
 }
 
 // FlushStmt is FLUSH.

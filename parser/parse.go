@@ -213,11 +213,28 @@ func (p *stmtParser) explain(c *cursor) (Stmt, *sqlerr.Error) {
 	if p.explains++; p.explains > sqlerr.MaxDepth {
 		return nil, sqlerr.TooDeep(p.src.pos(c.peek(0).off), "EXPLAINs")
 	}
+	s := &ExplainStmt{StmtBase: p.base(c.toks)}
+	if c.peek(0).is("ANALYZE") {
+		s.Analyze = true
+		c.next()
+		if c.atEOF() {
+			return nil, c.errAt(c.peek(0), "expected a view name or a query to explain")
+		}
+		if c.i == len(c.toks)-1 && c.peek(0).isName() {
+			name, _, err := c.name("a view name")
+			if err != nil {
+				return nil, err
+			}
+			s.View = name
+			return s, c.done()
+		}
+	}
 	inner, err := p.statement(c.toks[c.i:])
 	if err != nil {
 		return nil, err
 	}
-	return &ExplainStmt{StmtBase: p.base(c.toks), Stmt: inner}, nil
+	s.Stmt = inner
+	return s, nil
 }
 
 // other handles a statement none of our forms start: TiDB decides whether

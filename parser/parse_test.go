@@ -82,7 +82,7 @@ func stripPos(s Stmt) Stmt {
 	case *FlushStmt:
 		return &FlushStmt{}
 	case *ExplainStmt:
-		return &ExplainStmt{Stmt: stripPos(x.Stmt)}
+		return &ExplainStmt{Stmt: stripPos(x.Stmt), Analyze: x.Analyze, View: x.View}
 	}
 	return s
 }
@@ -197,6 +197,9 @@ func TestParseDDL(t *testing.T) {
 		{"set session", `SET SESSION application_name = 'psql'`, &SetStmt{Name: "application_name", Value: "psql"}},
 		{"explain", `EXPLAIN DROP SINK s`, &ExplainStmt{Stmt: &DropStmt{Kind: ObjSink, Name: "s"}}},
 		{"explain explain", `EXPLAIN EXPLAIN FLUSH`, &ExplainStmt{Stmt: &ExplainStmt{Stmt: &FlushStmt{}}}},
+		{"explain analyze view", `EXPLAIN ANALYZE "Bids"`, &ExplainStmt{Analyze: true, View: "Bids"}},
+		{"explain analyze query", `EXPLAIN ANALYZE DROP SINK s`, &ExplainStmt{Analyze: true, Stmt: &DropStmt{Kind: ObjSink, Name: "s"}}},
+		{"show pipelines", `SHOW PIPELINES`, &ShowStmt{Setting: "pipelines"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -262,10 +262,17 @@ func (s *DescribeStmt) Restore() string { return "DESCRIBE " + quoteName(s.Name)
 
 // Restore implements Stmt.
 func (s *ExplainStmt) Restore() string {
-	if s.Stmt == nil {
-		return "EXPLAIN"
+	out := "EXPLAIN"
+	if s.Analyze {
+		out += " ANALYZE"
 	}
-	return "EXPLAIN " + s.Stmt.Restore()
+	switch {
+	case s.View != "":
+		return out + " " + quoteName(s.View)
+	case s.Stmt == nil:
+		return out
+	}
+	return out + " " + s.Stmt.Restore()
 }
 
 // Restore implements Stmt.

@@ -56,7 +56,7 @@ func classify(sql string) stmtKind {
 	case "show":
 		if len(w) > 1 {
 			switch strings.Trim(w[1], `"`) {
-			case "sources", "tables", "materialized", "sinks", "views":
+			case "sources", "tables", "materialized", "sinks", "views", "pipelines":
 				return kindEngine
 			}
 			if engineSettings[strings.Trim(w[1], `"`)] {

@@ -18,6 +18,15 @@ type Resolver interface {
 	Get(name string) (*catalog.Object, bool)
 }
 
+// SchemaResolver is a Resolver that owns schemas (the engine's
+// streamsql_catalog): a name qualified by one of them is looked up as
+// schema.name only, never as the bare name (other schemas are ignored:
+// objects live in one namespace).
+type SchemaResolver interface {
+	Resolver
+	OwnsSchema(schema string) bool
+}
+
 // builder turns a TiDB SELECT (with our window placeholders) into a
 // logical plan.
 type builder struct {
@@ -66,6 +75,14 @@ func (b *builder) tableSource(ts *ast.TableSource) (Node, *relScope, error) {
 	alias := ts.AsName.O
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
+		if src.Schema.O != "" {
+			if n, sc, ok, err := b.qualifiedName(src.Schema.O, src.Name.O, alias); ok {
+				return n, sc, err
+			}
+			if o, ok := b.cat.(SchemaResolver); ok && o.OwnsSchema(src.Schema.O) {
+				return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", src.Schema.O, src.Name.O)
+			}
+		}
 		n, sc, err := b.tableName(src.Name.O, alias)
 		return n, sc, err
 	case *ast.SelectStmt, *ast.SetOprStmt:
@@ -78,6 +95,25 @@ func (b *builder) tableSource(ts *ast.TableSource) (Node, *relScope, error) {
 		return b.join(src, nil)
 	}
 	return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "unsupported FROM item %T", ts.Source)
+}
+
+// qualifiedName plans schema.name when the resolver knows it by that
+// name (the engine's streamsql_catalog system tables); ok is false
+// otherwise, and the schema is ignored as before (objects live in one
+// namespace).
+func (b *builder) qualifiedName(schema, name, alias string) (Node, *relScope, bool, error) {
+	o, ok := b.cat.Get(schema + "." + name)
+	if !ok {
+		return nil, nil, false, nil
+	}
+	if alias == "" {
+		alias = name
+	}
+	n, err := b.scan(o)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	return n, newRelScope(alias, n.Schema()), true, nil
 }
 
 // tableName plans a relation reference: a window placeholder, a source, a
