@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/funcs"
 )
 
 // operatorSpellings are how the corpus writes the functions of
@@ -36,7 +36,7 @@ func TestCorpusCoversEveryFunction(t *testing.T) {
 		}
 	}
 	corpus := text.String()
-	for _, fn := range planner.FuncNames() {
+	for _, fn := range funcs.Names() {
 		if notInViews[fn] {
 			continue
 		}

@@ -91,7 +91,7 @@ func pgConcat(args []string) string {
 // extractUnits are the units EXTRACT's syntax takes (MySQL's unit words,
 // which the TiDB grammar knows; SECOND first, the one that is a double);
 // intPartUnits and floatPartUnit are every unit of
-// planner.ExtractUnits, through DATE_PART. Both render as Postgres'
+// funcs.ExtractUnits, through DATE_PART. Both render as Postgres'
 // date_part (double precision), which prints whole numbers as integers.
 var (
 	extractUnits  = []string{"SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "MICROSECOND"}
@@ -130,7 +130,7 @@ func pgExtract(args []string) string {
 func pgExtractInt(args []string) string { return "CAST(trunc(" + pgExtract(args) + ") AS bigint)" }
 
 // scalarFuncs is the corpus' function list. TestCorpusCoversEveryFunction
-// checks that every function planner.FuncNames lists (but now(), which a
+// checks that every function funcs.Names lists (but now(), which a
 // view refuses) is called by some production here or in exprProductions.
 var scalarFuncs = []*scalarFunc{
 	// Conditional.

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/streamsql/streamsql/funcs"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -41,32 +42,19 @@ func (e *EvalErrors) record(err *sqlerr.Error) {
 	e.last.Store(err)
 }
 
-// SQLSTATE codes of runtime failures that sqlerr does not name.
+// SQLSTATE codes of runtime failures that sqlerr and funcs do not name.
 const (
-	codeOutOfRange      = "22003" // numeric_value_out_of_range
-	codeInvalidText     = "22P02" // invalid_text_representation
-	codeInvalidLog      = "2201E" // invalid_argument_for_logarithm
-	codeInvalidPower    = "2201F" // invalid_argument_for_power_function
-	codeSubstringError  = "22011" // substring_error
-	codeInvalidEscape   = "22025" // invalid_escape_sequence
-	codeTimestampRange  = "22008" // datetime_field_overflow
-	codeCannotCoerce    = "42846" // cannot_coerce
-	codeInvalidArgument = sqlerr.InvalidParameter
+	codeInvalidText   = "22P02" // invalid_text_representation
+	codeInvalidEscape = "22025" // invalid_escape_sequence
+	codeCannotCoerce  = "42846" // cannot_coerce
 )
 
 // Preallocated runtime errors, so the error path of hot operators does not
 // allocate.
 var (
-	errDivZero     = sqlerr.New(sqlerr.DivisionByZero, "division by zero")
-	errIntRange    = sqlerr.New(codeOutOfRange, "bigint out of range")
-	errSqrtNeg     = sqlerr.New(codeInvalidPower, "cannot take square root of a negative number")
-	errLogZero     = sqlerr.New(codeInvalidLog, "cannot take logarithm of zero")
-	errLogNeg      = sqlerr.New(codeInvalidLog, "cannot take logarithm of a negative number")
-	errPowZeroNeg  = sqlerr.New(codeInvalidPower, "zero raised to a negative power is undefined")
-	errPowComplex  = sqlerr.New(codeInvalidPower, "a negative number raised to a non-integer power yields a complex result")
-	errNegSubstr   = sqlerr.New(codeSubstringError, "negative substring length not allowed")
-	errSplitZero   = sqlerr.New(codeInvalidArgument, "field position must not be zero")
-	errTSRange     = sqlerr.New(codeTimestampRange, "timestamp out of range")
+	errDivZero     = funcs.ErrDivZero
+	errIntRange    = funcs.ErrIntRange
+	errTSRange     = funcs.ErrTSRange
 	errLikeEscape  = sqlerr.New(codeInvalidEscape, "LIKE pattern must not end with escape character")
 	errEscapeChars = sqlerr.New(codeInvalidEscape, "invalid escape string: must be empty or one character")
 )
@@ -182,12 +170,15 @@ func fromBool(be boolEval) Evaluator {
 }
 
 func (c *compiler) compileCall(e *planner.Call) (Evaluator, error) {
-	f, ok := planner.LookupFunc(e.Fn)
+	f, ok := funcs.Lookup(e.Fn)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s is not known to exec", e.Fn)
 	}
 	if f.Volatile {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "%s() cannot be evaluated in a continuous query: it is not deterministic", e.Fn)
+	}
+	if f.Evaluated() {
+		return c.compileImpl(e, f)
 	}
 	switch e.Fn {
 	case "+", "-", "*", "/", "%", "neg":
@@ -226,12 +217,8 @@ func (c *compiler) compileCall(e *planner.Call) (Evaluator, error) {
 		return c.compileExtreme(e)
 	case "nullif":
 		return c.compileNullif(e)
-	case "concat", "||":
-		return c.compileConcat(e)
-	case "extract", "date_trunc":
-		return c.compileTimeUnit(e)
 	}
-	return c.compileStrict(e)
+	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s is not implemented in exec", e.Fn)
 }
 
 // ---- Integer arithmetic -------------------------------------------------
@@ -400,53 +387,15 @@ func pureColConst(e *planner.Call) (col int, k int64, ok bool) {
 	return c.Index, kc.V.I, true
 }
 
-// intOp applies an arithmetic operator to two BIGINTs with Postgres
-// semantics: overflow is an error, `/` truncates toward zero and `%` takes
-// the sign of the dividend.
+// intOp applies an arithmetic operator to two BIGINTs (funcs.IntOp) and
+// counts a failure in errs.
 func intOp(op byte, a, b int64, errs *EvalErrors) (int64, bool) {
-	switch op {
-	case '+':
-		s := a + b
-		if (s > a) != (b > 0) {
-			errs.record(errIntRange)
-			return 0, false
-		}
-		return s, true
-	case '-':
-		d := a - b
-		if (d < a) != (b > 0) {
-			errs.record(errIntRange)
-			return 0, false
-		}
-		return d, true
-	case '*':
-		m := a * b
-		if a != 0 && (m/a != b || (a == -1 && b == math.MinInt64)) {
-			errs.record(errIntRange)
-			return 0, false
-		}
-		return m, true
-	case '/':
-		if b == 0 {
-			errs.record(errDivZero)
-			return 0, false
-		}
-		if a == math.MinInt64 && b == -1 {
-			errs.record(errIntRange)
-			return 0, false
-		}
-		return a / b, true
-	case '%':
-		if b == 0 {
-			errs.record(errDivZero)
-			return 0, false
-		}
-		if b == -1 {
-			return 0, true
-		}
-		return a % b, true
+	x, err := funcs.IntOp(op, a, b)
+	if err != nil {
+		errs.record(err)
+		return 0, false
 	}
-	return 0, false
+	return x, true
 }
 
 // ---- Float arithmetic ---------------------------------------------------

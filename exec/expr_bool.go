@@ -64,7 +64,7 @@ func (c *compiler) compileBool(s planner.Scalar) (boolEval, error) {
 			return c.compileIsNull(e)
 		case "is_true", "is_not_true", "is_false", "is_not_false":
 			return c.compileIsTruth(e)
-		case "is_not_distinct_from":
+		case "is_not_distinct_from", "is_distinct_from":
 			return c.compileNotDistinct(e)
 		case "in":
 			return c.compileIn(e)
@@ -297,6 +297,8 @@ func (c *compiler) compileIsTruth(e *planner.Call) (boolEval, error) {
 	}, nil
 }
 
+// compileNotDistinct implements IS [NOT] DISTINCT FROM: equality where
+// NULL equals NULL and differs from every value; never NULL.
 func (c *compiler) compileNotDistinct(e *planner.Call) (boolEval, error) {
 	l, err := c.compile(e.Args[0])
 	if err != nil {
@@ -306,12 +308,13 @@ func (c *compiler) compileNotDistinct(e *planner.Call) (boolEval, error) {
 	if err != nil {
 		return nil, err
 	}
+	distinct := e.Fn == "is_distinct_from"
 	return func(row types.Row) (bool, bool) {
 		a, b := l(row), r(row)
 		if a.K == types.Null || b.K == types.Null {
-			return a.K == b.K, true
+			return (a.K == b.K) != distinct, true
 		}
-		return types.Compare(a, b) == 0, true
+		return (types.Compare(a, b) == 0) != distinct, true
 	}, nil
 }
 

@@ -5,7 +5,7 @@ package exec
 // arithmetic.
 
 import (
-	"errors"
+	"github.com/streamsql/streamsql/funcs"
 	"math"
 
 	"github.com/streamsql/streamsql/planner"
@@ -15,27 +15,11 @@ import (
 
 // Preallocated decimal and date errors.
 var (
-	errDecOverflow = sqlerr.New(codeOutOfRange, "value overflows numeric format")
-	errDateRange   = sqlerr.New(codeTimestampRange, "date out of range")
+	errDateRange = sqlerr.New(funcs.CodeTimestampRange, "date out of range")
 )
 
-// decErr turns a types.DecimalError into a *sqlerr.Error with its
-// SQLSTATE (the common ones preallocated).
-func decErr(err error) *sqlerr.Error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, types.ErrDecimalOverflow):
-		return errDecOverflow
-	case errors.Is(err, types.ErrDecimalDivZero):
-		return errDivZero
-	}
-	var de *types.DecimalError
-	if errors.As(err, &de) {
-		return sqlerr.New(de.Code, "%s", de.Msg)
-	}
-	return sqlerr.New(sqlerr.DataException, "%s", err.Error())
-}
+// decErr turns a types.DecimalError into a *sqlerr.Error.
+func decErr(err error) *sqlerr.Error { return funcs.DecimalErr(err) }
 
 // asDec reads an Int or Decimal value as a Decimal.
 func asDec(v types.Value) types.Value {
@@ -247,23 +231,4 @@ func isDateArith(e *planner.Call) bool {
 		}
 	}
 	return false
-}
-
-// decimal1 is the Decimal form of the one-argument math functions.
-var decimal1 = map[string]func(types.Value) (types.Value, error){
-	"abs":   func(v types.Value) (types.Value, error) { return types.DecimalAbs(v), nil },
-	"floor": types.DecimalFloor,
-	"ceil":  types.DecimalCeil,
-	"round": func(v types.Value) (types.Value, error) { return types.DecimalRound(v, 0) },
-	"sign": func(v types.Value) (types.Value, error) {
-		return types.DecimalFromInt(int64(types.Compare(v, types.DecimalFromInt(0)))), nil
-	},
-}
-
-// decimalRound2 is ROUND(decimal, n): n digits after the point (before
-// it when negative), at scale max(n, 0).
-func decimalRound2(a, b types.Value) (types.Value, *sqlerr.Error) {
-	n := max(min(b.I, types.MaxRoundScale), -types.MaxRoundScale)
-	v, err := types.DecimalRound(a, int(n))
-	return v, decErr(err)
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"github.com/streamsql/streamsql/funcs"
 	"math"
 	"sort"
 	"strconv"
@@ -384,7 +385,7 @@ func (b *binder) bindAll(es []ast.ExprNode) ([]Scalar, error) {
 	return out, nil
 }
 
-var caseFunc = &Func{Name: "case", Sigs: anyVariadic}
+var caseFunc = &funcs.Func{Name: "case", Sigs: []funcs.Sig{{Args: []types.Kind{funcs.AnyElement}, Variadic: true, Result: funcs.AnyElement}}}
 
 func (b *binder) bindCase(n *ast.CaseExpr) (Scalar, error) {
 	c := &Case{}
@@ -590,7 +591,7 @@ func ParseBool(s string) (value, ok bool) {
 
 // call resolves fn over args and builds the Call.
 func (b *binder) call(n ast.Node, fn string, args ...Scalar) (Scalar, error) {
-	f, ok := LookupFunc(fn)
+	f, ok := funcs.Lookup(fn)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", fn, argKinds(args))
 	}
@@ -615,7 +616,7 @@ func argKinds(args []Scalar) string {
 // parse as the cheapest signature wants, the next signature is tried, so
 // `ts - '1 hour'` still binds (as timestamp − interval); the first
 // failure is reported when none fits.
-func (b *binder) resolve(n ast.Node, f *Func, args []Scalar) ([]Scalar, types.Kind, error) {
+func (b *binder) resolve(n ast.Node, f *funcs.Func, args []Scalar) ([]Scalar, types.Kind, error) {
 	type cand struct{ sig, cost int }
 	var cands []cand
 	for i, sig := range f.Sigs {
@@ -641,16 +642,16 @@ func (b *binder) resolve(n ast.Node, f *Func, args []Scalar) ([]Scalar, types.Ki
 }
 
 // applySig converts args to the kinds sig declares.
-func applySig(f *Func, sig Sig, args []Scalar) ([]Scalar, types.Kind, error) {
+func applySig(f *funcs.Func, sig funcs.Sig, args []Scalar) ([]Scalar, types.Kind, error) {
 	unified, _ := unifyArgs(sig, args)
 	out := make([]Scalar, len(args))
 	for i, a := range args {
 		p := param(sig, i)
-		if p == AnyElement {
+		if p == funcs.AnyElement {
 			p = unified
 		}
 		switch {
-		case p == AnyKind || p == types.Null || a.Type() == p || a.Type() == types.Null:
+		case p == funcs.AnyKind || p == types.Null || a.Type() == p || a.Type() == types.Null:
 			out[i] = a
 		case isStringLiteral(a):
 			c, err := coerceLiteral(a.(*Const), p)
@@ -667,7 +668,7 @@ func applySig(f *Func, sig Sig, args []Scalar) ([]Scalar, types.Kind, error) {
 		}
 	}
 	res := sig.Result
-	if res == AnyElement {
+	if res == funcs.AnyElement {
 		res = unified
 	}
 	return out, res, nil
@@ -706,27 +707,27 @@ func foldCast(c *Const, to types.Kind) Scalar {
 	return &Cast{Arg: c, To: to}
 }
 
-func param(sig Sig, i int) types.Kind {
+func param(sig funcs.Sig, i int) types.Kind {
 	if i >= len(sig.Args) {
 		return sig.Args[len(sig.Args)-1]
 	}
 	return sig.Args[i]
 }
 
-func arityOK(sig Sig, n int) bool {
+func arityOK(sig funcs.Sig, n int) bool {
 	if sig.Variadic {
 		return n >= len(sig.Args)
 	}
 	return n == len(sig.Args)
 }
 
-// unifyArgs finds the one kind the AnyElement arguments of sig share:
+// unifyArgs finds the one kind the funcs.AnyElement arguments of sig share:
 // typed arguments decide (Int with Float gives Float); untyped NULLs and
 // string literals follow. ok is false when typed kinds conflict.
-func unifyArgs(sig Sig, args []Scalar) (types.Kind, bool) {
+func unifyArgs(sig funcs.Sig, args []Scalar) (types.Kind, bool) {
 	k, lit := types.Null, false
 	for i, a := range args {
-		if param(sig, i) != AnyElement {
+		if param(sig, i) != funcs.AnyElement {
 			continue
 		}
 		ak := a.Type()
@@ -768,7 +769,7 @@ func unifyNumeric(a, b types.Kind) types.Kind {
 // literal coerced to some other kind. Like Postgres, a
 // literal is first assumed to be of the other operand's kind, so
 // `ts - '2024-01-01'` is timestamp − timestamp.
-func sigCost(sig Sig, args []Scalar) (int, bool) {
+func sigCost(sig funcs.Sig, args []Scalar) (int, bool) {
 	if !arityOK(sig, len(args)) {
 		return 0, false
 	}
@@ -779,12 +780,12 @@ func sigCost(sig Sig, args []Scalar) (int, bool) {
 	cost := 0
 	for i, a := range args {
 		p := param(sig, i)
-		if p == AnyElement {
+		if p == funcs.AnyElement {
 			p = unified
 		}
 		ak := a.Type()
 		switch {
-		case p == AnyKind || ak == p || ak == types.Null || p == types.Null:
+		case p == funcs.AnyKind || ak == p || ak == types.Null || p == types.Null:
 		case ak == types.Int && p == types.Float:
 			cost++
 		case implicitCast(ak, p) && ak == types.Decimal:
@@ -813,8 +814,8 @@ func hasTypedKind(args []Scalar, k types.Kind) bool {
 	return false
 }
 
-func noMatch(n ast.Node, f *Func, args []Scalar) error {
-	if len(f.Sigs) == 1 && len(f.Sigs[0].Args) > 0 && f.Sigs[0].Args[0] == AnyElement && f.Sigs[0].Result != types.Bool {
+func noMatch(n ast.Node, f *funcs.Func, args []Scalar) error {
+	if len(f.Sigs) == 1 && len(f.Sigs[0].Args) > 0 && f.Sigs[0].Args[0] == funcs.AnyElement && f.Sigs[0].Result != types.Bool {
 		return sqlerr.New(sqlerr.DatatypeMismatch, "%s types %s cannot be matched, in expression %s",
 			strings.ToUpper(f.Name), conflicting(args), exprText(n))
 	}
@@ -892,7 +893,7 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := LookupFunc(name); !ok {
+	if _, ok := funcs.Lookup(name); !ok {
 		return nil, undefinedFunction(name)
 	}
 	return b.call(n, name, args...)
@@ -1013,7 +1014,7 @@ func (b *binder) bindExtract(n *ast.FuncCallExpr) (Scalar, error) {
 	default:
 		return nil, notSupported(n, "this form of EXTRACT is")
 	}
-	return b.unitCall(n, "extract", unit, n.Args[1])
+	return b.unitCall(n, "extract", unit, n.Args[1], true)
 }
 
 // bindUnitFunc binds DATE_PART('unit', ts) and DATE_TRUNC('unit', ts): the
@@ -1037,15 +1038,18 @@ func (b *binder) bindUnitFunc(n *ast.FuncCallExpr, name string) (Scalar, error) 
 	if name == "date_part" {
 		name = "extract"
 	}
-	return b.unitCall(n, name, u.(*Const).V.S, n.Args[1])
+	return b.unitCall(n, name, u.(*Const).V.S, n.Args[1], false)
 }
 
-func (b *binder) unitCall(n ast.Node, fn, unit string, arg ast.ExprNode) (Scalar, error) {
-	valid := ExtractUnits
+// unitCall binds a unit function's call; isExtract is the EXTRACT syntax,
+// which, as in Postgres, refuses time-of-day fields of a DATE (DATE_PART
+// casts the date to a timestamp instead).
+func (b *binder) unitCall(n ast.Node, fn, unit string, arg ast.ExprNode, isExtract bool) (Scalar, error) {
+	valid := funcs.ExtractUnits
 	if fn == "date_trunc" {
-		valid = TruncUnits
+		valid = funcs.TruncUnits
 	}
-	norm := NormalizeUnit(unit)
+	norm := funcs.NormalizeUnit(unit)
 	ok := false
 	for _, v := range valid {
 		ok = ok || v == norm
@@ -1058,12 +1062,15 @@ func (b *binder) unitCall(n ast.Node, fn, unit string, arg ast.ExprNode) (Scalar
 	if err != nil {
 		return nil, err
 	}
+	if isExtract && x.Type() == types.Date && funcs.TimeOfDayUnit(norm) {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "unit \"%s\" not supported for type date, in expression %s", unit, exprText(n))
+	}
 	s, err := b.call(n, fn, &Const{V: types.StringValue(norm)}, x)
 	if err != nil {
 		return nil, err
 	}
-	if c := s.(*Call); fn == "extract" && (norm == "second" || norm == "epoch") {
-		c.T = types.Float
+	if fn == "extract" {
+		s.(*Call).T = funcs.ExtractResult(norm)
 	}
 	return s, nil
 }

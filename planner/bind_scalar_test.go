@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/streamsql/streamsql/funcs"
 	"strings"
 	"testing"
 
@@ -344,14 +345,14 @@ func TestIntervalLiteral(t *testing.T) {
 }
 
 func TestFuncTable(t *testing.T) {
-	for _, n := range FuncNames() {
-		f, ok := LookupFunc(n)
+	for _, n := range funcs.Names() {
+		f, ok := funcs.Lookup(n)
 		if !ok || f.Name != n || len(f.Sigs) == 0 {
 			t.Errorf("function %q badly registered", n)
 		}
 	}
-	for alias, canon := range funcAliases {
-		if f, ok := LookupFunc(alias); !ok || f.Name != canon {
+	for alias, canon := range funcs.Aliases() {
+		if f, ok := funcs.Lookup(alias); !ok || f.Name != canon {
 			t.Errorf("alias %q does not resolve to %q", alias, canon)
 		}
 	}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/streamsql/streamsql/funcs"
 
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -85,7 +86,7 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 // side, which the key then reads; a Project over the join drops the
 // extra columns again, so the output is still the columns scope names.
 func (j *Join) coerceKeys(scope *relScope) Node {
-	eq, _ := LookupFunc("=")
+	eq, _ := funcs.Lookup("=")
 	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
 	var lx, rx []*Cast
 	for i := range j.LeftKeys {

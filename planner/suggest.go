@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/funcs"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -64,12 +65,12 @@ var aggregateNames = []string{"count", "sum", "min", "max", "avg"}
 // operators), their aliases and the aggregates.
 func functionNames() []string {
 	var out []string
-	for _, n := range FuncNames() {
+	for _, n := range funcs.Names() {
 		if strings.Trim(n, "abcdefghijklmnopqrstuvwxyz_") == "" && !strings.HasPrefix(n, "is_") {
 			out = append(out, n)
 		}
 	}
-	for a := range funcAliases {
+	for a := range funcs.Aliases() {
 		out = append(out, a)
 	}
 	return append(out, aggregateNames...)
@@ -94,7 +95,7 @@ func starCall(name string, args []ast.ExprNode) error {
 	if !isStarCall(args) {
 		return nil
 	}
-	if _, ok := LookupFunc(name); ok {
+	if _, ok := funcs.Lookup(name); ok {
 		return sqlerr.New(sqlerr.UndefinedFunction, "function %s(*) does not exist", name)
 	}
 	return undefinedFunction(name)

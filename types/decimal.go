@@ -450,6 +450,22 @@ func DecimalRound(v Value, scale int) (Value, error) {
 	return decimalFromBig(q, out)
 }
 
+// DecimalTrunc truncates v toward zero to scale digits after the point
+// (before it when negative) and returns it at scale max(scale, 0), as
+// Postgres's trunc(numeric, int).
+func DecimalTrunc(v Value, scale int) (Value, error) {
+	scale = min(scale, MaxRoundScale)
+	d := int(v.Scale) - scale // digits to drop
+	if d <= 0 {
+		return DecimalRound(v, scale)
+	}
+	q := new(big.Int).Quo(v.bigCoef(), bigPow10(d))
+	if scale < 0 {
+		q.Mul(q, bigPow10(-scale))
+	}
+	return decimalFromBig(q, max(scale, 0))
+}
+
 // DecimalFloor returns the largest integer <= v, at scale 0.
 func DecimalFloor(v Value) (Value, error) { return decimalToward(v, -1) }
 
