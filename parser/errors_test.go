@@ -28,6 +28,14 @@ func TestErrors(t *testing.T) {
 			code: sqlerr.SyntaxError, line: 1, col: 66, near: "'1 fortnight')", detail: "invalid interval"},
 		{name: "watermark column undeclared", sql: "CREATE SOURCE s (ts TIMESTAMP, WATERMARK FOR t2 AS t2)",
 			code: sqlerr.SyntaxError, line: 1, col: 32, near: "WATERMARK FOR t2 AS t2)", detail: "not declared"},
+		{name: "error inside IS DISTINCT FROM keeps its position", sql: "SELECT a IS DISTINCT FROM b +* 2 FROM t",
+			code: sqlerr.SyntaxError, line: 1, col: 30, near: "* 2 FROM t"},
+		{name: "regex match without operand", sql: "SELECT a ~ FROM t",
+			code: sqlerr.SyntaxError, line: 1, col: 10, near: "~ FROM t", detail: "operand on each side"},
+		// The operand ends at the +, so TiDB reports the text inserted after
+		// it, which maps to the end of the operand.
+		{name: "error after a regex match keeps its position", sql: "SELECT x,\n  a ~* 'b' + FROM t",
+			code: sqlerr.SyntaxError, line: 2, col: 13, near: " FROM t"},
 		{name: "unknown column type", sql: "CREATE SOURCE s (a BIGNIT)", code: sqlerr.SyntaxError, line: 1, col: 20, near: "BIGNIT)"},
 		{name: "unsupported column type", sql: "CREATE SOURCE s (a TIME)", code: sqlerr.FeatureNotSupport, line: 1, col: 20, near: "-"},
 		{name: "option without value", sql: "CREATE SINK k FROM v WITH (connector = )", code: sqlerr.SyntaxError, line: 1, col: 40, near: ")"},

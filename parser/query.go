@@ -132,6 +132,8 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			}
 		case t.isOp("::"):
 			i = q.pgCast(i)
+		case t.isOp("~") || t.isOp("!"):
+			i = q.regexOp(i)
 		case t.kind == tNumber && !decimalFits(t.text):
 			q.errAt(t, "numeric literal too long")
 			q.rw.replace(t.off, t.end, "0")
@@ -164,6 +166,10 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		}
 	case "INTERVAL":
 		return q.exprInterval(i)
+	case "IS":
+		return q.isDistinct(i)
+	case "EXTRACT":
+		return q.extract(i)
 	case "AS":
 		if f.isCast && !f.castDone {
 			f.castDone = true

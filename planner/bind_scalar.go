@@ -271,6 +271,10 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Scalar, error) {
 		if err := wantBool(n, "NOT", v); err != nil {
 			return nil, err
 		}
+		if c, ok := v.(*Call); ok && c.Fn == "is_not_distinct_from" {
+			// IS DISTINCT FROM, which the parser delivers as NOT (a <=> b).
+			return &Call{Fn: "is_distinct_from", Args: c.Args, T: types.Bool}, nil
+		}
 		return &Call{Fn: "not", Args: []Scalar{v}, T: types.Bool}, nil
 	}
 	return nil, notSupported(n, "operator "+n.Op.String()+" is")
