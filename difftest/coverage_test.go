@@ -13,7 +13,7 @@ import (
 var operatorSpellings = map[string]string{
 	"+": ` \+ `, "-": ` - `, "*": ` \* `, "/": ` / `, "%": ` % `, "neg": `\(- `,
 	"=": ` = `, "<>": ` <> `, "<": ` < `, "<=": ` <= `, ">": ` > `, ">=": ` >= `,
-	"is_not_distinct_from": ` <=> `, "and": ` AND `, "or": ` OR `, "not": `\(NOT `,
+	"is_not_distinct_from": ` <=> `, "is_distinct_from": ` IS DISTINCT FROM `, "and": ` AND `, "or": ` OR `, "not": `\(NOT `,
 	"is_null": ` IS NULL`, "is_not_null": ` IS NOT NULL`, "is_true": ` IS TRUE`,
 	"is_not_true": ` IS NOT TRUE`, "is_false": ` IS FALSE`, "is_not_false": ` IS NOT FALSE`,
 	"in": ` IN \(`, "like": ` LIKE `, "ilike": ` ILIKE `, "||": ` \|\| `, "extract": `EXTRACT\(`,
@@ -50,7 +50,7 @@ func TestCorpusCoversEveryFunction(t *testing.T) {
 	}
 	for _, want := range []string{"count(*)", "count(DISTINCT ", "sum(", "sum(DISTINCT ", "min(", "max(", "avg(",
 		"TUMBLE(", "HOP(", "SESSION(", "EMIT ON WINDOW CLOSE", "EMIT ON UPDATE", "STATE TTL", " <=> ",
-		"CAST(ts AS DATE)", "DECIMAL(12,2)", "ESCAPE '!'", " BETWEEN a.ts AND a.te"} {
+		"CAST(ts AS DATE)", "DECIMAL(12,2)", " IS NOT DISTINCT FROM ", " ~ ", " ~* ", " !~ ", " !~* ", "ESCAPE '!'", " BETWEEN a.ts AND a.te"} {
 		if !strings.Contains(corpus, want) {
 			t.Errorf("no case of the default run contains %q", want)
 		}

@@ -152,16 +152,38 @@ func (c cmp) sql(d dialect) string {
 	return "(" + c.l.sql(d) + " " + c.op + " " + c.r.sql(d) + ")"
 }
 
-// nullSafeEq is <=> (Postgres: IS NOT DISTINCT FROM).
-type nullSafeEq struct{ l, r expr }
+// nullSafeEq is <=> (Postgres: IS NOT DISTINCT FROM), or with op set
+// streamsql's spelling of IS [NOT] DISTINCT FROM, which is Postgres's.
+type nullSafeEq struct {
+	l, r expr
+	op   string
+}
 
 func (nullSafeEq) kind() kind { return kBool }
 func (n nullSafeEq) sql(d dialect) string {
-	if d == postgres {
+	switch {
+	case n.op != "":
+		return "(" + n.l.sql(d) + " " + n.op + " " + n.r.sql(d) + ")"
+	case d == postgres:
 		return "(" + n.l.sql(d) + " IS NOT DISTINCT FROM " + n.r.sql(d) + ")"
 	}
 	return "(" + n.l.sql(d) + " <=> " + n.r.sql(d) + ")"
 }
+
+// regexMatch is s ~ pattern (~*, !~, !~*), spelled alike in both.
+type regexMatch struct {
+	x       expr
+	op, pat string
+}
+
+func (regexMatch) kind() kind { return kBool }
+func (m regexMatch) sql(d dialect) string {
+	return "(" + m.x.sql(d) + " " + m.op + " " + m.pat + ")"
+}
+
+// regexPatterns mean the same in RE2 and Postgres's regular expressions
+// (docs/sql.md lists where the two differ).
+var regexPatterns = []string{"'a'", "'^a'", "'c$'", "'a.c'", "'[a-c]+'", "'x|y'", "'\\s'", "'^[[:alpha:]]+$'", "'L{2}'", "'(o)(r)'"}
 
 // isTest is x IS [NOT] NULL|TRUE|FALSE.
 type isTest struct {
@@ -359,8 +381,16 @@ func init() {
 		kBool: {
 			comparison, comparison, comparison,
 			func(g *gen, d int) expr {
-				return nullSafeEq{g.expr(kInt, d), g.expr(kInt, d)}
+				return nullSafeEq{l: g.expr(kInt, d), r: g.expr(kInt, d)}
 			},
+			func(g *gen, d int) expr {
+				k := []kind{kInt, kStr, kDec, kTs, kFloat}[g.pick(5)]
+				return nullSafeEq{l: g.expr(k, d), r: g.expr(k, d), op: g.oneOf("IS DISTINCT FROM", "IS NOT DISTINCT FROM")}
+			},
+			func(g *gen, d int) expr {
+				return regexMatch{x: g.expr(kStr, d), op: g.oneOf("~", "~*", "!~", "!~*"), pat: g.oneOf(regexPatterns...)}
+			},
+			funcsOf(kBool),
 			func(g *gen, d int) expr {
 				k := []kind{kInt, kStr, kDec, kTs, kFloat}[g.pick(5)]
 				return isTest{g.expr(k, d), g.oneOf("NULL", "NOT NULL")}

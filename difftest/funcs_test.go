@@ -94,11 +94,13 @@ func pgConcat(args []string) string {
 // funcs.ExtractUnits, through DATE_PART. Both render as Postgres'
 // date_part (double precision), which prints whole numbers as integers.
 var (
-	extractUnits  = []string{"SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "MICROSECOND"}
-	intPartUnits  = []string{"microseconds", "milliseconds", "minute", "hour", "day", "dow", "isodow", "doy", "week", "month", "quarter", "year", "isoyear"}
-	truncUnits    = []string{"microseconds", "milliseconds", "second", "minute", "hour", "day", "week", "month", "quarter", "year"}
+	extractUnits = []string{"SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "MICROSECOND",
+		"DOW", "ISODOW", "DOY", "ISOYEAR", "DECADE", "CENTURY", "MILLENNIUM"}
+	intPartUnits = []string{"microseconds", "milliseconds", "minute", "hour", "day", "dow", "isodow", "doy", "week",
+		"month", "quarter", "year", "isoyear", "decade", "century", "millennium"}
+	truncUnits    = []string{"microseconds", "milliseconds", "second", "minute", "hour", "day", "week", "month", "quarter", "year", "decade", "century", "millennium"}
 	unitToPGPart  = map[string]string{"MICROSECOND": "microseconds"}
-	floatPartUnit = []string{"second", "epoch"}
+	floatPartUnit = []string{"second", "epoch", "julian"}
 )
 
 // extractCall draws EXTRACT's unit word and timestamp.
@@ -128,6 +130,11 @@ func pgExtract(args []string) string {
 // BIGINT: Postgres' date_part is a double, and a double in arithmetic
 // with a numeric makes a double where streamsql makes a DECIMAL.
 func pgExtractInt(args []string) string { return "CAST(trunc(" + pgExtract(args) + ") AS bigint)" }
+
+// secondsArg is the DOUBLE seconds argument v of make_timestamp.
+func secondsArg(v string) expr {
+	return lit{k: kFloat, st: "CAST(" + v + " AS DOUBLE)", pg: "CAST(" + v + " AS float8)"}
+}
 
 // scalarFuncs is the corpus' function list. TestCorpusCoversEveryFunction
 // checks that every function funcs.Names lists (but now(), which a
@@ -180,6 +187,45 @@ var scalarFuncs = []*scalarFunc{
 	{name: "split_part", result: kStr, args: func(g *gen, d int) []expr {
 		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("' '", "'b'")}, lit{k: kInt, st: g.oneOf("1", "2", "3")}}
 	}},
+	{name: "concat_ws", result: kStr, args: func(g *gen, d int) []expr {
+		ks := []kind{kStr, kInt, kTs, kStr}
+		out := []expr{lit{k: kStr, st: g.oneOf("','", "''", "' - '")}, g.expr(kStr, d), g.expr(ks[g.pick(len(ks))], d)}
+		if g.pick(2) == 0 {
+			out = append(out, g.expr(ks[g.pick(len(ks))], d))
+		}
+		return out
+	}},
+	{name: "lpad", result: kStr, args: withConsts(kStr, []string{"-1", "0", "2", "8"})},
+	{name: "rpad", result: kStr, args: withConsts(kStr, []string{"-1", "0", "2", "8"})},
+	{name: "lpad", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kInt, st: g.oneOf("0", "3", "9")}, lit{k: kStr, st: g.oneOf("'xy'", "''", "'*'")}}
+	}},
+	{name: "rpad", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kInt, st: g.oneOf("0", "3", "9")}, lit{k: kStr, st: g.oneOf("'xy'", "''", "'é'")}}
+	}},
+	{name: "reverse", result: kStr, args: kinds(kStr)},
+	{name: "initcap", result: kStr, args: kinds(kStr)},
+	{name: "md5", result: kStr, args: kinds(kStr)},
+	{name: "starts_with", result: kBool, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf("'a'", "''", "'he'", "'abc'")}}
+	}},
+	{name: "regexp_like", result: kBool, args: func(g *gen, d int) []expr {
+		out := []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf(regexPatterns...)}}
+		if g.pick(2) == 0 {
+			out = append(out, lit{k: kStr, st: g.oneOf("'i'", "'c'", "'n'")})
+		}
+		return out
+	}},
+	{name: "regexp_count", result: kInt, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf(regexPatterns...)}}
+	}},
+	{name: "regexp_replace", result: kStr, args: func(g *gen, d int) []expr {
+		out := []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf(regexPatterns...)}, lit{k: kStr, st: g.oneOf("'X'", "''", "'<\\&>'", "'\\2\\1'")}}
+		if g.pick(2) == 0 {
+			out = append(out, lit{k: kStr, st: g.oneOf("'g'", "'i'", "'gi'")})
+		}
+		return out
+	}},
 	{name: "left", result: kStr, args: withConsts(kStr, []string{"-2", "0", "1", "3"})},
 	{name: "right", result: kStr, args: withConsts(kStr, []string{"-2", "0", "1", "3"})},
 	// Math.
@@ -196,6 +242,21 @@ var scalarFuncs = []*scalarFunc{
 	// round rounds half to even, its numeric round away from zero.
 	{name: "round", result: kFloat, args: kinds(kFloat), pg: pgTemplate("CAST(round(CAST($1 AS numeric)) AS float8)")},
 	{name: "round", result: kFloat, args: withConsts(kFloat, []string{"0", "1", "2"}), pg: pgTemplate("CAST(round(CAST($1 AS numeric), $2) AS float8)")},
+	{name: "abs", result: kDec, args: kinds(kDec)},
+	{name: "floor", result: kDec, args: kinds(kDec)},
+	{name: "ceil", result: kDec, args: kinds(kDec)},
+	{name: "sign", result: kDec, args: kinds(kDec)},
+	{name: "round", result: kDec, args: kinds(kDec)},
+	{name: "round", result: kDec, args: withConsts(kDec, []string{"-1", "0", "1", "3"})},
+	{name: "trunc", result: kDec, args: kinds(kDec)},
+	{name: "trunc", result: kDec, args: withConsts(kDec, []string{"-1", "0", "1", "3"})},
+	{name: "trunc", result: kFloat, args: kinds(kFloat)},
+	{name: "trunc", result: kInt, args: kinds(kInt), pg: intOf("trunc")},
+	{name: "mod", result: kInt, args: withConsts(kInt, []string{"2", "-3", "7"})},
+	{name: "mod", result: kDec, args: func(g *gen, d int) []expr {
+		v := g.oneOf("0.30", "2.00", "-1.50")
+		return []expr{g.expr(kDec, d), lit{k: kDec, st: "CAST(" + v + " AS DECIMAL(10,2))", pg: "CAST(" + v + " AS numeric(10,2))"}}
+	}},
 	{name: "power", result: kFloat, args: func(g *gen, _ int) []expr {
 		n := g.oneOf("0", "2", "3")
 		return []expr{g.leaf(kFloat), lit{k: kFloat, st: "CAST(" + n + " AS DOUBLE)", pg: "CAST(" + n + " AS float8)"}}
@@ -219,6 +280,17 @@ var scalarFuncs = []*scalarFunc{
 	{name: "date_part", result: kInt, args: unitArg(intPartUnits), pg: pgTemplate("CAST(trunc(date_part($1, $2)) AS bigint)")},
 	{name: "date_part", result: kFloat, args: unitArg(floatPartUnit), pg: pgTemplate("date_part($1, $2)")},
 	{name: "date_trunc", result: kTs, args: unitArg(truncUnits)},
+	{name: "date_bin", result: kTs, args: func(g *gen, d int) []expr {
+		return []expr{lit{k: kStr, st: g.oneOf("'15 minutes'", "'1 hour'", "'7 seconds'", "'1 day'")}, g.expr(kTs, d), g.lit(kTs)}
+	}},
+	{name: "make_timestamp", result: kTs, args: func(g *gen, d int) []expr {
+		return []expr{
+			lit{k: kInt, st: g.oneOf("2024", "1999", "1")}, lit{k: kInt, st: g.oneOf("1", "2", "12")},
+			lit{k: kInt, st: g.oneOf("1", "15", "28")}, g.expr(kInt, d), lit{k: kInt, st: g.oneOf("0", "30", "59")},
+			secondsArg(g.oneOf("0", "59.5", "1.25")),
+		}
+	}, pg: pgTemplate("make_timestamp(CAST($1 AS int), CAST($2 AS int), CAST($3 AS int), CAST(abs($4) % 24 AS int), CAST($5 AS int), $6)"),
+		st: pgTemplate("make_timestamp($1, $2, $3, abs($4) % 24, $5, $6)")},
 	{name: "to_timestamp", result: kTs, args: func(g *gen, _ int) []expr { return []expr{g.leaf(kFloat)} },
 		pg: pgTemplate("(to_timestamp($1) AT TIME ZONE 'UTC')")},
 }
