@@ -12,20 +12,58 @@ import (
 
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/engine"
+	"github.com/streamsql/streamsql/funcs"
 )
 
 // optionsDocPath is the generated reference of every connector's WITH
 // options; `streamsql docs` rewrites it and a test keeps it current.
 const optionsDocPath = "docs/connectors/options.md"
 
+// sqlDocPath holds the function table, generated from the funcs registry
+// between functionsBegin and functionsEnd.
+const (
+	sqlDocPath     = "docs/sql.md"
+	functionsBegin = "<!-- BEGIN generated function table -->\n"
+	functionsEnd   = "<!-- END generated function table -->\n"
+)
+
+// withFunctionTable returns doc with the text between the function table
+// markers replaced by the registry's table.
+func withFunctionTable(doc string) (string, error) {
+	i := strings.Index(doc, functionsBegin)
+	j := strings.Index(doc, functionsEnd)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("%s lacks the %q and %q markers", sqlDocPath, strings.TrimSpace(functionsBegin), strings.TrimSpace(functionsEnd))
+	}
+	return doc[:i+len(functionsBegin)] + "\n" + funcs.Markdown() + "\n" + doc[j:], nil
+}
+
+// writeDocs regenerates the connector options page and docs/sql.md's
+// function table under root.
+func writeDocs(root string) error {
+	if err := os.WriteFile(filepath.Join(root, optionsDocPath), []byte(connectorOptionsDoc(registry(io.Discard))), 0o644); err != nil {
+		return err
+	}
+	path := filepath.Join(root, sqlDocPath)
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := withFunctionTable(string(doc))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
 func docsCmd() *cobra.Command {
 	var root string
 	cmd := &cobra.Command{
 		Use:    "docs",
-		Short:  "Regenerate docs/connectors/options.md from the connectors' option specs",
+		Short:  "Regenerate docs/connectors/options.md and docs/sql.md's function table",
 		Hidden: true,
 		RunE: func(*cobra.Command, []string) error {
-			return os.WriteFile(filepath.Join(root, optionsDocPath), []byte(connectorOptionsDoc(registry(io.Discard))), 0o644)
+			return writeDocs(root)
 		},
 	}
 	cmd.Flags().StringVar(&root, "root", ".", "repository root")
