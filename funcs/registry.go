@@ -40,6 +40,59 @@ type Impl struct {
 	FN func(args []types.Value) (types.Value, *sqlerr.Error)
 }
 
+// Call evaluates i on args without regard to strictness (the caller
+// checks NULLs); it fails when i has no form for len(args) arguments.
+func (i Impl) Call(args []types.Value) (types.Value, *sqlerr.Error) {
+	switch {
+	case len(args) == 1 && i.F1 != nil:
+		return i.F1(args[0])
+	case len(args) == 2 && i.F2 != nil:
+		return i.F2(args[0], args[1])
+	case len(args) == 3 && i.F3 != nil:
+		return i.F3(args[0], args[1], args[2])
+	case i.FN != nil:
+		return i.FN(args)
+	}
+	return types.NullValue, sqlerr.New(sqlerr.UndefinedFunction, "function does not take %d arguments", len(args))
+}
+
+// Arity returns the fewest and most arguments f's signatures take (-1:
+// any number).
+func (f *Func) Arity() (least, most int) {
+	least = -1
+	for _, s := range f.Sigs {
+		n := len(s.Args)
+		if least < 0 || n < least {
+			least = n
+		}
+		switch {
+		case s.Variadic:
+			most = -1
+		case most >= 0 && n > most:
+			most = n
+		}
+	}
+	return max(least, 0), most
+}
+
+// SigFor returns f's first signature that takes n arguments.
+func (f *Func) SigFor(n int) (Sig, bool) {
+	for _, s := range f.Sigs {
+		if len(s.Args) == n || (s.Variadic && n >= len(s.Args)) {
+			return s, true
+		}
+	}
+	return Sig{}, false
+}
+
+// Param is the kind of argument i of a call matching s.
+func (s Sig) Param(i int) types.Kind {
+	if i >= len(s.Args) {
+		return s.Args[len(s.Args)-1]
+	}
+	return s.Args[i]
+}
+
 // Empty reports whether no field of i is set.
 func (i Impl) Empty() bool { return i.F1 == nil && i.F2 == nil && i.F3 == nil && i.FN == nil }
 

@@ -103,8 +103,8 @@ func init() {
 		"pg_get_statisticsobjdef_columns":    nullFn(OIDText),
 		"pg_get_triggerdef":                  nullFn(OIDText),
 		"pg_get_functiondef":                 nullFn(OIDText),
-		"pg_get_function_arguments":          nullFn(OIDText),
-		"pg_get_function_result":             nullFn(OIDText),
+		"pg_get_function_arguments":          procDescribe(false),
+		"pg_get_function_result":             procDescribe(true),
 		"pg_get_function_identity_arguments": nullFn(OIDText),
 		"pg_get_partkeydef":                  nullFn(OIDText),
 		"pg_get_serial_sequence":             nullFn(OIDText),
@@ -225,42 +225,6 @@ func init() {
 			}
 			return quoteLiteral(toText(a[0])), nil
 		}},
-		"lower": strFn(strings.ToLower),
-		"upper": strFn(strings.ToUpper),
-		"length": {ret: OIDInt4, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
-			return int64(len([]rune(toText(a[0])))), nil
-		}},
-		"btrim": trimFn(strings.Trim),
-		"ltrim": trimFn(strings.TrimLeft),
-		"rtrim": trimFn(strings.TrimRight),
-		"replace": {ret: OIDText, min: 3, max: 3, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
-			return strings.ReplaceAll(toText(a[0]), toText(a[1]), toText(a[2])), nil
-		}},
-		"split_part": {ret: OIDText, min: 3, max: 3, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
-			parts := strings.Split(toText(a[0]), toText(a[1]))
-			n, _ := toInt(a[2])
-			if n < 1 || int(n) > len(parts) {
-				return "", nil
-			}
-			return parts[n-1], nil
-		}},
-		"substring": {ret: OIDText, min: 2, max: 3, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
-			r := []rune(toText(a[0]))
-			from, _ := toInt(a[1])
-			n := int64(len(r)) + 1
-			if len(a) > 2 {
-				n, _ = toInt(a[2])
-			}
-			start, end := from-1, from-1+n
-			start, end = max(start, 0), min(end, int64(len(r)))
-			if start >= end {
-				return "", nil
-			}
-			return string(r[start:end]), nil
-		}},
-		"starts_with": {ret: OIDBool, min: 2, max: 2, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
-			return strings.HasPrefix(toText(a[0]), toText(a[1])), nil
-		}},
 		"concat": {ret: OIDText, max: -1, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
 			var b strings.Builder
 			for i, x := range a {
@@ -332,22 +296,7 @@ func init() {
 		"localtimestamp":           constFn(OIDTimestamp, func(*evaluator) any { return time.Now().Format("2006-01-02 15:04:05.999999") }),
 		"current_date":             constFn(OIDText, func(*evaluator) any { return time.Now().Format("2006-01-02") }),
 	}
-}
-
-func strFn(f func(string) string) fnDef {
-	return fnDef{ret: OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
-		return f(toText(a[0])), nil
-	}}
-}
-
-func trimFn(f func(string, string) string) fnDef {
-	return fnDef{ret: OIDText, min: 1, max: 2, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
-		chars := " "
-		if len(a) > 1 {
-			chars = toText(a[1])
-		}
-		return f(toText(a[0]), chars), nil
-	}}
+	addRegistryFuncs()
 }
 
 func extremum(sign int) func(*evaluator, []any, []uint32) (any, error) {

@@ -440,3 +440,26 @@ func TestWideRelation(t *testing.T) {
 		}
 	}
 }
+
+// TestProcListsRegistry checks that pg_proc (psql's \df) lists the funcs
+// registry's functions with their signatures, and that catalog queries
+// call the registry's implementations.
+func TestProcListsRegistry(t *testing.T) {
+	_, rows := answer(t, psqlQuery(t, "df", "lpad|concat_ws", ""))
+	want := []string{
+		"pg_catalog|concat_ws|text|text, VARIADIC any|func",
+		"pg_catalog|lpad|text|text, bigint|func",
+		"pg_catalog|lpad|text|text, bigint, text|func",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("\\df got\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	_, rows = answer(t, "SELECT proisstrict, provolatile, pronargs FROM pg_catalog.pg_proc WHERE proname = 'now'")
+	if len(rows) != 1 || rows[0] != "f|v|0" {
+		t.Errorf("now() in pg_proc: %v", rows)
+	}
+	_, rows = answer(t, "SELECT lpad('7', 3, '0'), upper('a'), split_part('a,b', ',', -1), starts_with('abc', 'ab')")
+	if len(rows) != 1 || rows[0] != "007|A|b|t" {
+		t.Errorf("registry functions in a catalog query: %v", rows)
+	}
+}

@@ -463,6 +463,8 @@ func (cd *catData) rows(full string) []row {
 				"typsend": "record_send", "typmodin": "-", "typmodout": "-", "typanalyze": "-", "typalign": "d", "typstorage": "x",
 				"typbasetype": int64(0), "typtypmod": int64(-1)})
 		}
+	case "pg_catalog.pg_proc":
+		out = procRows()
 	case "pg_catalog.pg_index":
 		for _, oi := range cd.objs {
 			if !cd.hasKey(oi) {
