@@ -9,7 +9,7 @@ import (
 )
 
 // operatorSpellings are how the corpus writes the functions of
-// planner/functions.go that are operators or keywords, not name(...).
+// the funcs registry that are operators or keywords, not name(...).
 var operatorSpellings = map[string]string{
 	"+": ` \+ `, "-": ` - `, "*": ` \* `, "/": ` / `, "%": ` % `, "neg": `\(- `,
 	"=": ` = `, "<>": ` <> `, "<": ` < `, "<=": ` <= `, ">": ` > `, ">=": ` >= `,
@@ -24,7 +24,7 @@ var operatorSpellings = map[string]string{
 var notInViews = map[string]bool{"now": true}
 
 // TestCorpusCoversEveryFunction checks that the default run's cases call
-// every scalar function the planner knows (planner.FuncNames), every
+// every scalar function the planner knows (funcs.Names), every
 // aggregate and every window kind: a function added to the planner fails
 // this test until a production calls it, so it joins the differential
 // test.

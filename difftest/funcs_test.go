@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// scalarFunc is one built-in of planner/functions.go as the corpus calls
+// scalarFunc is one built-in of the funcs registry as the corpus calls
 // it: its streaming name (st overrides the spelling, e.g. an alias), the
 // kind it returns, how to draw its arguments (args keeps them in the
 // domain where Postgres does not raise an error: no log of zero, no
@@ -62,7 +62,7 @@ func absLeaf(plus1 bool) func(g *gen, d int) []expr {
 }
 
 // intOf renders the BIGINT forms of floor, ceil, round and sign, which
-// streamsql keeps BIGINT (functions.go) and Postgres computes in double
+// streamsql keeps BIGINT (funcs/) and Postgres computes in double
 // precision (printing -0 for ceil(-0.5)-like zeros).
 func intOf(name string) func(args []string) string {
 	return func(args []string) string { return "CAST(" + name + "(" + args[0] + ") AS bigint)" }
@@ -79,7 +79,7 @@ func pgTemplate(tmpl string) func(args []string) string {
 }
 
 // pgConcat renders CONCAT and || as Postgres' ||, which, like streamsql's
-// CONCAT (functions.go), is NULL when any argument is NULL.
+// CONCAT (funcs/), is NULL when any argument is NULL.
 func pgConcat(args []string) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
@@ -238,7 +238,7 @@ var scalarFuncs = []*scalarFunc{
 	{name: "sign", result: kInt, args: kinds(kInt), pg: intOf("sign")},
 	{name: "sign", result: kFloat, args: kinds(kFloat)},
 	{name: "round", result: kInt, args: kinds(kInt), pg: intOf("round")},
-	// ROUND rounds half away from zero (functions.go); Postgres' float8
+	// ROUND rounds half away from zero (funcs/); Postgres' float8
 	// round rounds half to even, its numeric round away from zero.
 	{name: "round", result: kFloat, args: kinds(kFloat), pg: pgTemplate("CAST(round(CAST($1 AS numeric)) AS float8)")},
 	{name: "round", result: kFloat, args: withConsts(kFloat, []string{"0", "1", "2"}), pg: pgTemplate("CAST(round(CAST($1 AS numeric), $2) AS float8)")},
@@ -275,7 +275,7 @@ var scalarFuncs = []*scalarFunc{
 	// Time.
 	{name: "extract", result: kInt, args: extractCall(extractUnits[1:]), st: stExtract, pg: pgExtractInt},
 	{name: "extract", result: kFloat, args: extractCall(extractUnits[:1]), st: stExtract, pg: pgExtract},
-	// The integer units are BIGINT in streamsql, truncated (functions.go);
+	// The integer units are BIGINT in streamsql, truncated (funcs/);
 	// Postgres gives milliseconds and microseconds with their fraction.
 	{name: "date_part", result: kInt, args: unitArg(intPartUnits), pg: pgTemplate("CAST(trunc(date_part($1, $2)) AS bigint)")},
 	{name: "date_part", result: kFloat, args: unitArg(floatPartUnit), pg: pgTemplate("date_part($1, $2)")},

@@ -252,18 +252,22 @@ func (c *compiler) compileInt(s planner.Scalar) (intEval, error) {
 	}, nil
 }
 
-func isIntArith(e *planner.Call) bool {
+func isIntArith(e *planner.Call) bool { return isArithOver(e, false) && e.T == types.Int }
+
+// isArithOver reports whether e is arithmetic on BIGINT (and, with
+// floats, DOUBLE) operands.
+func isArithOver(e *planner.Call, floats bool) bool {
 	switch e.Fn {
 	case "+", "-", "*", "/", "%", "neg":
 	default:
 		return false
 	}
 	for _, a := range e.Args {
-		if k := a.Type(); k != types.Int && k != types.Null {
+		if k := a.Type(); k != types.Int && k != types.Null && (!floats || k != types.Float) {
 			return false
 		}
 	}
-	return e.T == types.Int
+	return true
 }
 
 func (c *compiler) intArith(e *planner.Call) (intEval, error) {
@@ -288,26 +292,12 @@ func (c *compiler) intArith(e *planner.Call) (intEval, error) {
 	if f := intColConst(e, errs); f != nil {
 		return f, nil
 	}
-	l, err := c.compileInt(e.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.compileInt(e.Args[1])
+	l, r, err := operands(e, c.compileInt)
 	if err != nil {
 		return nil, err
 	}
 	op := e.Fn[0]
-	return func(row types.Row) (int64, bool) {
-		a, ok := l(row)
-		if !ok {
-			return 0, false
-		}
-		b, ok := r(row)
-		if !ok {
-			return 0, false
-		}
-		return intOp(op, a, b, errs)
-	}, nil
+	return strictTyped(l, r, errs, funcs.IntArith(op)), nil
 }
 
 // intColConst specialises `column op constant` for the hot shapes (a
@@ -341,12 +331,17 @@ func intColConst(e *planner.Call, errs *EvalErrors) intEval {
 			return v.I / b, v.K != types.Null
 		}
 	}
-	op := e.Fn[0]
+	op := funcs.IntArith(e.Fn[0])
 	return func(r types.Row) (int64, bool) {
 		if uint(i) >= uint(len(r)) || r[i].K == types.Null {
 			return 0, false
 		}
-		return intOp(op, r[i].I, b, errs)
+		x, err := op(r[i].I, b)
+		if err != nil {
+			errs.record(err)
+			return 0, false
+		}
+		return x, true
 	}
 }
 
@@ -385,17 +380,6 @@ func pureColConst(e *planner.Call) (col int, k int64, ok bool) {
 		return 0, 0, false
 	}
 	return c.Index, kc.V.I, true
-}
-
-// intOp applies an arithmetic operator to two BIGINTs (funcs.IntOp) and
-// counts a failure in errs.
-func intOp(op byte, a, b int64, errs *EvalErrors) (int64, bool) {
-	x, err := funcs.IntOp(op, a, b)
-	if err != nil {
-		errs.record(err)
-		return 0, false
-	}
-	return x, true
 }
 
 // ---- Float arithmetic ---------------------------------------------------
@@ -457,19 +441,7 @@ func (c *compiler) compileFloat(s planner.Scalar) (floatEval, error) {
 	return func(r types.Row) (float64, bool) { return numOf(ev(r)) }, nil
 }
 
-func isNumArith(e *planner.Call) bool {
-	switch e.Fn {
-	case "+", "-", "*", "/", "%", "neg":
-	default:
-		return false
-	}
-	for _, a := range e.Args {
-		if k := a.Type(); k != types.Int && k != types.Float && k != types.Null {
-			return false
-		}
-	}
-	return true
-}
+func isNumArith(e *planner.Call) bool { return isArithOver(e, true) }
 
 func (c *compiler) floatArith(e *planner.Call) (floatEval, error) {
 	if e.Fn == "neg" {
@@ -483,25 +455,11 @@ func (c *compiler) floatArith(e *planner.Call) (floatEval, error) {
 		}, nil
 	}
 	op, errs := e.Fn[0], c.errs
-	l, err := c.compileFloat(e.Args[0])
+	l, r, err := operands(e, c.compileFloat)
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.compileFloat(e.Args[1])
-	if err != nil {
-		return nil, err
-	}
-	return func(row types.Row) (float64, bool) {
-		a, ok := l(row)
-		if !ok {
-			return 0, false
-		}
-		b, ok := r(row)
-		if !ok {
-			return 0, false
-		}
-		return floatOp(op, a, b, errs)
-	}, nil
+	return strictTyped(l, r, errs, floatArith(op)), nil
 }
 
 // floatConstCol specialises `constant * column` and `column * constant`
@@ -559,28 +517,30 @@ func floatConstCol(e *planner.Call) Evaluator {
 	return nil
 }
 
-func floatOp(op byte, a, b float64, errs *EvalErrors) (float64, bool) {
+// floatArith returns the DOUBLE operator op; division and remainder by
+// zero are errors, as in Postgres.
+func floatArith(op byte) func(a, b float64) (float64, *sqlerr.Error) {
 	switch op {
 	case '+':
-		return a + b, true
+		return func(a, b float64) (float64, *sqlerr.Error) { return a + b, nil }
 	case '-':
-		return a - b, true
+		return func(a, b float64) (float64, *sqlerr.Error) { return a - b, nil }
 	case '*':
-		return a * b, true
+		return func(a, b float64) (float64, *sqlerr.Error) { return a * b, nil }
 	case '/':
-		if b == 0 {
-			errs.record(errDivZero)
-			return 0, false
+		return func(a, b float64) (float64, *sqlerr.Error) {
+			if b == 0 {
+				return 0, errDivZero
+			}
+			return a / b, nil
 		}
-		return a / b, true
-	case '%':
-		if b == 0 {
-			errs.record(errDivZero)
-			return 0, false
-		}
-		return math.Mod(a, b), true
 	}
-	return 0, false
+	return func(a, b float64) (float64, *sqlerr.Error) {
+		if b == 0 {
+			return 0, errDivZero
+		}
+		return math.Mod(a, b), nil
+	}
 }
 
 // ---- Timestamp and interval arithmetic ----------------------------------
@@ -592,63 +552,39 @@ func (c *compiler) compileTimeArith(e *planner.Call) (Evaluator, error) {
 	}
 	errs, out, op := c.errs, e.T, e.Fn
 	if op == "neg" {
-		x := args[0]
-		return func(r types.Row) types.Value {
-			v := x(r)
-			if v.K == types.Null {
-				return v
-			}
+		return strictUnary(args[0], errs, func(v types.Value) (types.Value, *sqlerr.Error) {
 			if v.I == math.MinInt64 {
-				errs.record(errIntRange)
-				return types.NullValue
+				return types.NullValue, errIntRange
 			}
-			return types.Value{K: out, I: -v.I}
-		}, nil
+			return types.Value{K: out, I: -v.I}, nil
+		}), nil
 	}
-	l, rr := args[0], args[1]
-	return func(r types.Row) types.Value {
-		a := l(r)
-		if a.K == types.Null {
-			return a
-		}
-		b := rr(r)
-		if b.K == types.Null {
-			return b
-		}
-		x, ok := timeOp(op, a, b, errs)
-		if !ok {
-			return types.NullValue
-		}
-		return types.Value{K: out, I: x}
-	}, nil
+	return strictValue(args[0], args[1], errs, func(a, b types.Value) (types.Value, *sqlerr.Error) {
+		x, err := timeOp(op, a, b)
+		return types.Value{K: out, I: x}, err
+	}), nil
 }
 
 // timeOp computes timestamp and interval arithmetic in microseconds;
 // intervals scale by numbers, rounding to the microsecond.
-func timeOp(op string, a, b types.Value, errs *EvalErrors) (int64, bool) {
+func timeOp(op string, a, b types.Value) (int64, *sqlerr.Error) {
 	if a.K != types.Interval && b.K == types.Interval && op == "*" {
 		a, b = b, a
 	}
-	switch op {
-	case "+":
-		return intOp('+', a.I, b.I, errs)
-	case "-":
-		return intOp('-', a.I, b.I, errs)
-	case "*", "/":
-		if b.K == types.Int {
-			return intOp(op[0], a.I, b.I, errs)
-		}
-		f := b.F
-		if op == "/" {
-			if f == 0 {
-				errs.record(errDivZero)
-				return 0, false
-			}
-			f = 1 / f
-		}
-		return floatToInt(float64(a.I)*f, errs)
+	if op != "*" && op != "/" || b.K == types.Int {
+		return funcs.IntOp(op[0], a.I, b.I)
 	}
-	return 0, false
+	f := b.F
+	if op == "/" {
+		if f == 0 {
+			return 0, errDivZero
+		}
+		f = 1 / f
+	}
+	if x, ok := floatToInt(float64(a.I)*f, nil); ok {
+		return x, nil
+	}
+	return 0, errIntRange
 }
 
 // floatToInt rounds half away from zero, as Postgres does for float8 to

@@ -108,3 +108,53 @@ func BenchmarkFilterGeneric(b *testing.B) {
 	}
 	reportPerRow(b)
 }
+
+// benchProject measures a projection of expr over the bench batch.
+func benchProject(b *testing.B, expr planner.Scalar) {
+	ev, err := CompileScalar(expr, &EvalErrors{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := benchRows()
+	out := make([]types.Value, benchBatch)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, r := range rows {
+			out[j] = ev(r)
+		}
+	}
+	reportPerRow(b)
+	if out[0].K == types.Null {
+		b.Fatal("NULL result")
+	}
+}
+
+// BenchmarkProjectIntArith measures nested BIGINT arithmetic that no
+// fused shape covers: `(auction + bidder) * 2 - price`.
+func BenchmarkProjectIntArith(b *testing.B) {
+	sum := &planner.Call{Fn: "+", T: types.Int, Args: []planner.Scalar{benchSchema[0], benchSchema[1]}}
+	times := &planner.Call{Fn: "*", T: types.Int, Args: []planner.Scalar{sum, &planner.Const{V: types.IntValue(2)}}}
+	benchProject(b, &planner.Call{Fn: "-", T: types.Int, Args: []planner.Scalar{times, benchSchema[2]}})
+}
+
+// BenchmarkProjectDecimalAdd measures exact DECIMAL addition:
+// `CAST(price AS DECIMAL) + 0.25`.
+func BenchmarkProjectDecimalAdd(b *testing.B) {
+	price := &planner.Cast{Arg: benchSchema[2], To: types.Decimal}
+	benchProject(b, &planner.Call{Fn: "+", T: types.Decimal, Args: []planner.Scalar{price, &planner.Const{V: types.DecimalValue(25, 2)}}})
+}
+
+// BenchmarkProjectLower measures a registry string function:
+// `lower(CAST(bidder AS VARCHAR))`.
+func BenchmarkProjectLower(b *testing.B) {
+	s := &planner.Cast{Arg: benchSchema[1], To: types.String}
+	benchProject(b, &planner.Call{Fn: "lower", T: types.String, Args: []planner.Scalar{s}})
+}
+
+// BenchmarkProjectRegexpLike measures a regular expression with a
+// constant pattern, compiled once: `CAST(bidder AS VARCHAR) ~ '^1[0-9]*7$'`.
+func BenchmarkProjectRegexpLike(b *testing.B) {
+	s := &planner.Cast{Arg: benchSchema[1], To: types.String}
+	benchProject(b, &planner.Call{Fn: "regexp_like", T: types.Bool, Args: []planner.Scalar{s, &planner.Const{V: types.StringValue("^1[0-9]*7$")}}})
+}

@@ -14,11 +14,7 @@ import (
 
 func (c *compiler) filter(s planner.Scalar) (func(types.Row) bool, error) {
 	if e, ok := s.(*planner.Call); ok && (e.Fn == "and" || e.Fn == "or") {
-		l, err := c.filter(e.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		r, err := c.filter(e.Args[1])
+		l, r, err := operands(e, c.filter)
 		if err != nil {
 			return nil, err
 		}
@@ -211,11 +207,7 @@ func (c *compiler) compileCmp(e *planner.Call) (boolEval, error) {
 			return truth[cmp3Int(a, b)+1], ok
 		}, nil
 	case (lk == types.Float || rk == types.Float) && (intLike(lk) || lk == types.Float) && (intLike(rk) || rk == types.Float):
-		l, err := c.compileFloat(e.Args[0])
-		if err != nil {
-			return nil, err
-		}
-		rr, err := c.compileFloat(e.Args[1])
+		l, rr, err := operands(e, c.compileFloat)
 		if err != nil {
 			return nil, err
 		}
@@ -228,11 +220,7 @@ func (c *compiler) compileCmp(e *planner.Call) (boolEval, error) {
 			return truth[types.Compare(types.FloatValue(a), types.FloatValue(b))+1], ok
 		}, nil
 	}
-	l, err := c.compile(e.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	rr, err := c.compile(e.Args[1])
+	l, rr, err := operands(e, c.compile)
 	if err != nil {
 		return nil, err
 	}
@@ -252,11 +240,7 @@ func (c *compiler) compileCmp(e *planner.Call) (boolEval, error) {
 // compileLogic implements three-valued AND and OR: FALSE AND NULL is
 // FALSE, TRUE OR NULL is TRUE, otherwise NULL wins over the other value.
 func (c *compiler) compileLogic(e *planner.Call) (boolEval, error) {
-	l, err := c.compileBool(e.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.compileBool(e.Args[1])
+	l, r, err := operands(e, c.compileBool)
 	if err != nil {
 		return nil, err
 	}
@@ -300,11 +284,7 @@ func (c *compiler) compileIsTruth(e *planner.Call) (boolEval, error) {
 // compileNotDistinct implements IS [NOT] DISTINCT FROM: equality where
 // NULL equals NULL and differs from every value; never NULL.
 func (c *compiler) compileNotDistinct(e *planner.Call) (boolEval, error) {
-	l, err := c.compile(e.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.compile(e.Args[1])
+	l, r, err := operands(e, c.compile)
 	if err != nil {
 		return nil, err
 	}

@@ -29,10 +29,26 @@ func asDec(v types.Value) types.Value {
 	return v
 }
 
-// decimalOps are the binary operators on Decimals.
-var decimalOps = map[string]func(a, b types.Value) (types.Value, error){
-	"+": types.DecimalAdd, "-": types.DecimalSub, "*": types.DecimalMul,
-	"/": types.DecimalDiv, "%": types.DecimalMod,
+// decimalOps are the binary operators on Decimals (an Int operand is
+// converted).
+var decimalOps = map[string]func(a, b types.Value) (types.Value, *sqlerr.Error){
+	"+": decimalOp(types.DecimalAdd), "-": decimalOp(types.DecimalSub), "*": decimalOp(types.DecimalMul),
+	"/": decimalOp(types.DecimalDiv), "%": decimalOp(types.DecimalMod),
+}
+
+func decimalOp(f func(a, b types.Value) (types.Value, error)) func(a, b types.Value) (types.Value, *sqlerr.Error) {
+	return func(a, b types.Value) (types.Value, *sqlerr.Error) {
+		v, err := f(asDec(a), asDec(b))
+		return v, decErrOrNil(err)
+	}
+}
+
+// decErrOrNil is decErr with the common nil case inlined.
+func decErrOrNil(err error) *sqlerr.Error {
+	if err == nil {
+		return nil
+	}
+	return decErr(err)
 }
 
 // compileDecimalArith evaluates + - * / % and unary minus on Decimals.
@@ -46,33 +62,11 @@ func (c *compiler) compileDecimalArith(e *planner.Call) (Evaluator, error) {
 	}
 	errs := c.errs
 	if e.Fn == "neg" {
-		x := args[0]
-		return func(r types.Row) types.Value {
-			v := x(r)
-			if v.K == types.Null {
-				return v
-			}
-			return types.DecimalNeg(asDec(v))
-		}, nil
+		return strictUnary(args[0], errs, func(v types.Value) (types.Value, *sqlerr.Error) {
+			return types.DecimalNeg(asDec(v)), nil
+		}), nil
 	}
-	op := decimalOps[e.Fn]
-	l, rr := args[0], args[1]
-	return func(r types.Row) types.Value {
-		a := l(r)
-		if a.K == types.Null {
-			return a
-		}
-		b := rr(r)
-		if b.K == types.Null {
-			return b
-		}
-		v, err := op(asDec(a), asDec(b))
-		if err != nil {
-			errs.record(decErr(err))
-			return types.NullValue
-		}
-		return v
-	}, nil
+	return strictValue(args[0], args[1], errs, decimalOps[e.Fn]), nil
 }
 
 // decimalConstCol specialises `decimal constant * BIGINT column` (Nexmark
@@ -197,27 +191,14 @@ func (c *compiler) compileDateArith(e *planner.Call) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, rr, out, errs := args[0], args[1], e.T, c.errs
-	op := e.Fn[0]
-	return func(r types.Row) types.Value {
-		a := l(r)
-		if a.K == types.Null {
-			return a
+	out, op := e.T, e.Fn[0]
+	return strictValue(args[0], args[1], c.errs, func(a, b types.Value) (types.Value, *sqlerr.Error) {
+		x, err := funcs.IntOp(op, a.I, b.I)
+		if err == nil && out == types.Date && (x > maxDateDays || x < -maxDateDays) {
+			err = errDateRange
 		}
-		b := rr(r)
-		if b.K == types.Null {
-			return b
-		}
-		x, ok := intOp(op, a.I, b.I, errs)
-		if !ok {
-			return types.NullValue
-		}
-		if out == types.Date && (x > maxDateDays || x < -maxDateDays) {
-			errs.record(errDateRange)
-			return types.NullValue
-		}
-		return types.Value{K: out, I: x}
-	}, nil
+		return types.Value{K: out, I: x}, err
+	}), nil
 }
 
 // maxDateDays bounds a date's days so it still converts to a timestamp.

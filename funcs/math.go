@@ -191,45 +191,67 @@ func logBase(b, x types.Value) (types.Value, *sqlerr.Error) {
 	return okv(types.FloatValue(lx / lb))
 }
 
-// IntOp applies an arithmetic operator to two BIGINTs with Postgres
-// semantics: overflow is an error, `/` truncates toward zero and `%` takes
-// the sign of the dividend.
-func IntOp(op byte, a, b int64) (int64, *sqlerr.Error) {
+// IntOp applies an arithmetic operator to two BIGINTs (IntArith).
+func IntOp(op byte, a, b int64) (int64, *sqlerr.Error) { return IntArith(op)(a, b) }
+
+// IntArith returns the BIGINT operator op ('+', '-', '*', '/' or '%')
+// with Postgres semantics: overflow is an error, `/` truncates toward
+// zero and `%` takes the sign of the dividend. Compiled expressions call
+// the returned function directly, one call per row.
+func IntArith(op byte) func(a, b int64) (int64, *sqlerr.Error) {
 	switch op {
 	case '+':
-		s := a + b
-		if (s > a) != (b > 0) {
-			return 0, ErrIntRange
-		}
-		return s, nil
+		return intAdd
 	case '-':
-		d := a - b
-		if (d < a) != (b > 0) {
-			return 0, ErrIntRange
-		}
-		return d, nil
+		return intSub
 	case '*':
-		m := a * b
-		if a != 0 && (m/a != b || (a == -1 && b == math.MinInt64)) {
-			return 0, ErrIntRange
-		}
-		return m, nil
+		return intMul
 	case '/':
-		if b == 0 {
-			return 0, ErrDivZero
-		}
-		if a == math.MinInt64 && b == -1 {
-			return 0, ErrIntRange
-		}
-		return a / b, nil
-	case '%':
-		if b == 0 {
-			return 0, ErrDivZero
-		}
-		if b == -1 {
-			return 0, nil
-		}
-		return a % b, nil
+		return intDiv
 	}
-	return 0, nil
+	return intMod
+}
+
+func intAdd(a, b int64) (int64, *sqlerr.Error) {
+	s := a + b
+	if (s > a) != (b > 0) {
+		return 0, ErrIntRange
+	}
+	return s, nil
+}
+
+func intSub(a, b int64) (int64, *sqlerr.Error) {
+	d := a - b
+	if (d < a) != (b > 0) {
+		return 0, ErrIntRange
+	}
+	return d, nil
+}
+
+func intMul(a, b int64) (int64, *sqlerr.Error) {
+	m := a * b
+	if a != 0 && (m/a != b || (a == -1 && b == math.MinInt64)) {
+		return 0, ErrIntRange
+	}
+	return m, nil
+}
+
+func intDiv(a, b int64) (int64, *sqlerr.Error) {
+	if b == 0 {
+		return 0, ErrDivZero
+	}
+	if a == math.MinInt64 && b == -1 {
+		return 0, ErrIntRange
+	}
+	return a / b, nil
+}
+
+func intMod(a, b int64) (int64, *sqlerr.Error) {
+	if b == 0 {
+		return 0, ErrDivZero
+	}
+	if b == -1 {
+		return 0, nil
+	}
+	return a % b, nil
 }

@@ -29,7 +29,7 @@ type ColRef struct {
 type Const struct{ V types.Value }
 
 // Call applies a built-in function or operator. Fn is a lower-case name
-// from the function table in functions.go (operators use their symbol:
+// from the funcs registry (operators use their symbol:
 // "+", "=", "and", ...).
 type Call struct {
 	Fn   string
