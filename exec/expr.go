@@ -552,16 +552,19 @@ func (c *compiler) compileTimeArith(e *planner.Call) (Evaluator, error) {
 	}
 	errs, out, op := c.errs, e.T, e.Fn
 	if op == "neg" {
-		return strictUnary(args[0], errs, func(v types.Value) (types.Value, *sqlerr.Error) {
+		return strictUnary(args[0], errs, func(v types.Value) (types.Value, error) {
 			if v.I == math.MinInt64 {
 				return types.NullValue, errIntRange
 			}
 			return types.Value{K: out, I: -v.I}, nil
 		}), nil
 	}
-	return strictValue(args[0], args[1], errs, func(a, b types.Value) (types.Value, *sqlerr.Error) {
+	return strictValue(args[0], args[1], errs, func(a, b types.Value) (types.Value, error) {
 		x, err := timeOp(op, a, b)
-		return types.Value{K: out, I: x}, err
+		if err != nil {
+			return types.NullValue, err
+		}
+		return types.Value{K: out, I: x}, nil
 	}), nil
 }
 

@@ -7,6 +7,8 @@ package exec
 // arithmetic) all build their closures here.
 
 import (
+	"errors"
+
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -39,8 +41,9 @@ func strictTyped[T int64 | float64](l, r func(types.Row) (T, bool), errs *EvalEr
 
 // strictValue is the closure of a strict binary operator over Values:
 // NULL when either operand is NULL, else op's result, or NULL with op's
-// error counted in errs.
-func strictValue(l, r Evaluator, errs *EvalErrors, op func(a, b types.Value) (types.Value, *sqlerr.Error)) Evaluator {
+// error counted in errs. op may be a types function as it is
+// (types.DecimalAdd), so a row makes one indirect call into it.
+func strictValue(l, r Evaluator, errs *EvalErrors, op func(a, b types.Value) (types.Value, error)) Evaluator {
 	return func(row types.Row) types.Value {
 		a := l(row)
 		if a.K == types.Null {
@@ -52,7 +55,7 @@ func strictValue(l, r Evaluator, errs *EvalErrors, op func(a, b types.Value) (ty
 		}
 		v, err := op(a, b)
 		if err != nil {
-			errs.record(err)
+			errs.recordErr(err)
 			return types.NullValue
 		}
 		return v
@@ -60,7 +63,7 @@ func strictValue(l, r Evaluator, errs *EvalErrors, op func(a, b types.Value) (ty
 }
 
 // strictUnary is strictValue for one operand.
-func strictUnary(x Evaluator, errs *EvalErrors, op func(a types.Value) (types.Value, *sqlerr.Error)) Evaluator {
+func strictUnary(x Evaluator, errs *EvalErrors, op func(a types.Value) (types.Value, error)) Evaluator {
 	return func(row types.Row) types.Value {
 		a := x(row)
 		if a.K == types.Null {
@@ -68,11 +71,22 @@ func strictUnary(x Evaluator, errs *EvalErrors, op func(a types.Value) (types.Va
 		}
 		v, err := op(a)
 		if err != nil {
-			errs.record(err)
+			errs.recordErr(err)
 			return types.NullValue
 		}
 		return v
 	}
+}
+
+// recordErr counts a runtime error that may not carry a SQLSTATE yet (a
+// types.DecimalError).
+func (e *EvalErrors) recordErr(err error) {
+	var se *sqlerr.Error
+	if errors.As(err, &se) {
+		e.record(se)
+		return
+	}
+	e.record(decErr(err))
 }
 
 // operands compiles the two operands of a binary call with compile

@@ -29,26 +29,10 @@ func asDec(v types.Value) types.Value {
 	return v
 }
 
-// decimalOps are the binary operators on Decimals (an Int operand is
-// converted).
-var decimalOps = map[string]func(a, b types.Value) (types.Value, *sqlerr.Error){
-	"+": decimalOp(types.DecimalAdd), "-": decimalOp(types.DecimalSub), "*": decimalOp(types.DecimalMul),
-	"/": decimalOp(types.DecimalDiv), "%": decimalOp(types.DecimalMod),
-}
-
-func decimalOp(f func(a, b types.Value) (types.Value, error)) func(a, b types.Value) (types.Value, *sqlerr.Error) {
-	return func(a, b types.Value) (types.Value, *sqlerr.Error) {
-		v, err := f(asDec(a), asDec(b))
-		return v, decErrOrNil(err)
-	}
-}
-
-// decErrOrNil is decErr with the common nil case inlined.
-func decErrOrNil(err error) *sqlerr.Error {
-	if err == nil {
-		return nil
-	}
-	return decErr(err)
+// decimalOps are the binary operators on Decimals.
+var decimalOps = map[string]func(a, b types.Value) (types.Value, error){
+	"+": types.DecimalAdd, "-": types.DecimalSub, "*": types.DecimalMul,
+	"/": types.DecimalDiv, "%": types.DecimalMod,
 }
 
 // compileDecimalArith evaluates + - * / % and unary minus on Decimals.
@@ -60,13 +44,22 @@ func (c *compiler) compileDecimalArith(e *planner.Call) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs := c.errs
-	if e.Fn == "neg" {
-		return strictUnary(args[0], errs, func(v types.Value) (types.Value, *sqlerr.Error) {
-			return types.DecimalNeg(asDec(v)), nil
-		}), nil
+	for i, a := range e.Args {
+		args[i] = decimalOperand(args[i], a.Type())
 	}
-	return strictValue(args[0], args[1], errs, decimalOps[e.Fn]), nil
+	if e.Fn == "neg" {
+		return strictUnary(args[0], c.errs, func(v types.Value) (types.Value, error) { return types.DecimalNeg(v), nil }), nil
+	}
+	return strictValue(args[0], args[1], c.errs, decimalOps[e.Fn]), nil
+}
+
+// decimalOperand converts a BIGINT operand of DECIMAL arithmetic (the
+// operators take mixed numbers uncast) as it is read.
+func decimalOperand(ev Evaluator, k types.Kind) Evaluator {
+	if k != types.Int {
+		return ev
+	}
+	return func(r types.Row) types.Value { return asDec(ev(r)) }
 }
 
 // decimalConstCol specialises `decimal constant * BIGINT column` (Nexmark
@@ -192,12 +185,15 @@ func (c *compiler) compileDateArith(e *planner.Call) (Evaluator, error) {
 		return nil, err
 	}
 	out, op := e.T, e.Fn[0]
-	return strictValue(args[0], args[1], c.errs, func(a, b types.Value) (types.Value, *sqlerr.Error) {
+	return strictValue(args[0], args[1], c.errs, func(a, b types.Value) (types.Value, error) {
 		x, err := funcs.IntOp(op, a.I, b.I)
-		if err == nil && out == types.Date && (x > maxDateDays || x < -maxDateDays) {
-			err = errDateRange
+		switch {
+		case err != nil:
+			return types.NullValue, err
+		case out == types.Date && (x > maxDateDays || x < -maxDateDays):
+			return types.NullValue, errDateRange
 		}
-		return types.Value{K: out, I: x}, err
+		return types.Value{K: out, I: x}, nil
 	}), nil
 }
 
