@@ -78,32 +78,12 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 		return out, nil
 	}
 	found := map[string]int64{}
-	err := m.store.Scan(append([]byte(m.id), seek...), func(sk, val []byte) error {
-		k := string(sk[len(m.id):])
-		if m.gone[k] {
-			return nil
-		}
-		e, _, _, err := decodeMatRow(m.id, val)
-		if err == nil {
-			found[k] = e.count
-		}
-		return err
-	})
-	if err != nil {
+	// Rows removed since the checkpoint are left out; spill entries of
+	// rows removed since they spilled are stale.
+	if err := m.scanCounts(m.id, seek, found, func(k string) bool { return !m.gone[k] }); err != nil {
 		return nil, err
 	}
-	err = m.store.Scan(append(m.spill.key(""), seek...), func(sk, val []byte) error {
-		k := string(sk[len(m.spill.prefix):])
-		if !m.spill.has(k) {
-			return nil // stale: removed since it spilled
-		}
-		e, _, _, err := decodeMatRow(m.id, val)
-		if err == nil {
-			found[k] = e.count
-		}
-		return err
-	})
-	if err != nil {
+	if err := m.scanCounts(m.spill.prefix, seek, found, m.spill.has); err != nil {
 		return nil, err
 	}
 	for k := range found {
@@ -133,6 +113,22 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 		}
 	}
 	return out, nil
+}
+
+// scanCounts adds to found the count of each stored row under
+// prefix + seek (the key after prefix is the row key) that keep accepts.
+func (m *Materialize) scanCounts(prefix string, seek []byte, found map[string]int64, keep func(k string) bool) error {
+	return m.store.Scan(append([]byte(prefix), seek...), func(sk, val []byte) error {
+		k := string(sk[len(prefix):])
+		if !keep(k) {
+			return nil
+		}
+		e, _, _, err := decodeMatRow(m.id, val)
+		if err == nil {
+			found[k] = e.count
+		}
+		return err
+	})
 }
 
 // seekPrefix returns the AppendRow prefix every row with view key key
