@@ -16,7 +16,6 @@ import (
 type applier struct {
 	mu   sync.Mutex
 	done chan struct{} // closed when the running apply ends; nil when none ran
-	id   uint64        // the checkpoint being (or last) applied
 	err  error         // the first apply that failed; sticky
 	gate chan struct{} // tests: when set, an apply waits for it to close
 }
@@ -26,7 +25,7 @@ type applier struct {
 func (s *Store) applyInBackground(id uint64, chunks []stagedChunk) {
 	done := make(chan struct{})
 	s.bg.mu.Lock()
-	s.bg.done, s.bg.id = done, id
+	s.bg.done = done
 	s.bg.mu.Unlock()
 	gate := s.bg.gate
 	go func() {

@@ -286,11 +286,8 @@ func (s *Store) committedStaged() (bool, error) {
 // DeletePrefix removes every key with prefix in chunked batches (not
 // atomically).
 func (s *Store) DeletePrefix(prefix []byte) error {
-	if err := s.settle(); err != nil {
-		return err
-	}
 	wb := s.db.NewWriteBatch()
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix, opts.PrefetchValues = prefix, false
 		it := txn.NewIterator(opts)

@@ -79,6 +79,18 @@ func stage(t *testing.T, s *Store, id uint64, fn func(w *Writer) error) {
 	}
 }
 
+// commitMarker records checkpoint id as committed without applying its
+// staged changes, as a process killed right after the commit leaves it.
+func commitMarker(t *testing.T, s *Store, id uint64) {
+	t.Helper()
+	err := s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, id))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCheckpointCrashBeforeCommitKeepsThePreviousOne(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir)
@@ -111,12 +123,7 @@ func TestCheckpointCrashAfterCommitIsFinishedOnOpen(t *testing.T) {
 		}
 		return w.Delete([]byte("gone"))
 	})
-	err := s.db.Update(func(txn *badger.Txn) error {
-		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, 2))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	commitMarker(t, s, 2)
 	_ = s.Close()
 	s = mustOpen(t, dir)
 	defer s.Close()
@@ -153,12 +160,7 @@ func TestStagedCheckpointPacksChangesIntoChunks(t *testing.T) {
 	if want := n * 50 / stageChunkBytes; staged < 2 || staged > want+1 {
 		t.Fatalf("%d changes staged as %d entries, want about %d chunks", n, staged, want)
 	}
-	err := s.db.Update(func(txn *badger.Txn) error {
-		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, 1))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	commitMarker(t, s, 1)
 	_ = s.Close()
 	s = mustOpen(t, dir)
 	defer s.Close()

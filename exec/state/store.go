@@ -149,12 +149,19 @@ func (s *Store) Abandon() error {
 	return s.db.Close()
 }
 
+// view runs fn in a read-only transaction once the committed checkpoint
+// being applied in the background (if any) is applied: every read of the
+// store goes through it.
+func (s *Store) view(fn func(txn *badger.Txn) error) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
+	return s.db.View(fn)
+}
+
 // Get reads one key; ok is false when it is absent.
 func (s *Store) Get(key []byte) (val []byte, ok bool, err error) {
-	if err := s.settle(); err != nil {
-		return nil, false, err
-	}
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.view(func(txn *badger.Txn) error {
 		it, err := txn.Get(key)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
@@ -177,10 +184,7 @@ func (s *Store) Scan(prefix []byte, fn func(key, val []byte) error) error {
 // ScanFrom calls fn for every key with prefix at or after from, in key
 // order.
 func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) error {
-	if err := s.settle(); err != nil {
-		return err
-	}
-	return s.db.View(func(txn *badger.Txn) error {
+	return s.view(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix = prefix
 		it := txn.NewIterator(opts)
@@ -204,10 +208,7 @@ func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) er
 // instance restoring its share of an operator's state neither copies nor
 // decodes the values other instances own.
 func (s *Store) ScanOwned(prefix []byte, own func(key []byte) (bool, error), fn func(key, val []byte) error) error {
-	if err := s.settle(); err != nil {
-		return err
-	}
-	return s.db.View(func(txn *badger.Txn) error {
+	return s.view(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix, opts.PrefetchValues = prefix, false
 		it := txn.NewIterator(opts)
@@ -235,11 +236,8 @@ func (s *Store) ScanOwned(prefix []byte, own func(key []byte) (bool, error), fn 
 
 // LastKey returns the greatest key with prefix, or nil when there is none.
 func (s *Store) LastKey(prefix []byte) ([]byte, error) {
-	if err := s.settle(); err != nil {
-		return nil, err
-	}
 	var last []byte
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix, opts.Reverse, opts.PrefetchValues = prefix, true, false
 		it := txn.NewIterator(opts)
