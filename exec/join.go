@@ -274,14 +274,7 @@ func (j *Join) storeWindowRow(side int, k string, r types.Row, t int64) error {
 func (j *Join) closeWindows(wm int64) error {
 	out := &Batch{}
 	for side := 0; side < 2; side++ {
-		h := &j.expiries[side]
-		for h.Len() > 0 && (*h)[0].at <= wm {
-			if err := j.closeKey(heap.Pop(h).(expiryItem).key, wm, out); err != nil {
-				return err
-			}
-		}
-		err := j.fireStored(side, wm+1, func(k string) error { return j.closeKey(k, wm, out) })
-		if err != nil {
+		if err := j.fireDue(side, wm+1, func(k string) error { return j.closeKey(k, wm, out) }); err != nil {
 			return err
 		}
 	}
@@ -346,13 +339,7 @@ func (j *Join) watermark(port int, wm int64) error {
 		return j.out.EmitWatermark(m)
 	}
 	if j.expires() && !j.wallTTL() && j.n.Kind != planner.WindowJoin {
-		h := &j.expiries[other]
-		for h.Len() > 0 && (*h)[0].at < wm {
-			if err := j.purgeKey(other, heap.Pop(h).(expiryItem).key, wm); err != nil {
-				return err
-			}
-		}
-		if err := j.fireStored(other, wm, func(k string) error { return j.purgeKey(other, k, wm) }); err != nil {
+		if err := j.fireDue(other, wm, func(k string) error { return j.purgeKey(other, k, wm) }); err != nil {
 			return err
 		}
 	}
@@ -467,13 +454,7 @@ func (j *Join) Tick(now int64) error {
 // expireWall purges the rows whose wall-clock STATE TTL passed.
 func (j *Join) expireWall(now int64) error {
 	for side := 0; side < 2; side++ {
-		h := &j.expiries[side]
-		for h.Len() > 0 && (*h)[0].at < now {
-			if err := j.purgeKey(side, heap.Pop(h).(expiryItem).key, now); err != nil {
-				return err
-			}
-		}
-		if err := j.fireStored(side, now, func(k string) error { return j.purgeKey(side, k, now) }); err != nil {
+		if err := j.fireDue(side, now, func(k string) error { return j.purgeKey(side, k, now) }); err != nil {
 			return err
 		}
 	}

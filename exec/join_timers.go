@@ -60,6 +60,18 @@ func (j *Join) minExpiry(side int, rows []joinRow) int64 {
 	return at
 }
 
+// fireDue calls fire for each key of side with an expiry before limit:
+// first the memory heap's entries, then the stored timers (fireStored).
+func (j *Join) fireDue(side int, limit int64, fire func(k string) error) error {
+	h := &j.expiries[side]
+	for h.Len() > 0 && (*h)[0].at < limit {
+		if err := fire(heap.Pop(h).(expiryItem).key); err != nil {
+			return err
+		}
+	}
+	return j.fireStored(side, limit, fire)
+}
+
 // fireStored calls fire for each key of side, owned by this instance,
 // whose stored timer is before limit and was not visited by an earlier
 // call. Only a join with keys in Badger has any to visit.
