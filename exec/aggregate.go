@@ -284,7 +284,7 @@ func (a *Aggregate) Restore(s *state.Store) error {
 		return nil
 	}
 	err := s.ScanOwned([]byte(a.id), a.owns, func(key, val []byte) error {
-		e, err := a.decodeEntry(string(key[len(a.id):]), val)
+		e, err := a.decodeEntry(string(key[len(a.id):]), val, false)
 		if err != nil {
 			return err
 		}
@@ -301,8 +301,10 @@ func (a *Aggregate) Restore(s *state.Store) error {
 	return a.evict()
 }
 
-// decodeEntry decodes the checkpointed group stored under key.
-func (a *Aggregate) decodeEntry(key string, val []byte) (*aggEntry, error) {
+// decodeEntry decodes the group stored under key: checkpointed, or from
+// the spill area (spilled), whose values carry (last, persisted) and whose
+// groups are still changed since the checkpoint (listed in changed).
+func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry, error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
 		return nil, err
@@ -317,6 +319,9 @@ func (a *Aggregate) decodeEntry(key string, val []byte) (*aggEntry, error) {
 	if err := e.acc.decode(rows[3:]); err != nil {
 		return nil, err
 	}
+	if spilled {
+		e.persisted, e.dirty = len(rows[0]) > 1 && rows[0][1].Bool(), true
+	}
 	return e, nil
 }
 
@@ -325,29 +330,23 @@ func (a *Aggregate) decodeEntry(key string, val []byte) (*aggEntry, error) {
 // area when it changed since the last checkpoint, else from the
 // checkpoint; nil when neither holds it.
 func (a *Aggregate) load(key string) (*aggEntry, error) {
-	var e *aggEntry
-	if a.spill.has(key) {
-		val, err := a.spill.get(key)
-		if err != nil {
-			return nil, err
-		}
-		if e, err = a.decodeEntry(key, val); err != nil {
-			return nil, fmt.Errorf("load group state: %w", err)
-		}
-		// Spilled values carry (last, persisted); the group is still
-		// changed since the checkpoint, and listed in changed.
-		e.persisted, e.dirty = false, true
-		if rows, err := state.DecodeValue(val); err == nil && len(rows[0]) > 1 {
-			e.persisted = rows[0][1].Bool()
-		}
+	spilled := a.spill.has(key)
+	var val []byte
+	var err error
+	if spilled {
+		val, err = a.spill.get(key)
 	} else {
-		val, ok, err := a.store.Get([]byte(a.id + key))
-		if err != nil || !ok {
-			return nil, err
+		var ok bool
+		if val, ok, err = a.store.Get([]byte(a.id + key)); err == nil && !ok {
+			return nil, nil
 		}
-		if e, err = a.decodeEntry(key, val); err != nil {
-			return nil, fmt.Errorf("load group state: %w", err)
-		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	e, err := a.decodeEntry(key, val, spilled)
+	if err != nil {
+		return nil, fmt.Errorf("load group state: %w", err)
 	}
 	a.entries[key] = e
 	a.resident++

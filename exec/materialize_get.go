@@ -78,18 +78,14 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 		return out, nil
 	}
 	found := map[string]int64{}
-	// Rows removed since the checkpoint are left out; spill entries of
-	// rows removed since they spilled are stale.
-	if err := m.scanCounts(m.id, seek, found, func(k string) bool { return !m.gone[k] }); err != nil {
+	// Memory holds the current count of its rows; rows removed since the
+	// checkpoint are left out; spill entries of rows removed since they
+	// spilled are stale.
+	if err := m.scanCounts(m.id, seek, found, func(k string) bool { return m.rows[k] == nil && !m.gone[k] }); err != nil {
 		return nil, err
 	}
-	if err := m.scanCounts(m.spill.prefix, seek, found, m.spill.has); err != nil {
+	if err := m.scanCounts(m.spill.prefix, seek, found, func(k string) bool { return m.rows[k] == nil && m.spill.has(k) }); err != nil {
 		return nil, err
-	}
-	for k := range found {
-		if _, ok := m.rows[k]; ok {
-			delete(found, k) // memory holds its current count
-		}
 	}
 	for _, k := range inMem {
 		found[k] = m.rows[k].count
