@@ -53,6 +53,10 @@ type Batch struct {
 	// Times, when not nil, is a per-row ingestion time (the Kafka record
 	// timestamp), parallel to Rows; it overrides Ingested.
 	Times []int64
+	// Bytes is the size of the records this batch consumed as the source
+	// read them (keys and values, poison records included); 0 when the
+	// source does not measure it.
+	Bytes int64
 	// Ops, when not nil, is parallel to Rows: Upsert or Delete. Only
 	// sources feeding a TABLE (upsert topics, change events) set it; a
 	// Delete row carries the key columns, the others may be NULL.
@@ -85,6 +89,17 @@ type Source interface {
 	Read(ctx context.Context, max int) (Batch, error)
 	// Close releases the source.
 	Close() error
+}
+
+// Backlogger is implemented by sources that know how far each
+// partition's end is ahead of what Read has returned: Kafka's consumer
+// lag (end offset − position). The engine calls it after each Read, from
+// the goroutine that reads.
+type Backlogger interface {
+	// Backlog returns, per partition, the records between the position
+	// after the last record Read returned and the partition's end as last
+	// seen; -1 where the end is not known yet.
+	Backlog() []int64
 }
 
 // Op is the kind of a change row.
@@ -124,6 +139,14 @@ type Sink interface {
 	Commit(ctx context.Context, id uint64) error
 	// Close releases the sink.
 	Close() error
+}
+
+// Retrier is implemented by sinks that retry while their destination is
+// unreachable or a commit fails; it is safe for concurrent use.
+type Retrier interface {
+	// Retries counts the failed attempts the sink retried since it was
+	// built.
+	Retries() int64
 }
 
 // Recoverer is implemented by exactly-once sinks. After a restart the

@@ -69,7 +69,8 @@ type Outage struct {
 	isDown   bool
 	since    time.Time
 	failures int
-	ended    int // outages that ended
+	ended    int   // outages that ended
+	total    int64 // failed attempts since NewOutage
 }
 
 // NewOutage returns an Outage that logs to log (nil: nowhere) message
@@ -92,6 +93,7 @@ func (o *Outage) Failed(err error, extra ...any) {
 		o.isDown, o.since, o.failures = true, time.Now(), 0
 	}
 	o.failures++
+	o.total++
 	n := o.failures
 	o.mu.Unlock()
 	args := append(append(append([]any{}, o.attrs...), extra...), "attempt", n, "error", err.Error())
@@ -116,6 +118,14 @@ func (o *Outage) Ok() {
 	o.mu.Unlock()
 	args := append(append([]any{}, o.attrs...), "down_for", down.Round(time.Millisecond).String(), "failed_attempts", n)
 	o.log.Info(o.up, args...)
+}
+
+// Failures counts the failed attempts recorded since NewOutage, over
+// every outage: a connector's retries.
+func (o *Outage) Failures() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.total
 }
 
 // Down reports whether the last attempt failed.

@@ -68,6 +68,9 @@ func TestOutageLogsEachChangeOnce(t *testing.T) {
 	}
 	o.Failed(errors.New("reset"))
 	o.Ok()
+	if n := o.Failures(); n != 101 {
+		t.Errorf("Failures() = %d after 101 failed attempts", n)
+	}
 	out := buf.String()
 	if n := strings.Count(out, "thing unreachable"); n != 2 {
 		t.Errorf("%d outage lines for two outages:\n%s", n, out)

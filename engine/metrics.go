@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/planner"
@@ -93,8 +94,14 @@ type SourceStats struct {
 // PartitionStats are the figures of one partition of a source.
 type PartitionStats struct {
 	Read      int64 // records read (decodable ones) since the process started
+	Bytes     int64 // bytes of the records read (poison ones too), as the connector measures them
 	Watermark int64 // microseconds
 	Idle      bool
+	// Lag is the consumer lag: records between the position and the
+	// partition's end (Kafka's end offset − position); HasLag is false
+	// when the source does not know it.
+	Lag    int64
+	HasLag bool
 }
 
 // ViewStats are the figures of one view (or query sink's pipeline).
@@ -153,6 +160,9 @@ type SinkStats struct {
 	// process (0: none yet).
 	Commit        Histogram
 	LastCommitted uint64
+	// Retries counts the failed attempts the sink retried (0 for sinks
+	// that do not retry).
+	Retries int64
 }
 
 // CheckpointStats describe checkpoints since the process started.
@@ -289,7 +299,11 @@ func (e *Engine) figures() Snapshot {
 	}
 	_ = e.eachSink(func(k *sinkRT) error {
 		k.statsMu.Lock()
-		s.Sinks = append(s.Sinks, SinkStats{Name: k.name, Connector: k.conn, Rows: k.rows.Load(), Commit: k.commits.clone(), LastCommitted: k.committed})
+		st := SinkStats{Name: k.name, Connector: k.conn, Rows: k.rows.Load(), Commit: k.commits.clone(), LastCommitted: k.committed}
+		if r, ok := k.sink.(connectors.Retrier); ok {
+			st.Retries = r.Retries()
+		}
+		s.Sinks = append(s.Sinks, st)
 		k.statsMu.Unlock()
 		return nil
 	})
@@ -348,6 +362,25 @@ func (r *reader) count(part, n int) {
 	r.read[part] += int64(n)
 }
 
+// countBytes adds n bytes read from partition part.
+func (r *reader) countBytes(part int, n int64) {
+	if n == 0 {
+		return
+	}
+	if part >= len(r.bytes) {
+		r.bytes = append(r.bytes, make([]int64, part+1-len(r.bytes))...)
+	}
+	r.bytes[part] += n
+}
+
+// at is xs[i], 0 past its end.
+func at(xs []int64, i int) int64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return 0
+}
+
 // total is the number of records r read.
 func (r *reader) total() int64 {
 	var n int64
@@ -363,11 +396,11 @@ func (r *reader) stats(pipeline string) SourceStats {
 		Watermark: r.gen.Current(), HasWatermark: r.obj.TimeCol >= 0}
 	for p := 0; p < r.gen.Partitions(); p++ {
 		ps := r.gen.Partition(p)
-		var read int64
-		if p < len(r.read) {
-			read = r.read[p]
+		st := PartitionStats{Read: at(r.read, p), Bytes: at(r.bytes, p), Watermark: ps.Watermark, Idle: ps.Idle}
+		if p < len(r.backlog) && r.backlog[p] >= 0 {
+			st.Lag, st.HasLag = r.backlog[p], true
 		}
-		s.Partitions = append(s.Partitions, PartitionStats{Read: read, Watermark: ps.Watermark, Idle: ps.Idle})
+		s.Partitions = append(s.Partitions, st)
 	}
 	return s
 }

@@ -33,14 +33,16 @@ func col(name string, k types.Kind) types.Column { return types.Column{Name: nam
 var sysTables = map[string]sysTable{
 	"sources": {types.Schema{col("pipeline", types.String), col("source", types.String), col("partition", types.Int),
 		col("records_read", types.Int), col("on_error", types.String), col("decode_errors", types.Int),
-		col("watermark", types.Timestamp), col("watermark_lag", types.Interval), col("idle", types.Bool)}, sourceRows},
+		col("watermark", types.Timestamp), col("watermark_lag", types.Interval), col("idle", types.Bool),
+		col("bytes_read", types.Int), col("lag", types.Int)}, sourceRows},
 	"operators": {types.Schema{col("view", types.String), col("id", types.Int), col("operator", types.String),
 		col("rows_in", types.Int), col("rows_out", types.Int), col("state_keys", types.Int),
 		col("watermark", types.Timestamp)}, operatorRows},
 	"checkpoints": {types.Schema{col("id", types.Int), col("completed_at", types.Timestamp),
 		col("duration", types.Interval), col("changes", types.Int), col("error", types.String)}, checkpointRows},
 	"sinks": {types.Schema{col("sink", types.String), col("connector", types.String), col("rows_written", types.Int),
-		col("commits", types.Int), col("commit_seconds_total", types.Float), col("last_committed_checkpoint", types.Int)}, sinkRows},
+		col("commits", types.Int), col("commit_seconds_total", types.Float), col("last_committed_checkpoint", types.Int),
+		col("retries", types.Int)}, sinkRows},
 	"late_rows": {types.Schema{col("view", types.String), col("policy", types.String), col("reason", types.String),
 		col("count", types.Int)}, lateRows},
 }
@@ -123,10 +125,19 @@ func sourceRows(s Snapshot) []types.Row {
 			rows = append(rows, types.Row{types.StringValue(src.Pipeline), types.StringValue(src.Source),
 				types.IntValue(int64(p)), types.IntValue(ps.Read), types.StringValue(onErrorName(src.OnError)),
 				types.IntValue(src.DecodeErrors), timeValue(ps.Watermark, src.HasWatermark),
-				lagValue(now, ps.Watermark, src.HasWatermark), types.BoolValue(ps.Idle)})
+				lagValue(now, ps.Watermark, src.HasWatermark), types.BoolValue(ps.Idle), types.IntValue(ps.Bytes), consumerLag(ps)})
 		}
 	}
 	return rows
+}
+
+// consumerLag is a partition's consumer lag, NULL when the source does
+// not know it.
+func consumerLag(ps PartitionStats) types.Value {
+	if !ps.HasLag {
+		return types.Value{}
+	}
+	return types.IntValue(ps.Lag)
 }
 
 // onErrorName is a source's on_error policy with its default spelled out.
@@ -169,7 +180,8 @@ func sinkRows(s Snapshot) []types.Row {
 	rows := make([]types.Row, 0, len(s.Sinks))
 	for _, k := range s.Sinks {
 		rows = append(rows, types.Row{types.StringValue(k.Name), types.StringValue(k.Connector), types.IntValue(k.Rows),
-			types.IntValue(int64(k.Commit.Count)), types.FloatValue(k.Commit.Sum), types.IntValue(int64(k.LastCommitted))})
+			types.IntValue(int64(k.Commit.Count)), types.FloatValue(k.Commit.Sum), types.IntValue(int64(k.LastCommitted)),
+			types.IntValue(k.Retries)})
 	}
 	return rows
 }

@@ -83,6 +83,10 @@ type reader struct {
 	// undecodable ones (checkpointed with the position).
 	read       []int64
 	decodeErrs int64
+	// bytes counts the bytes read per partition (as the connector
+	// measures them); backlog is its last Backlog (nil: it has none).
+	bytes   []int64
+	backlog []int64
 }
 
 func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, error) {
@@ -875,6 +879,9 @@ func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b
 		return false, fmt.Errorf("read %s: %w", r.obj.Name, err)
 	}
 	r.grow(e.now())
+	if bl, ok := r.src.(connectors.Backlogger); ok {
+		r.backlog = bl.Backlog()
+	}
 	if b.Partition < 0 || b.Partition >= len(r.offs) {
 		return false, fmt.Errorf("read %s: batch for partition %d of %d", r.obj.Name, b.Partition, len(r.offs))
 	}
@@ -892,6 +899,7 @@ func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b
 		return false, err
 	}
 	r.count(b.Partition, len(b.Rows))
+	r.countBytes(b.Partition, b.Bytes)
 	r.offs[b.Partition] = b.Next
 	return true, nil
 }

@@ -30,6 +30,8 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 // The metric descriptions, one per family (docs/observability.md).
 var (
 	recordsRead    = desc("source_records_read_total", "Records read from a source partition by a pipeline since the process started.", "pipeline", "source", "partition")
+	bytesRead      = desc("source_bytes_read_total", "Bytes of the records (keys and values, poison ones too) read from a source partition by a pipeline since the process started.", "pipeline", "source", "partition")
+	consumerLag    = desc("source_consumer_lag_records", "Records between a pipeline's position in a source partition and the partition's end (Kafka: end offset minus position).", "pipeline", "source", "partition")
 	decodeErrors   = desc("source_decode_errors_total", "Undecodable source records by what the source's on_error did with them (failed, skipped, dead_lettered); kept across restarts.", "pipeline", "source", "policy")
 	srcWatermark   = desc("source_watermark_seconds", "A source's event-time watermark as a Unix time.", "pipeline", "source")
 	srcLag         = desc("source_watermark_lag_seconds", "Wall clock minus the source's watermark.", "pipeline", "source")
@@ -54,14 +56,15 @@ var (
 	opStateKeys    = desc("operator_state_keys", "Keys (groups, windows, join keys, view rows) a view's stateful plan node holds in memory.", "view", "operator")
 	opWatermark    = desc("operator_watermark_seconds", "The last watermark a view's plan node emitted, as a Unix time.", "view", "operator")
 	ckptChanges    = desc("checkpoint_last_changes", "State keys the last checkpoint of this process wrote or deleted (absent before the first).")
+	sinkRetries    = desc("sink_retries_total", "Failed attempts a sink retried (its destination unreachable, a commit failed) since the process started.", "sink", "connector")
 	sinkCommitted  = desc("sink_last_committed_checkpoint", "The id of the last checkpoint a sink committed in this process (0: none yet).", "sink", "connector")
 	exprErrors     = desc("expression_errors_total", "Expression errors that evaluated to NULL since the process started.")
 )
 
-var allDescs = []*prometheus.Desc{recordsRead, decodeErrors, srcWatermark, srcLag, partWatermark, partIdle,
+var allDescs = []*prometheus.Desc{recordsRead, bytesRead, consumerLag, decodeErrors, srcWatermark, srcLag, partWatermark, partIdle,
 	viewRowsIn, viewRowsOut, viewLate, viewWatermark, viewLag, stalled,
 	opRowsIn, opRowsOut, opStateKeys, opWatermark,
-	ckptDuration, ckptFailures, ckptLast, ckptID, ckptChanges, restoreSeconds, restoreBytes, sinkRows, sinkCommit, sinkCommitted, exprErrors}
+	ckptDuration, ckptFailures, ckptLast, ckptID, ckptChanges, restoreSeconds, restoreBytes, sinkRows, sinkCommit, sinkRetries, sinkCommitted, exprErrors}
 
 // Collector is a prometheus.Collector over an engine's figures.
 type Collector struct{ src Source }
@@ -105,6 +108,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, k := range s.Sinks {
 		counter(sinkRows, float64(k.Rows), k.Name, k.Connector)
 		ch <- histogram(sinkCommit, k.Commit, k.Name, k.Connector)
+		counter(sinkRetries, float64(k.Retries), k.Name, k.Connector)
 		gauge(sinkCommitted, float64(k.LastCommitted), k.Name, k.Connector)
 	}
 	if c := lastStored(s.Checkpoints.Recent); c != nil {
@@ -128,6 +132,10 @@ func collectSource(src engine.SourceStats, now float64, gauge, counter emit) {
 	for i, p := range src.Partitions {
 		part := strconv.Itoa(i)
 		counter(recordsRead, float64(p.Read), src.Pipeline, src.Source, part)
+		counter(bytesRead, float64(p.Bytes), src.Pipeline, src.Source, part)
+		if p.HasLag {
+			gauge(consumerLag, float64(p.Lag), src.Pipeline, src.Source, part)
+		}
 		if src.HasWatermark {
 			if p.Watermark != types.MinTime {
 				gauge(partWatermark, seconds(p.Watermark), src.Pipeline, src.Source, part)

@@ -311,6 +311,7 @@ func (s *source) readPartition(p *partition, maxRows int) (connectors.Batch, err
 			p.ord, p.pos = p.ord+1, 0
 			continue
 		}
+		b.Bytes += int64(len(line)) + 1 // and its newline
 		s.decodeLine(p, &b, line, off)
 	}
 	b.Next = p.offset()

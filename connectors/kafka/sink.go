@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamsql/streamsql/connectors"
@@ -57,6 +58,9 @@ type sink struct {
 	mu      sync.Mutex
 	prodErr error
 	promise func(*kgo.Record, error)
+
+	// retries counts commit attempts that failed and were retried.
+	retries atomic.Int64
 }
 
 // newSink builds the sink and tries once to set it up (see setup); when
@@ -323,6 +327,7 @@ func (s *sink) commitWithRetry(ctx context.Context, id uint64, changes []connect
 		if fatal(err) || ctx.Err() != nil {
 			return fmt.Errorf("kafka sink %s: commit checkpoint %d: %w", s.name, id, err)
 		}
+		s.retries.Add(1)
 		wait := backoff.Next()
 		s.log.Debug("kafka sink: commit failed, retrying", "sink", s.name, "checkpoint", id, "retry_in", wait.String(), "error", err.Error())
 		if werr := connectors.Wait(ctx, wait); werr != nil {
@@ -331,6 +336,9 @@ func (s *sink) commitWithRetry(ctx context.Context, id uint64, changes []connect
 		check = true
 	}
 }
+
+// Retries implements connectors.Retrier: the commits retried.
+func (s *sink) Retries() int64 { return s.retries.Load() }
 
 // fatal reports errors that no retry can fix: another producer took the
 // transactional id over, or the client may not use it.

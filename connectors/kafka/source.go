@@ -58,6 +58,7 @@ type source struct {
 
 	next     []int64         // per partition: offset after the last handed-out record
 	pending  [][]*kgo.Record // per partition: polled, not yet handed out
+	ends     []int64         // per partition: the end offset last seen (-1: not yet)
 	announce []int           // partitions whose resolved start offset Read must report
 	rr       int             // partition to serve next (round robin)
 	opened   bool
@@ -139,6 +140,7 @@ func newSource(ctx context.Context, spec connectors.SourceSpec, cfg factoryConfi
 	s.discovered = time.Now()
 	s.next = make([]int64, s.parts)
 	s.pending = make([][]*kgo.Record, s.parts)
+	s.ends = unknownEnds(s.parts)
 	return s, nil
 }
 
@@ -216,6 +218,7 @@ func (s *source) Open(ctx context.Context, offsets []int64) error {
 		return err
 	}
 	copy(s.next, offsets)
+	s.seedEnds(ctx)
 	at := make(map[int32]kgo.Offset, s.parts)
 	for p, o := range offsets {
 		at[int32(p)] = kgo.NewOffset().At(o)
@@ -223,6 +226,39 @@ func (s *source) Open(ctx context.Context, offsets []int64) error {
 	s.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{s.topic: at})
 	s.opened = true
 	return nil
+}
+
+// seedEnds reads the partitions' end offsets once at the start, so the
+// backlog is known before the first fetch (a partition with nothing new
+// gets none). A failure leaves them unknown until records arrive.
+func (s *source) seedEnds(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, pollWait*20)
+	defer cancel()
+	ends, err := kadm.NewClient(s.cl).ListEndOffsets(ctx, s.topic)
+	if err != nil {
+		return
+	}
+	for p := range s.ends {
+		if o, ok := ends.Lookup(s.topic, int32(p)); ok && o.Err == nil {
+			s.ends[p] = o.Offset
+		}
+	}
+}
+
+// Backlog implements connectors.Backlogger: per partition, the end offset
+// last seen (the high watermark, or the last stable offset under
+// read_committed) minus the position after the last record handed out.
+// Under read_committed a transaction's commit marker takes an offset
+// past its last record, so it counts until the next record passes it.
+func (s *source) Backlog() []int64 {
+	out := make([]int64, s.parts)
+	for p := range out {
+		out[p] = -1
+		if p < len(s.ends) && s.ends[p] >= 0 {
+			out[p] = max(s.ends[p]-s.next[p], 0)
+		}
+	}
+	return out
 }
 
 // checkOffsets refuses checkpointed offsets past a partition's end: the
@@ -361,6 +397,7 @@ func (s *source) discover(ctx context.Context) {
 	}
 	s.next = append(s.next, make([]int64, n-s.parts)...)
 	s.pending = append(s.pending, make([][]*kgo.Record, n-s.parts)...)
+	s.ends = append(s.ends, unknownEnds(n-s.parts)...)
 	s.parts = n
 	s.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{s.topic: at})
 }
@@ -405,6 +442,10 @@ func (s *source) poll(ctx context.Context) error {
 	fs.EachPartition(func(ftp kgo.FetchTopicPartition) {
 		if p := int(ftp.Partition); p >= 0 && p < s.parts && ftp.Topic == s.topic {
 			s.pending[p] = append(s.pending[p], ftp.Records...)
+			s.ends[p] = ftp.HighWatermark
+			if s.isoOpt == "read_committed" {
+				s.ends[p] = ftp.LastStableOffset
+			}
 		}
 	})
 	return nil
@@ -420,6 +461,7 @@ func (s *source) batch(p, max int) connectors.Batch {
 		b.Ops = make([]connectors.Op, 0, n)
 	}
 	for _, r := range recs[:n] {
+		b.Bytes += int64(len(r.Key) + len(r.Value))
 		row, op, skip, err := s.dec.decode(r.Key, r.Value)
 		switch {
 		case err != nil:
@@ -442,6 +484,15 @@ func (s *source) batch(p, max int) connectors.Batch {
 	}
 	b.Next = s.next[p]
 	return b
+}
+
+// unknownEnds returns n end offsets not known yet.
+func unknownEnds(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = -1
+	}
+	return out
 }
 
 // Close stops the client.

@@ -118,6 +118,10 @@ func New(spec connectors.SinkSpec, logger *slog.Logger) (connectors.Sink, error)
 	return s, nil
 }
 
+// Retries implements connectors.Retrier: the failed attempts to reach
+// Postgres that were retried (opening, checking, writing, committing).
+func (s *sink) Retries() int64 { return s.outage.Failures() }
+
 // wrap names the sink, the table and the operation in an error.
 func (s *sink) wrap(what string, err error) error {
 	return fmt.Errorf("postgres sink %s (table %s): %s: %w", s.cfg.sink, s.tableName, what, err)

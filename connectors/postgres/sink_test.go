@@ -432,6 +432,10 @@ func TestPostgresOutage(t *testing.T) {
 			if strings.Contains(l, "s3cretpw") {
 				t.Errorf("the logs show the password:\n%s", l)
 			}
+			// Every failed attempt was retried and counted (each logged one line).
+			if n, lines := s.(connectors.Retrier).Retries(), strings.Count(l, `msg="postgres sink: Postgres unavailable, retrying"`); n < 6 || n != int64(lines) {
+				t.Errorf("Retries() = %d, want the %d failed attempts logged (at least 6)", n, lines)
+			}
 		})
 	}
 }
