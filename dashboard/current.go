@@ -34,6 +34,8 @@ type CurrentSource struct {
 // CurrentPartition is one partition of a reader.
 type CurrentPartition struct {
 	Read      int64    `json:"read"`
+	Bytes     int64    `json:"bytes"`
+	Lag       *int64   `json:"consumerLag,omitempty"` // records behind the partition's end, when known
 	Watermark *float64 `json:"watermark,omitempty"`
 	Idle      bool     `json:"idle"`
 }
@@ -47,6 +49,35 @@ type CurrentView struct {
 	Watermark *float64         `json:"watermark,omitempty"`
 	Lag       *float64         `json:"lag,omitempty"`
 	Stalled   bool             `json:"stalled"`
+	// Operators has its plan nodes' figures by operator number (the plan
+	// graph's PlanNode.Operator).
+	Operators []CurrentOperator `json:"operators"`
+}
+
+// CurrentOperator is one plan node's figures; the state fields are
+// absent for stateless nodes.
+type CurrentOperator struct {
+	ID                int     `json:"id"`
+	RowsIn            int64   `json:"rowsIn"`
+	RowsOut           int64   `json:"rowsOut"`
+	StateKeys         *int64  `json:"stateKeys,omitempty"`
+	MemoryBytes       *int64  `json:"memoryBytes,omitempty"`
+	SpilledBytes      *int64  `json:"spilledBytes,omitempty"`
+	SpillReads        *int64  `json:"spillReads,omitempty"`
+	ProcessingSeconds float64 `json:"processingSeconds"`
+}
+
+// operatorsOf converts a view's operator figures.
+func operatorsOf(ops []engine.OperatorStats) []CurrentOperator {
+	out := make([]CurrentOperator, 0, len(ops))
+	for _, o := range ops {
+		co := CurrentOperator{ID: o.ID, RowsIn: o.RowsIn, RowsOut: o.RowsOut, ProcessingSeconds: o.Processing.Seconds()}
+		if o.HasState {
+			co.StateKeys, co.MemoryBytes, co.SpilledBytes, co.SpillReads = &o.StateKeys, &o.MemoryBytes, &o.SpilledBytes, &o.SpillReads
+		}
+		out = append(out, co)
+	}
+	return out
 }
 
 // CurrentSink is one sink.
@@ -56,6 +87,7 @@ type CurrentSink struct {
 	Rows          int64   `json:"rows"`
 	Commits       uint64  `json:"commits"`
 	CommitSeconds float64 `json:"commitSeconds"` // their total time
+	Retries       int64   `json:"retries"`
 }
 
 // CurrentCheckpoints are the checkpoint figures and recent attempts.
@@ -87,12 +119,17 @@ func currentOf(s engine.Snapshot) Current {
 		cs.Watermark, cs.Lag = watermark(src.HasWatermark, src.Watermark, s.Now)
 		for _, p := range src.Partitions {
 			wm, _ := watermark(src.HasWatermark, p.Watermark, s.Now)
-			cs.Partitions = append(cs.Partitions, CurrentPartition{Read: p.Read, Watermark: wm, Idle: p.Idle})
+			cp := CurrentPartition{Read: p.Read, Bytes: p.Bytes, Watermark: wm, Idle: p.Idle}
+			if p.HasLag {
+				cp.Lag = &p.Lag
+			}
+			cs.Partitions = append(cs.Partitions, cp)
 		}
 		c.Sources = append(c.Sources, cs)
 	}
 	for _, v := range s.Views {
-		cv := CurrentView{Name: v.Name, RowsIn: v.RowsIn, RowsOut: v.RowsOut, Stalled: v.Stalled, Late: map[string]int64{}}
+		cv := CurrentView{Name: v.Name, RowsIn: v.RowsIn, RowsOut: v.RowsOut, Stalled: v.Stalled, Late: map[string]int64{},
+			Operators: operatorsOf(v.Operators)}
 		for k, n := range v.Late {
 			cv.Late[k.Policy+"/"+k.Reason] = n
 		}
@@ -100,7 +137,7 @@ func currentOf(s engine.Snapshot) Current {
 		c.Views = append(c.Views, cv)
 	}
 	for _, k := range s.Sinks {
-		c.Sinks = append(c.Sinks, CurrentSink{Name: k.Name, Connector: k.Connector, Rows: k.Rows, Commits: k.Commit.Count, CommitSeconds: k.Commit.Sum})
+		c.Sinks = append(c.Sinks, CurrentSink{Name: k.Name, Connector: k.Connector, Rows: k.Rows, Commits: k.Commit.Count, CommitSeconds: k.Commit.Sum, Retries: k.Retries})
 	}
 	c.Checkpoints = checkpointsOf(s.Checkpoints)
 	return c

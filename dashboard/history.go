@@ -29,11 +29,16 @@ type ViewSample struct {
 	Watermark *float64 `json:"watermark,omitempty"`
 	Lag       *float64 `json:"lag,omitempty"`
 	Stalled   bool     `json:"stalled"`
+	// OpsOut has its plan nodes' rows out by operator number, for their
+	// rates.
+	OpsOut []int64 `json:"opsOut"`
 }
 
 // SourceSample is one reader's figures in a Sample.
 type SourceSample struct {
 	Read         int64    `json:"read"`
+	Bytes        int64    `json:"bytes"`
+	ConsumerLag  *int64   `json:"consumerLag,omitempty"` // summed over the partitions that know it
 	DecodeErrors int64    `json:"decodeErrors"`
 	Watermark    *float64 `json:"watermark,omitempty"`
 	Lag          *float64 `json:"lag,omitempty"`
@@ -45,7 +50,10 @@ func sampleOf(s engine.Snapshot) Sample {
 	out := Sample{T: now.UnixMilli(), Views: map[string]ViewSample{}, Sources: map[string]SourceSample{},
 		Sinks: map[string]int64{}, Checkpoint: s.Checkpoints.LastID}
 	for _, v := range s.Views {
-		vs := ViewSample{RowsIn: v.RowsIn, RowsOut: v.RowsOut, Stalled: v.Stalled}
+		vs := ViewSample{RowsIn: v.RowsIn, RowsOut: v.RowsOut, Stalled: v.Stalled, OpsOut: make([]int64, len(v.Operators))}
+		for i, o := range v.Operators {
+			vs.OpsOut[i] = o.RowsOut
+		}
 		for _, n := range v.Late {
 			vs.Late += n
 		}
@@ -56,6 +64,15 @@ func sampleOf(s engine.Snapshot) Sample {
 		ss := SourceSample{DecodeErrors: src.DecodeErrors}
 		for _, p := range src.Partitions {
 			ss.Read += p.Read
+			ss.Bytes += p.Bytes
+			if p.HasLag {
+				ss.ConsumerLag = new(int64)
+			}
+		}
+		if ss.ConsumerLag != nil {
+			for _, p := range src.Partitions {
+				*ss.ConsumerLag += p.Lag
+			}
 		}
 		ss.Watermark, ss.Lag = watermark(src.HasWatermark, src.Watermark, now)
 		out.Sources[src.Pipeline+"/"+src.Source] = ss

@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/planner"
@@ -143,6 +144,13 @@ type OperatorStats struct {
 	// windows, join keys, view rows); HasState is false when stateless.
 	StateKeys int64
 	HasState  bool
+	// MemoryBytes estimates the bytes of its state's values in memory,
+	// SpilledBytes those in the spill area; SpillReads counts the evicted
+	// values it read back (see exec.StateSize).
+	MemoryBytes, SpilledBytes, SpillReads int64
+	// Processing is the time the node itself spent on rows and
+	// watermarks (not the nodes after it).
+	Processing time.Duration
 	// Watermark is the last watermark it emitted (types.MinTime: none).
 	Watermark int64
 }
@@ -333,8 +341,11 @@ func (v *viewRT) operators() []OperatorStats {
 	ops := v.pipe.Ops
 	out := make([]OperatorStats, len(ops))
 	for i, op := range ops {
-		o := OperatorStats{ID: i, Operator: planner.Kind(op.Node), RowsOut: op.RowsOut(), Watermark: op.Watermark()}
-		o.StateKeys, o.HasState = op.StateKeys()
+		o := OperatorStats{ID: i, Operator: planner.Kind(op.Node), RowsOut: op.RowsOut(), Watermark: op.Watermark(),
+			Processing: time.Duration(exec.ProcessingNanos(ops, i))}
+		var size exec.StateSize
+		size, o.HasState = op.State()
+		o.StateKeys, o.MemoryBytes, o.SpilledBytes, o.SpillReads = size.Keys, size.MemoryBytes, size.SpilledBytes, size.SpillReads
 		for _, c := range op.Children {
 			o.RowsIn += ops[c].RowsOut()
 		}
@@ -352,6 +363,13 @@ func (v *viewRT) operators() []OperatorStats {
 		}
 	}
 	return out
+}
+
+// stopwatch returns a monotonic clock in nanoseconds, for the meters
+// that time each plan node (exec.Env.Stopwatch).
+func stopwatch() func() int64 {
+	start := time.Now()
+	return func() int64 { return int64(time.Since(start)) }
 }
 
 // count adds n records read from partition part.

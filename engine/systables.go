@@ -37,7 +37,8 @@ var sysTables = map[string]sysTable{
 		col("bytes_read", types.Int), col("lag", types.Int)}, sourceRows},
 	"operators": {types.Schema{col("view", types.String), col("id", types.Int), col("operator", types.String),
 		col("rows_in", types.Int), col("rows_out", types.Int), col("state_keys", types.Int),
-		col("watermark", types.Timestamp)}, operatorRows},
+		col("watermark", types.Timestamp), col("memory_bytes", types.Int), col("spilled_bytes", types.Int),
+		col("spill_reads", types.Int), col("processing", types.Interval)}, operatorRows},
 	"checkpoints": {types.Schema{col("id", types.Int), col("completed_at", types.Timestamp),
 		col("duration", types.Interval), col("changes", types.Int), col("error", types.String)}, checkpointRows},
 	"sinks": {types.Schema{col("sink", types.String), col("connector", types.String), col("rows_written", types.Int),
@@ -152,12 +153,14 @@ func operatorRows(s Snapshot) []types.Row {
 	var rows []types.Row
 	for _, v := range s.Views {
 		for _, o := range v.Operators {
-			keys := types.Value{}
+			keys, mem, spilled, reads := types.Value{}, types.Value{}, types.Value{}, types.Value{}
 			if o.HasState {
-				keys = types.IntValue(o.StateKeys)
+				keys, mem = types.IntValue(o.StateKeys), types.IntValue(o.MemoryBytes)
+				spilled, reads = types.IntValue(o.SpilledBytes), types.IntValue(o.SpillReads)
 			}
 			rows = append(rows, types.Row{types.StringValue(v.Name), types.IntValue(int64(o.ID)), types.StringValue(o.Operator),
-				types.IntValue(o.RowsIn), types.IntValue(o.RowsOut), keys, timeValue(o.Watermark, true)})
+				types.IntValue(o.RowsIn), types.IntValue(o.RowsOut), keys, timeValue(o.Watermark, true),
+				mem, spilled, reads, types.IntervalValue(o.Processing.Microseconds())})
 		}
 	}
 	return rows

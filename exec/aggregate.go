@@ -340,6 +340,7 @@ func (a *Aggregate) load(key string) (*aggEntry, error) {
 		if val, ok, err = a.store.Get([]byte(a.id + key)); err == nil && !ok {
 			return nil, nil
 		}
+		a.spill.reads++
 	}
 	if err != nil {
 		return nil, err

@@ -105,6 +105,7 @@ func (j *Join) load(side int, k string) (*joinKey, error) {
 		if err != nil || !ok {
 			return nil, err
 		}
+		j.spill.reads++
 		val = v
 	}
 	jk, err := j.decodeKey(side, val, dirty)

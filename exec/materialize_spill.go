@@ -60,6 +60,7 @@ func (m *Materialize) loadCheckpointed(k string) (*matRow, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
+	m.spill.reads++
 	e, _, _, err := decodeMatRow(m.id, val)
 	return e, err
 }

@@ -52,6 +52,9 @@ type Env struct {
 	// SideSchema is the side table's schema (source columns + reason +
 	// watermark), when the view has one.
 	SideSchema types.Schema
+	// Stopwatch, when set, is a monotonic clock in nanoseconds the
+	// meters time each node's downstream work with (OpStats.Downstream).
+	Stopwatch func() int64
 	// SideSink, when set, receives the side table's changes (its rows as
 	// inserts), for sinks reading the side table.
 	SideSink func([]Change)
@@ -72,6 +75,7 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	p.Stateful = append(p.Stateful, p.View0)
 	rootStats := newOpStats(root)
 	rootStats.state = p.View0.StateKeys
+	rootStats.size = p.View0.stateSize
 	p.Ops = append(p.Ops, rootStats)
 	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/"}
 	if err := b.build(root.Input, Output{Op: p.View0}); err != nil {
@@ -98,13 +102,16 @@ func (b *pipeBuilder) meter(n planner.Node, out Output) (Output, *OpStats, func(
 	parent := b.parent
 	b.p.Ops[parent].Children = append(b.p.Ops[parent].Children, idx)
 	b.parent = idx
-	return Output{Op: &meter{next: out, st: st}}, st, func() { b.parent = parent }
+	return Output{Op: &meter{next: out, st: st, now: b.env.Stopwatch}}, st, func() { b.parent = parent }
 }
 
 // sized records op's state size in st when op keeps keyed state.
 func sized(st *OpStats, op Operator) {
 	if s, ok := op.(stateSizer); ok {
 		st.state = s.StateKeys
+	}
+	if s, ok := op.(stateMeasurer); ok {
+		st.size = s.stateSize
 	}
 }
 

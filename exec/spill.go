@@ -87,6 +87,7 @@ func loadValue(store *state.Store, spill *spillArea, id, k string) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
+	spill.reads++
 	if !ok {
 		return nil, fmt.Errorf("%s: key missing from the checkpoint: %w", id, state.ErrVersion)
 	}

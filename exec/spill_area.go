@@ -18,18 +18,24 @@ const SpillPrefix = "spill/"
 type spillArea struct {
 	prefix  string
 	store   *state.Store
-	spilled map[string]bool
+	spilled map[string]int // the spilled keys and their values' sizes
 	garbage map[string]bool
+	// bytes sums the spilled values' sizes; reads counts the evicted
+	// values read back (here, or from the checkpoint by the operator).
+	bytes, reads int64
 }
 
 func newSpillArea(store *state.Store, id string) spillArea {
-	return spillArea{prefix: SpillPrefix + id, store: store, spilled: map[string]bool{}, garbage: map[string]bool{}}
+	return spillArea{prefix: SpillPrefix + id, store: store, spilled: map[string]int{}, garbage: map[string]bool{}}
 }
 
 func (s *spillArea) key(k string) []byte { return []byte(s.prefix + k) }
 
 // has reports whether k's current value is in the spill area.
-func (s *spillArea) has(k string) bool { return s.spilled[k] }
+func (s *spillArea) has(k string) bool {
+	_, ok := s.spilled[k]
+	return ok
+}
 
 // write stores vals[i] for keys[i] in one batch and marks them spilled.
 func (s *spillArea) write(keys []string, vals [][]byte) error {
@@ -47,8 +53,9 @@ func (s *spillArea) write(keys []string, vals [][]byte) error {
 	if err != nil {
 		return fmt.Errorf("spill %s: %w", s.prefix, err)
 	}
-	for _, k := range keys {
-		s.spilled[k] = true
+	for i, k := range keys {
+		s.bytes += int64(len(vals[i]) - s.spilled[k])
+		s.spilled[k] = len(vals[i])
 		delete(s.garbage, k)
 	}
 	return nil
@@ -56,6 +63,7 @@ func (s *spillArea) write(keys []string, vals [][]byte) error {
 
 // get reads k's spilled value.
 func (s *spillArea) get(k string) ([]byte, error) {
+	s.reads++
 	val, ok, err := s.store.Get(s.key(k))
 	if err != nil {
 		return nil, fmt.Errorf("read spill %s: %w", s.prefix, err)
@@ -68,7 +76,8 @@ func (s *spillArea) get(k string) ([]byte, error) {
 
 // forget marks k's spilled value stale (its entry was removed).
 func (s *spillArea) forget(k string) {
-	if s.spilled[k] {
+	if n, ok := s.spilled[k]; ok {
+		s.bytes -= int64(n)
 		delete(s.spilled, k)
 		s.garbage[k] = true
 	}
@@ -77,13 +86,16 @@ func (s *spillArea) forget(k string) {
 // clear deletes the operator's spill keys within checkpoint w, once w
 // holds their values.
 func (s *spillArea) clear(w *state.Writer) error {
-	for _, set := range []map[string]bool{s.spilled, s.garbage} {
-		for k := range set {
-			if err := w.Delete(s.key(k)); err != nil {
-				return err
-			}
+	for k := range s.spilled {
+		if err := w.Delete(s.key(k)); err != nil {
+			return err
 		}
 	}
-	s.spilled, s.garbage = map[string]bool{}, map[string]bool{}
+	for k := range s.garbage {
+		if err := w.Delete(s.key(k)); err != nil {
+			return err
+		}
+	}
+	s.spilled, s.garbage, s.bytes = map[string]int{}, map[string]bool{}, 0
 	return nil
 }

@@ -54,6 +54,10 @@ var (
 	opRowsIn       = desc("operator_rows_in_total", "Rows a view's plan node received from its inputs since the process started.", "view", "operator")
 	opRowsOut      = desc("operator_rows_out_total", "Rows (inserts and retractions) a view's plan node emitted since the process started.", "view", "operator")
 	opStateKeys    = desc("operator_state_keys", "Keys (groups, windows, join keys, view rows) a view's stateful plan node holds in memory.", "view", "operator")
+	opMemBytes     = desc("operator_state_memory_bytes", "Estimated bytes of a view's stateful plan node's state values in memory (resident entries times the mean encoded size of a sample).", "view", "operator")
+	opSpillBytes   = desc("operator_state_spilled_bytes", "Bytes of a view's stateful plan node's values in the spill area (changed since the last checkpoint, evicted from memory).", "view", "operator")
+	opSpillReads   = desc("operator_spill_reads_total", "Evicted state values a view's plan node read back (from the spill area or the checkpoint) since the process started.", "view", "operator")
+	opProcessing   = desc("operator_processing_seconds_total", "Time a view's plan node itself spent on rows and watermarks (not the nodes after it) since the process started.", "view", "operator")
 	opWatermark    = desc("operator_watermark_seconds", "The last watermark a view's plan node emitted, as a Unix time.", "view", "operator")
 	ckptChanges    = desc("checkpoint_last_changes", "State keys the last checkpoint of this process wrote or deleted (absent before the first).")
 	sinkRetries    = desc("sink_retries_total", "Failed attempts a sink retried (its destination unreachable, a commit failed) since the process started.", "sink", "connector")
@@ -63,7 +67,7 @@ var (
 
 var allDescs = []*prometheus.Desc{recordsRead, bytesRead, consumerLag, decodeErrors, srcWatermark, srcLag, partWatermark, partIdle,
 	viewRowsIn, viewRowsOut, viewLate, viewWatermark, viewLag, stalled,
-	opRowsIn, opRowsOut, opStateKeys, opWatermark,
+	opRowsIn, opRowsOut, opStateKeys, opMemBytes, opSpillBytes, opSpillReads, opProcessing, opWatermark,
 	ckptDuration, ckptFailures, ckptLast, ckptID, ckptChanges, restoreSeconds, restoreBytes, sinkRows, sinkCommit, sinkRetries, sinkCommitted, exprErrors}
 
 // Collector is a prometheus.Collector over an engine's figures.
@@ -168,7 +172,11 @@ func collectOperators(v engine.ViewStats, gauge, counter emit) {
 		counter(opRowsOut, float64(o.RowsOut), v.Name, op)
 		if o.HasState {
 			gauge(opStateKeys, float64(o.StateKeys), v.Name, op)
+			gauge(opMemBytes, float64(o.MemoryBytes), v.Name, op)
+			gauge(opSpillBytes, float64(o.SpilledBytes), v.Name, op)
+			counter(opSpillReads, float64(o.SpillReads), v.Name, op)
 		}
+		counter(opProcessing, o.Processing.Seconds(), v.Name, op)
 		if o.Watermark != types.MinTime {
 			gauge(opWatermark, seconds(o.Watermark), v.Name, op)
 		}

@@ -12,11 +12,17 @@ import (
 type PlanGraph struct {
 	Nodes []PlanNode `json:"nodes"`
 	Edges []PlanEdge `json:"edges"`
+	ops   int        // plan nodes numbered so far (PlanNode.Operator)
 }
 
 // PlanNode is one operator of a PlanGraph.
 type PlanNode struct {
 	ID int `json:"id"`
+	// Operator numbers the plan's nodes in pre-order from the root (0),
+	// the numbering of EXPLAIN ANALYZE and of the engine's per-operator
+	// figures; -1 for the exchanges and local phases the parallel plan
+	// adds (their rows are their node's).
+	Operator int `json:"operator"`
 	// Op is the operator's kind (Scan, Filter, WindowAggregate, Exchange,
 	// ...), Detail the rest of its EXPLAIN line.
 	Op     string `json:"op"`
@@ -64,15 +70,18 @@ func (g *PlanGraph) link(from, to int) { g.Edges = append(g.Edges, PlanEdge{From
 // addNode adds n, the exchanges in front of it when keyed and parallel,
 // and its inputs; it returns n's id.
 func (g *PlanGraph) addNode(n Node, par int) int {
-	id := g.add(planNode(n, par))
+	pn := planNode(n, par)
+	pn.Operator = g.ops
+	g.ops++
+	id := g.add(pn)
 	feed := id
 	if isKeyed(n) && par > 1 {
-		feed = g.add(PlanNode{Op: "Exchange", Detail: "hash(" + keysOf(n) + ")", Parallelism: par, AppendOnly: g.Nodes[id].AppendOnly})
+		feed = g.add(PlanNode{Op: "Exchange", Operator: -1, Detail: "hash(" + keysOf(n) + ")", Parallelism: par, AppendOnly: g.Nodes[id].AppendOnly})
 		g.link(feed, id)
 		if w, ok := n.(*WindowAggregate); ok && w.TwoPhase {
-			local := g.add(PlanNode{Op: "LocalWindowAggregate", Detail: fmt.Sprintf("%s partial aggs=[%s]", w.Window.Format(w.Input.Schema()), joinAggs(w.Aggs, w.Input.Schema())), Parallelism: par, AppendOnly: true})
+			local := g.add(PlanNode{Op: "LocalWindowAggregate", Operator: -1, Detail: fmt.Sprintf("%s partial aggs=[%s]", w.Window.Format(w.Input.Schema()), joinAggs(w.Aggs, w.Input.Schema())), Parallelism: par, AppendOnly: true})
 			g.link(local, feed)
-			split := g.add(PlanNode{Op: "Exchange", Detail: "split evenly", Parallelism: par, AppendOnly: true})
+			split := g.add(PlanNode{Op: "Exchange", Operator: -1, Detail: "split evenly", Parallelism: par, AppendOnly: true})
 			g.link(split, local)
 			feed = split
 		}

@@ -305,6 +305,26 @@ func TestDashboardBrowser(t *testing.T) {
 	first := waitFigures(b, nil)
 	second := waitFigures(b, &first)
 	t.Logf("view figures: %+v then %+v", first, second)
+	modes := eval[[]string](b, "read the plan's output modes", `[...document.querySelectorAll("#plan-graph g.node")].map(n => n.dataset.op + ":" + n.dataset.mode)`)
+	for _, m := range modes {
+		if !strings.HasSuffix(m, ":append-only") && !strings.HasSuffix(m, ":retracting") {
+			t.Errorf("plan node %s is neither append-only nor retracting", m)
+		}
+	}
+	// The scan's output rate and the aggregate's state size (its windows
+	// close only after seconds of event time: its own rate may stay 0).
+	figs := poll[map[string]float64](b, "the operators' rates and state size on the plan graph", `(() => {
+	  const d = (op) => (document.querySelector('#plan-graph g.node[data-op="' + op + '"]') || {dataset: {}}).dataset;
+	  const scan = d("Scan"), agg = d("WindowAggregate");
+	  const f = {scanRate: Number(scan.rate || 0), scanRows: Number(scan.rowsOut || 0), aggKeys: Number(agg.stateKeys || 0), aggBytes: Number(agg.stateBytes || 0)};
+	  return f.scanRate > 0 && f.scanRows > 0 && f.aggKeys > 0 && f.aggBytes > 0 ? f : null;
+	})()`)
+	t.Logf("plan graph figures: %v", figs)
+	// Materialize, Project, WindowAggregate, Scan: the exchanges and the
+	// local phase count with their node.
+	if n := eval[int](b, "count the operators table's rows", `document.querySelectorAll("#operators tbody tr").length`); n != 4 {
+		t.Errorf("the operators table has %d rows for plan nodes %v, want 4", n, ops)
+	}
 	b.screenshot("dashboard-view.png")
 
 	b.do("open the checkpoints page", chromedp.Navigate(base+"/#/checkpoints"))

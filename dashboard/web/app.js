@@ -143,7 +143,7 @@ function layout(ids, edges) {
 
 // drawGraph renders nodes (id, title, sub, color, cls, data, tip) and edges.
 function drawGraph(id, nodes, edges, opts) {
-  const W = opts.nodeWidth || 200, H = 48, GX = 70, GY = 22, PAD = 12;
+  const W = opts.nodeWidth || 200, H = nodes.some((n) => n.figs) ? 64 : 48, GX = 70, GY = 22, PAD = 12;
   const pos = layout(nodes.map((n) => n.id), edges);
   const width = PAD * 2 + pos.cols * W + (pos.cols - 1) * GX;
   const height = PAD * 2 + pos.rows * H + (pos.rows - 1) * GY;
@@ -170,6 +170,7 @@ function drawGraph(id, nodes, edges, opts) {
       svg("rect", { width: W, height: H, stroke: n.color }),
       svg("text", { x: 10, y: 19 }, clip(n.title, W / 7.2)),
       svg("text", { class: "sub", x: 10, y: 36 }, clip(n.sub || "", W / 6.4)));
+    if (n.figs) node.append(svg("text", { class: "sub figs", x: 10, y: 53 }, clip(n.figs, W / 6.4)));
     if (n.badge) node.append(svg("circle", { class: n.badge, cx: W - 10, cy: 10, r: 5 }));
     if (n.href) {
       const a = svg("a", { href: n.href });
@@ -283,20 +284,45 @@ function viewsTable(cur) {
 }
 
 function sourcesTable(cur) {
-  return table(["pipeline", "source", num("read"), num("read/s"), "on_error", num("decode errors"), "watermark", num("lag"), "partitions"],
+  return table(["pipeline", "source", num("read"), num("read/s"), num("bytes"), num("consumer lag"), "on_error", num("decode errors"), "watermark", num("lag"), "partitions"],
     cur.sources.map((s) => {
       const key = s.pipeline + "/" + s.source;
       const idle = s.partitions.filter((p) => p.idle).length;
+      const lags = s.partitions.filter((p) => p.consumerLag !== undefined);
       return [s.pipeline, s.source, fmtNum(s.partitions.reduce((a, p) => a + p.read, 0)),
-        fmtNum(rate((x) => x.sources[key] && x.sources[key].read)), s.onError, fmtNum(s.decodeErrors),
+        fmtNum(rate((x) => x.sources[key] && x.sources[key].read)), fmtBytes(s.partitions.reduce((a, p) => a + p.bytes, 0)),
+        lags.length ? fmtNum(lags.reduce((a, p) => a + p.consumerLag, 0)) : "–", s.onError, fmtNum(s.decodeErrors),
         fmtTime(s.watermark), fmtSeconds(s.lag), `${s.partitions.length}${idle ? ` (${idle} idle)` : ""}`];
     }));
 }
 
 function sinksTable(cur) {
-  return table(["sink", "connector", num("rows written"), num("rows/s"), num("commits"), num("mean commit")],
+  return table(["sink", "connector", num("rows written"), num("rows/s"), num("commits"), num("mean commit"), num("retries")],
     cur.sinks.map((k) => [k.name, k.connector, fmtNum(k.rows), fmtNum(rate((s) => s.sinks[k.name])), fmtNum(k.commits),
-      k.commits ? fmtSeconds(k.commitSeconds / k.commits) : "–"]));
+      k.commits ? fmtSeconds(k.commitSeconds / k.commits) : "–", fmtNum(k.retries)]));
+}
+
+// operatorFigures is a plan node's line of figures: its output rate and
+// its state's size.
+function operatorFigures(o, opRate) {
+  const parts = [(opRate === null ? "–" : fmtNum(opRate)) + " rows/s out"];
+  if (o.stateKeys !== undefined) parts.push(fmtNum(o.stateKeys) + " keys", fmtBytes(o.memoryBytes) + (o.spilledBytes ? " + " + fmtBytes(o.spilledBytes) + " spilled" : ""));
+  return parts.join(" · ");
+}
+
+// operatorsTable lists a view's plan nodes with their figures.
+function operatorsTable(plan, v, name) {
+  const ops = new Map((v.operators || []).map((o) => [o.id, o]));
+  const rows = [];
+  for (const n of plan.graph.nodes) {
+    const o = ops.get(n.operator);
+    if (!o) continue;
+    const has = o.stateKeys !== undefined;
+    rows.push([`${n.operator} ${n.op}`, n.appendOnly ? "append-only" : "retracting", fmtNum(o.rowsIn), fmtNum(o.rowsOut),
+      fmtNum(rate((s) => s.views[name] && s.views[name].opsOut && s.views[name].opsOut[o.id])), fmtSeconds(o.processingSeconds),
+      has ? fmtNum(o.stateKeys) : "–", has ? fmtBytes(o.memoryBytes) : "–", has ? fmtBytes(o.spilledBytes) : "–", has ? fmtNum(o.spillReads) : "–"]);
+  }
+  return table(["operator", "output", num("rows in"), num("rows out"), num("out/s"), num("time"), num("state keys"), num("memory (est.)"), num("spilled"), num("spill reads")], rows);
 }
 
 function viewPage(name) {
@@ -314,16 +340,27 @@ function viewPage(name) {
   ]));
   page.push(el("div", { class: "card" }, el("div", { class: "muted", id: "view-watermark", "data-value": v.watermark === undefined ? "" : v.watermark }, `watermark ${fmtTime(v.watermark)} · lag ${fmtSeconds(v.lag)}`)));
   const g = plan.graph;
-  const nodes = g.nodes.map((n) => ({
-    id: "op" + n.id, title: n.op + (n.parallelism ? ` ×${n.parallelism}` : ""),
-    sub: [n.appendOnly ? "append-only" : "retracting", n.stateBound ? "state " + n.stateBound : "", n.watermark ? "wm " + n.watermark : ""].filter(Boolean).join(" · "),
-    tip: `${n.op} ${n.detail}\n${n.appendOnly ? "append-only" : "retracting"}${n.stateBound ? "\nstate " + n.stateBound : ""}${n.parallelism ? "\nparallelism " + n.parallelism : ""}`,
-    color: n.op === "Exchange" ? "#7a7f8c" : n.op === "Scan" ? "var(--source)" : "var(--view)",
-    badge: n.appendOnly ? "badge-append" : "badge-retract", data: { op: n.op },
-  }));
+  const nodes = g.nodes.map((n) => {
+    const o = (v.operators || []).find((x) => x.id === n.operator);
+    const opRate = o ? rate((s) => s.views[name] && s.views[name].opsOut && s.views[name].opsOut[o.id]) : null;
+    return {
+      id: "op" + n.id, title: n.op + (n.parallelism ? ` ×${n.parallelism}` : ""),
+      sub: [n.appendOnly ? "append-only" : "retracting", n.stateBound ? "state " + n.stateBound : "", n.watermark ? "wm " + n.watermark : ""].filter(Boolean).join(" · "),
+      figs: o ? operatorFigures(o, opRate) : "",
+      tip: `${n.op} ${n.detail}\n${n.appendOnly ? "append-only" : "retracting"}${n.stateBound ? "\nstate " + n.stateBound : ""}${n.parallelism ? "\nparallelism " + n.parallelism : ""}` +
+        (o ? `\nrows in ${fmtNum(o.rowsIn)}, out ${fmtNum(o.rowsOut)}, time ${fmtSeconds(o.processingSeconds)}` +
+          (o.stateKeys !== undefined ? `\nstate ${fmtNum(o.stateKeys)} keys, ${fmtBytes(o.memoryBytes)} in memory (est.), ${fmtBytes(o.spilledBytes)} spilled, ${fmtNum(o.spillReads)} spill reads` : "") : ""),
+      color: n.op === "Exchange" ? "#7a7f8c" : n.op === "Scan" ? "var(--source)" : "var(--view)",
+      badge: n.appendOnly ? "badge-append" : "badge-retract",
+      data: o ? { op: n.op, mode: n.appendOnly ? "append-only" : "retracting", "rows-out": o.rowsOut, rate: opRate === null ? "" : opRate,
+        "state-keys": o.stateKeys === undefined ? "" : o.stateKeys, "state-bytes": o.memoryBytes === undefined ? "" : o.memoryBytes }
+        : { op: n.op, mode: n.appendOnly ? "append-only" : "retracting" },
+    };
+  });
   const edges = g.edges.map((e) => ({ from: "op" + e.from, to: "op" + e.to }));
   page.push(el("h3", {}, "Plan"), el("div", { class: "card" }, drawGraph("plan-graph", nodes, edges, { nodeWidth: 230 }),
     el("div", { class: "legend" }, el("span", {}, el("i", { style: "background:#1b9a6c" }), "append-only"), el("span", {}, el("i", { style: "background:#d9822b" }), "retracting"))));
+  page.push(el("h3", {}, "Operators"), el("div", { class: "card", id: "operators" }, operatorsTable(plan, v, name)));
   page.push(el("h3", {}, "Late rows"), el("div", { class: "card" }, table(["policy / reason", num("rows")], Object.entries(v.late).map(([k, n]) => [k, fmtNum(n)]))));
   const srcs = cur.sources.filter((s) => s.pipeline === name);
   page.push(el("h3", {}, "Charts (last " + Math.round(store.window / 60) + " minutes)"), el("div", { class: "grid" },

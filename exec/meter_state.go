@@ -1,0 +1,124 @@
+package exec
+
+// The sizes of the stateful operators' state, for OpStats.State: keys in
+// memory, an estimate of their bytes, the spill area's bytes and the
+// evicted values read back. Read only while the pipeline is not
+// processing (the engine holds its lock).
+
+// StateSize is what a stateful plan node's state holds.
+type StateSize struct {
+	// Keys counts the keys in memory: groups, windows, join keys of both
+	// sides, the view's distinct rows.
+	Keys int64
+	// MemoryBytes estimates the bytes of the values in memory: the keys
+	// whose values are resident times the mean encoded size of up to
+	// sizeSample of them (the state encoding; Go's own overhead is not
+	// counted).
+	MemoryBytes int64
+	// SpilledBytes is the size of the values in the spill area (changed
+	// since the last checkpoint, evicted from memory).
+	SpilledBytes int64
+	// SpillReads counts the evicted values read back, from the spill area
+	// or the last checkpoint, since the pipeline started.
+	SpillReads int64
+}
+
+func (s StateSize) add(o StateSize) StateSize {
+	return StateSize{s.Keys + o.Keys, s.MemoryBytes + o.MemoryBytes, s.SpilledBytes + o.SpilledBytes, s.SpillReads + o.SpillReads}
+}
+
+// stateMeasurer is an operator that can size its state.
+type stateMeasurer interface {
+	stateSize() StateSize
+}
+
+// sizeSample is how many resident entries an estimate of memory bytes
+// encodes.
+const sizeSample = 16
+
+// sampler averages the encoded sizes of up to sizeSample entries.
+type sampler struct{ n, bytes int64 }
+
+// full reports whether enough entries were sampled.
+func (s *sampler) full() bool { return s.n >= sizeSample }
+
+func (s *sampler) add(bytes int) {
+	s.n++
+	s.bytes += int64(bytes)
+}
+
+// times is resident entries at the sample's mean size.
+func (s *sampler) times(resident int64) int64 {
+	if s.n == 0 {
+		return 0
+	}
+	return resident * s.bytes / s.n
+}
+
+func (a *spillArea) size(keys int64, mem int64) StateSize {
+	return StateSize{Keys: keys, MemoryBytes: mem, SpilledBytes: a.bytes, SpillReads: a.reads}
+}
+
+func (w *WindowAggregate) stateSize() StateSize {
+	var s sampler
+	for _, e := range w.windows {
+		if s.full() {
+			break
+		}
+		if !e.evicted {
+			s.add(len(w.encode(e)))
+		}
+	}
+	return w.spill.size(w.StateKeys(), s.times(int64(w.resident)))
+}
+
+func (a *Aggregate) stateSize() StateSize {
+	var s sampler
+	for _, e := range a.entries {
+		if s.full() {
+			break
+		}
+		if !e.evicted {
+			s.add(len(a.encode(e)))
+		}
+	}
+	return a.spill.size(a.StateKeys(), s.times(int64(a.resident)))
+}
+
+func (j *Join) stateSize() StateSize {
+	var s sampler
+	for side := range j.sides {
+		for _, jk := range j.sides[side] {
+			if s.full() {
+				break
+			}
+			if len(jk.rows) > 0 {
+				// per row: the key's encoding spread over its rows
+				s.n += int64(len(jk.rows)) - 1
+				s.add(len(j.encode(jk.rows)))
+			}
+		}
+	}
+	return j.spill.size(j.StateKeys(), s.times(int64(j.resident[0]+j.resident[1])))
+}
+
+func (m *Materialize) stateSize() StateSize {
+	var s sampler
+	for k := range m.rows {
+		if s.full() {
+			break
+		}
+		s.add(len(k) + 8) // the encoded row and its count
+	}
+	return m.spill.size(m.StateKeys(), s.times(m.StateKeys()))
+}
+
+func (p *Parallel) stateSize() StateSize {
+	var sum StateSize
+	for _, o := range p.inst {
+		if s, ok := o.(stateMeasurer); ok {
+			sum = sum.add(s.stateSize())
+		}
+	}
+	return sum
+}
