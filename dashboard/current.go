@@ -105,6 +105,7 @@ type CurrentCheckpoint struct {
 	ID      uint64  `json:"id"`
 	At      int64   `json:"at"` // Unix milliseconds
 	Seconds float64 `json:"seconds"`
+	Bytes   int64   `json:"bytes"` // what it wrote (keys and values)
 	Error   string  `json:"error,omitempty"`
 }
 
@@ -150,7 +151,7 @@ func checkpointsOf(cs engine.CheckpointStats) CurrentCheckpoints {
 		out.LastSuccess = cs.LastSuccess.UnixMilli()
 	}
 	for _, r := range slices.Backward(cs.Recent) {
-		out.Recent = append(out.Recent, CurrentCheckpoint{ID: r.ID, At: r.At.UnixMilli(), Seconds: r.Duration.Seconds(), Error: r.Err})
+		out.Recent = append(out.Recent, CurrentCheckpoint{ID: r.ID, At: r.At.UnixMilli(), Seconds: r.Duration.Seconds(), Bytes: r.Bytes, Error: r.Err})
 	}
 	return out
 }

@@ -533,7 +533,7 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 		if err := w.Set(keyCatalog, cat); err != nil {
 			return err
 		}
-		e.storedCheckpoint(id, w.Writes())
+		e.storedCheckpoint(id, w.Writes(), w.Bytes())
 		return nil
 	})
 	if err != nil {

@@ -191,8 +191,10 @@ type CheckpointRecord struct {
 	Duration time.Duration
 	// Err is the failure's message, "" for a stored checkpoint.
 	Err string
-	// Changes counts the state keys a stored checkpoint wrote or deleted.
+	// Changes counts the state keys a stored checkpoint wrote or deleted,
+	// Bytes the size of what it wrote (keys and values; a delete its key).
 	Changes int64
+	Bytes   int64
 }
 
 // recentCheckpoints is how many checkpoint attempts CheckpointStats.Recent
@@ -228,7 +230,7 @@ func (e *Engine) timedCheckpoint(run func() (uint64, error)) error {
 	if err != nil {
 		rec.Err = redact(err.Error())
 	} else if s.stored.ID == id {
-		rec.Changes = s.stored.Changes
+		rec.Changes, rec.Bytes = s.stored.Changes, s.stored.Bytes
 	}
 	if len(s.recent) == recentCheckpoints {
 		s.recent = slices.Delete(s.recent, 0, 1)
@@ -244,10 +246,10 @@ func (e *Engine) timedCheckpoint(run func() (uint64, error)) error {
 }
 
 // storedCheckpoint notes the id and size of the checkpoint just stored.
-func (e *Engine) storedCheckpoint(id uint64, changes int) {
+func (e *Engine) storedCheckpoint(id uint64, changes int, bytes int64) {
 	s := &e.ckptStats
 	s.mu.Lock()
-	s.stored = CheckpointRecord{ID: id, Changes: int64(changes)}
+	s.stored = CheckpointRecord{ID: id, Changes: int64(changes), Bytes: bytes}
 	s.mu.Unlock()
 }
 

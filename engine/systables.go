@@ -40,7 +40,8 @@ var sysTables = map[string]sysTable{
 		col("watermark", types.Timestamp), col("memory_bytes", types.Int), col("spilled_bytes", types.Int),
 		col("spill_reads", types.Int), col("processing", types.Interval)}, operatorRows},
 	"checkpoints": {types.Schema{col("id", types.Int), col("completed_at", types.Timestamp),
-		col("duration", types.Interval), col("changes", types.Int), col("error", types.String)}, checkpointRows},
+		col("duration", types.Interval), col("changes", types.Int), col("error", types.String),
+		col("bytes", types.Int)}, checkpointRows},
 	"sinks": {types.Schema{col("sink", types.String), col("connector", types.String), col("rows_written", types.Int),
 		col("commits", types.Int), col("commit_seconds_total", types.Float), col("last_committed_checkpoint", types.Int),
 		col("retries", types.Int)}, sinkRows},
@@ -169,12 +170,12 @@ func operatorRows(s Snapshot) []types.Row {
 func checkpointRows(s Snapshot) []types.Row {
 	rows := make([]types.Row, 0, len(s.Checkpoints.Recent))
 	for _, c := range s.Checkpoints.Recent {
-		changes, msg := types.IntValue(c.Changes), types.Value{}
+		changes, msg, bytes := types.IntValue(c.Changes), types.Value{}, types.IntValue(c.Bytes)
 		if c.Err != "" {
-			changes, msg = types.Value{}, types.StringValue(c.Err)
+			changes, msg, bytes = types.Value{}, types.StringValue(c.Err), types.Value{}
 		}
 		rows = append(rows, types.Row{types.IntValue(int64(c.ID)), types.TimestampValue(c.At.UnixMicro()),
-			types.IntervalValue(c.Duration.Microseconds()), changes, msg})
+			types.IntervalValue(c.Duration.Microseconds()), changes, msg, bytes})
 	}
 	return rows
 }

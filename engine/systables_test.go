@@ -71,7 +71,7 @@ func testSystemTables(t *testing.T, par string) {
 		FROM streamsql_catalog.sources`, "m s 0 5 fail 0 2024-01-01 00:00:12 f t\n")
 	check(`SELECT * FROM streamsql_catalog.late_rows`, "m drop expired 1\n")
 	check(`SELECT sink, connector, rows_written, commits, last_committed_checkpoint FROM streamsql_catalog.sinks`, "out record 2 1 1\n")
-	check(`SELECT id, changes > 0, duration IS NOT NULL FROM streamsql_catalog.checkpoints`, "1 t t\n")
+	check(`SELECT id, changes > 0, duration IS NOT NULL, bytes > changes FROM streamsql_catalog.checkpoints`, "1 t t t\n")
 	res := run(`SHOW PIPELINES`)
 	if got, want := strings.Join(res.Schema.Names(), " "), "name sources sinks parallelism watermark watermark_lag stalled rows_in rows_out state_keys"; got != want {
 		t.Fatalf("SHOW PIPELINES columns %s, want %s", got, want)

@@ -59,6 +59,7 @@ var (
 	opSpillReads   = desc("operator_spill_reads_total", "Evicted state values a view's plan node read back (from the spill area or the checkpoint) since the process started.", "view", "operator")
 	opProcessing   = desc("operator_processing_seconds_total", "Time a view's plan node itself spent on rows and watermarks (not the nodes after it) since the process started.", "view", "operator")
 	opWatermark    = desc("operator_watermark_seconds", "The last watermark a view's plan node emitted, as a Unix time.", "view", "operator")
+	ckptBytes      = desc("checkpoint_last_bytes", "Bytes (keys and values) the last checkpoint of this process wrote (absent before the first).")
 	ckptChanges    = desc("checkpoint_last_changes", "State keys the last checkpoint of this process wrote or deleted (absent before the first).")
 	sinkRetries    = desc("sink_retries_total", "Failed attempts a sink retried (its destination unreachable, a commit failed) since the process started.", "sink", "connector")
 	sinkCommitted  = desc("sink_last_committed_checkpoint", "The id of the last checkpoint a sink committed in this process (0: none yet).", "sink", "connector")
@@ -68,7 +69,7 @@ var (
 var allDescs = []*prometheus.Desc{recordsRead, bytesRead, consumerLag, decodeErrors, srcWatermark, srcLag, partWatermark, partIdle,
 	viewRowsIn, viewRowsOut, viewLate, viewWatermark, viewLag, stalled,
 	opRowsIn, opRowsOut, opStateKeys, opMemBytes, opSpillBytes, opSpillReads, opProcessing, opWatermark,
-	ckptDuration, ckptFailures, ckptLast, ckptID, ckptChanges, restoreSeconds, restoreBytes, sinkRows, sinkCommit, sinkRetries, sinkCommitted, exprErrors}
+	ckptDuration, ckptFailures, ckptLast, ckptID, ckptChanges, ckptBytes, restoreSeconds, restoreBytes, sinkRows, sinkCommit, sinkRetries, sinkCommitted, exprErrors}
 
 // Collector is a prometheus.Collector over an engine's figures.
 type Collector struct{ src Source }
@@ -117,6 +118,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c := lastStored(s.Checkpoints.Recent); c != nil {
 		gauge(ckptChanges, float64(c.Changes))
+		gauge(ckptBytes, float64(c.Bytes))
 	}
 	ch <- histogram(ckptDuration, s.Checkpoints.Duration)
 	counter(ckptFailures, float64(s.Checkpoints.Failures))

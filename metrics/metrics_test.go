@@ -99,6 +99,7 @@ func TestScrapeRunningEngine(t *testing.T) {
 		`streamsql_checkpoint_duration_seconds_bucket{le="+Inf"}`,
 		`streamsql_checkpoint_last_success_timestamp_seconds `,
 		`streamsql_checkpoint_last_changes `,
+		`streamsql_checkpoint_last_bytes `,
 		`streamsql_operator_rows_out_total{operator="Scan#3",view="m"} 3`,
 		`streamsql_operator_rows_in_total{operator="WindowAggregate#2",view="m"} 3`,
 		`streamsql_operator_state_keys{operator="WindowAggregate#2",view="m"} 1`,

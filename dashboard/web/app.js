@@ -385,8 +385,9 @@ function checkpointsPage() {
   page.push(el("div", { class: "card" }, el("div", {},
     `last success: ${c.lastSuccess ? fmtSeconds((cur.now - c.lastSuccess) / 1000) + " ago" : "none yet"} · mean duration ${c.count ? fmtSeconds(c.seconds / c.count) : "–"} · ` +
     (cur.restored ? `restored at start in ${fmtSeconds(cur.restoreSeconds)} (${fmtBytes(cur.restoreBytes)})` : "fresh start (nothing restored)"))));
-  page.push(el("h3", {}, "Recent checkpoints"), el("div", { class: "card" }, table(["id", "ended", num("duration"), "result"],
+  page.push(el("h3", {}, "Recent checkpoints"), el("div", { class: "card" }, table(["id", "ended", num("duration"), num("size"), "result"],
     c.recent.map((r) => [String(r.id), new Date(r.at).toISOString().replace("T", " ").slice(0, 23), fmtSeconds(r.seconds),
+      r.error ? "–" : fmtBytes(r.bytes),
       r.error ? el("span", { class: "bad" }, r.error) : el("span", { class: "ok" }, "stored")]))));
   page.push(el("div", { class: "grid" }, chart("chart-checkpoint", "Checkpoint id", [{ name: "id", points: series((s) => s.checkpoint) }], fmtNum)));
   return page;

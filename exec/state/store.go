@@ -269,6 +269,7 @@ type Writer struct {
 	wb     *badger.WriteBatch
 	prefix []byte // staging prefix of a checkpoint; nil otherwise
 	n      int
+	bytes  int64 // keys and values written (Bytes)
 	// A checkpoint buffers its first changes (buffered) and writes them in
 	// one transaction when they stay small; past the limit it starts
 	// staging (wb becomes non-nil) and flushes the buffer there.
@@ -319,6 +320,7 @@ func (w *Writer) buffer(key, val []byte, del bool) error {
 // Set writes key = val. It copies both: callers may reuse them.
 func (w *Writer) Set(key, val []byte) error {
 	w.n++
+	w.bytes += int64(len(key) + len(val))
 	var err error
 	switch {
 	case w.buffering:
@@ -339,6 +341,7 @@ func (w *Writer) Set(key, val []byte) error {
 // Delete removes key. It copies key: callers may reuse it.
 func (w *Writer) Delete(key []byte) error {
 	w.n++
+	w.bytes += int64(len(key))
 	var err error
 	switch {
 	case w.buffering:
@@ -380,3 +383,7 @@ func (w *Writer) DeletePrefix(prefix []byte) error {
 
 // Writes returns how many writes the transaction holds.
 func (w *Writer) Writes() int { return w.n }
+
+// Bytes returns the size of the keys and values written (a delete counts
+// its key).
+func (w *Writer) Bytes() int64 { return w.bytes }
