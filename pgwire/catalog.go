@@ -1,9 +1,34 @@
 package pgwire
 
 import (
+	"slices"
+	"strings"
+
+	"github.com/streamsql/streamsql/engine"
 	"github.com/streamsql/streamsql/pgwire/pgcatalog"
 	"github.com/streamsql/streamsql/types"
 )
+
+// systemTables describes the engine's streamsql_catalog tables, sorted.
+func systemTables() []pgcatalog.Object {
+	tables := engine.SystemTables()
+	names := make([]string, 0, len(tables))
+	for name := range tables {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make([]pgcatalog.Object, 0, len(names))
+	for _, name := range names {
+		_, table, _ := strings.Cut(name, ".")
+		po := pgcatalog.Object{Name: table, Schema: pgcatalog.SystemSchema, Kind: "table",
+			Definition: "-- system table " + name + " (read-only; docs/observability.md)"}
+		for _, c := range tables[name] {
+			po.Columns = append(po.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type, Precision: c.Precision, Scale: c.Scale})
+		}
+		out = append(out, po)
+	}
+	return out
+}
 
 // catalogAnswer hands a query to pgcatalog (psql's \d queries, pg_catalog
 // and information_schema reads, version(), current_schema(), ...). ok is
@@ -18,6 +43,7 @@ func (s *session) catalogAnswer(sql string, params []*string) (*result, bool, er
 		}
 		objs = append(objs, po)
 	}
+	objs = append(objs, systemTables()...)
 	settings := make(map[string]string, len(s.params))
 	for k, v := range s.params {
 		settings[k] = v

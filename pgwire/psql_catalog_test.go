@@ -141,10 +141,38 @@ Indexes:
 primary key, btree, for table "public.q7"
 `},
 		{[]string{`\dn`}, `
-  List of schemas
-  Name  | Owner  
---------+--------
- public | tester
+      List of schemas
+       Name        | Owner
+-------------------+--------
+ public            | tester
+ streamsql_catalog | tester
+(2 rows)
+`},
+		// The system tables, in a schema of their own off the search path.
+		{[]string{`\dt streamsql_catalog.*`}, `
+                 List of relations
+      Schema       |    Name     | Type  | Owner
+-------------------+-------------+-------+--------
+ streamsql_catalog | checkpoints | table | tester
+ streamsql_catalog | late_rows   | table | tester
+ streamsql_catalog | operators   | table | tester
+ streamsql_catalog | sinks       | table | tester
+ streamsql_catalog | sources     | table | tester
+(5 rows)
+`},
+		{[]string{`\d streamsql_catalog.late_rows`}, `
+      Table "streamsql_catalog.late_rows"
+ Column |  Type  | Collation | Nullable | Default
+--------+--------+-----------+----------+---------
+ view   | text   |           |          |
+ policy | text   |           |          |
+ reason | text   |           |          |
+ count  | bigint |           |          |
+`},
+		{[]string{`SELECT count(*) FROM streamsql_catalog.late_rows`}, `
+ count
+-------
+     0
 (1 row)
 `},
 		{[]string{`\x`, `SELECT current_database(), current_schema(), current_user`}, `Expanded display is on.

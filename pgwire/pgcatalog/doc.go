@@ -53,7 +53,9 @@
 // the user OID range, a multiple of 4: +1 is its row type, +2 its key
 // index, +3 the key constraint; collisions move on in name order), so the
 // OID psql looks up in one query finds the same object in the next. Everything
-// lives in the database the session names and in schema "public".
+// lives in the database the session names and in schema "public", but the
+// engine's system tables (Object.Schema SystemSchema), which live in
+// schema streamsql_catalog, off the search path.
 //
 // The package is pure: no goroutines, no state between calls; it is safe
 // for concurrent use.

@@ -68,7 +68,13 @@ func init() {
 			}
 			return fmt.Sprintf("unknown (OID=%s)", toText(a[0])), nil
 		}},
-		"pg_table_is_visible":          yes,
+		// A system table is not on the search path (public), as
+		// Postgres hides tables of other schemas from \dt.
+		"pg_table_is_visible": {ret: OIDBool, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+			n, _ := toInt(a[0])
+			oi := ev.cat.byOID[n]
+			return oi == nil || oi.nsp != nspSystem, nil
+		}},
 		"pg_collation_is_visible":      yes,
 		"pg_conversion_is_visible":     yes,
 		"pg_operator_is_visible":       yes,

@@ -8,10 +8,17 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
+// SystemSchema is the schema of the engine's system tables
+// (streamsql_catalog), a namespace of its own in pg_namespace.
+const SystemSchema = "streamsql_catalog"
+
 // Object is what the catalog shows of one engine object.
 type Object struct {
 	// Name is the object's name as created.
 	Name string
+	// Schema is the schema holding it: "" for public, SystemSchema for
+	// the engine's read-only system tables.
+	Schema string
 	// Kind is "source", "table", "materialized view" or "sink"
 	// (catalog.Kind.String()).
 	Kind string

@@ -24,6 +24,7 @@ const (
 	nspCatalog = 11
 	nspPublic  = 2200
 	nspInfo    = 13207
+	nspSystem  = 16383 // streamsql_catalog: the system tables
 	userOID    = 10
 	dbOID      = 5
 	heapAM     = 2
@@ -157,6 +158,9 @@ func parseText(s string, t uint32) any {
 type objInfo struct {
 	Object
 	name               string // lower-cased
+	key                string // name, qualified outside public (byName)
+	nsp                int64  // its namespace's OID
+	schema             string // its namespace's name
 	oid, typ, idx, con int64
 	relkind            string
 	keyNums            []any // attnums of the key columns
@@ -173,11 +177,17 @@ type catData struct {
 func newCatData(objs []Object, s Session) *catData {
 	cd := &catData{s: s, byOID: map[int64]*objInfo{}, byName: map[string]*objInfo{}}
 	for _, o := range objs {
-		oi := &objInfo{Object: o, name: strings.ToLower(o.Name)}
-		switch o.Kind {
-		case "materialized view", "view":
+		oi := &objInfo{Object: o, name: strings.ToLower(o.Name), nsp: nspPublic, schema: "public"}
+		oi.key = oi.name
+		if o.Schema == SystemSchema {
+			oi.nsp, oi.schema, oi.key = nspSystem, SystemSchema, SystemSchema+"."+oi.name
+			oi.relkind = "r"
+		}
+		switch {
+		case oi.nsp == nspSystem:
+		case o.Kind == "materialized view" || o.Kind == "view":
 			oi.relkind = "m"
-		case "sink":
+		case o.Kind == "sink":
 			oi.relkind = "f"
 		default:
 			oi.relkind = "r"
@@ -191,10 +201,10 @@ func newCatData(objs []Object, s Session) *catData {
 		}
 		cd.objs = append(cd.objs, oi)
 	}
-	sort.Slice(cd.objs, func(i, j int) bool { return cd.objs[i].name < cd.objs[j].name })
+	sort.Slice(cd.objs, func(i, j int) bool { return cd.objs[i].key < cd.objs[j].key })
 	for _, oi := range cd.objs {
 		h := fnv.New32a()
-		h.Write([]byte(oi.name))
+		h.Write([]byte(oi.key))
 		base := firstOID + int64(h.Sum32()%((1<<31-firstOID)/4))*4
 		for cd.byOID[base] != nil {
 			base += 4
@@ -205,7 +215,7 @@ func newCatData(objs []Object, s Session) *catData {
 		oi.oid, oi.typ, oi.idx, oi.con = base, base+1, base+2, base+3
 		cd.byOID[base] = oi
 		cd.byOID[base+2] = oi
-		cd.byName[oi.name] = oi
+		cd.byName[oi.key] = oi
 	}
 	return cd
 }
@@ -236,10 +246,14 @@ func (cd *catData) relName(oid int64) string {
 		}
 	}
 	if oi := cd.byOID[oid]; oi != nil {
+		name := quoteIdent(oi.name)
 		if oid == oi.idx {
-			return quoteIdent(oi.name + "_pkey")
+			name = quoteIdent(oi.name + "_pkey")
 		}
-		return quoteIdent(oi.name)
+		if oi.nsp != nspPublic {
+			name = oi.schema + "." + name
+		}
+		return name
 	}
 	return strconv.FormatInt(oid, 10)
 }
@@ -249,6 +263,11 @@ func (cd *catData) relByName(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
 	for _, p := range []string{"public.", "\"public\"."} {
 		s = strings.TrimPrefix(s, p)
+	}
+	if rest, ok := strings.CutPrefix(strings.ToLower(s), SystemSchema+"."); ok {
+		if oi := cd.byName[SystemSchema+"."+strings.Trim(rest, `"`)]; oi != nil {
+			return oi.oid, true
+		}
 	}
 	if strings.HasPrefix(s, `"`) && strings.HasSuffix(s, `"`) && len(s) > 1 {
 		s = strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
@@ -277,6 +296,8 @@ func (cd *catData) nspName(oid int64) string {
 		return "public"
 	case nspInfo:
 		return "information_schema"
+	case nspSystem:
+		return SystemSchema
 	}
 	return strconv.FormatInt(oid, 10)
 }
@@ -289,6 +310,8 @@ func (cd *catData) nspByName(s string) (int64, bool) {
 		return nspPublic, true
 	case "information_schema":
 		return nspInfo, true
+	case SystemSchema:
+		return nspSystem, true
 	}
 	return 0, false
 }
@@ -435,12 +458,12 @@ func (cd *catData) rows(full string) []row {
 			if oi.relkind == "f" {
 				am = 0
 			}
-			out = append(out, row{"oid": oi.oid, "relname": oi.name, "relnamespace": int64(nspPublic), "reltype": oi.typ,
+			out = append(out, row{"oid": oi.oid, "relname": oi.name, "relnamespace": oi.nsp, "reltype": oi.typ,
 				"relowner": int64(userOID), "relam": am, "relfilenode": oi.oid, "relpages": int64(0), "reltuples": float64(-1),
 				"relhasindex": cd.hasKey(oi), "relpersistence": "p", "relkind": oi.relkind, "relnatts": int64(len(oi.Columns)),
 				"relispopulated": true, "relreplident": "d", "relfrozenxid": int64(0), "relminmxid": int64(0)})
 			if cd.hasKey(oi) {
-				out = append(out, row{"oid": oi.idx, "relname": oi.name + "_pkey", "relnamespace": int64(nspPublic),
+				out = append(out, row{"oid": oi.idx, "relname": oi.name + "_pkey", "relnamespace": oi.nsp,
 					"relowner": int64(userOID), "relam": int64(btreeAM), "relfilenode": oi.idx, "reltuples": float64(-1),
 					"relpersistence": "p", "relkind": "i", "relnatts": int64(len(oi.keyNums)), "relispopulated": true,
 					"relreplident": "n"})
@@ -457,7 +480,7 @@ func (cd *catData) rows(full string) []row {
 		}
 	case "pg_catalog.pg_type":
 		for _, oi := range cd.objs {
-			out = append(out, row{"oid": oi.typ, "typname": oi.name, "typnamespace": int64(nspPublic), "typowner": int64(userOID),
+			out = append(out, row{"oid": oi.typ, "typname": oi.name, "typnamespace": oi.nsp, "typowner": int64(userOID),
 				"typlen": int64(-1), "typbyval": false, "typtype": "c", "typcategory": "C", "typisdefined": true, "typdelim": ",",
 				"typrelid": oi.oid, "typsubscript": "-", "typinput": "record_in", "typoutput": "record_out", "typreceive": "record_recv",
 				"typsend": "record_send", "typmodin": "-", "typmodout": "-", "typanalyze": "-", "typalign": "d", "typstorage": "x",
@@ -484,7 +507,7 @@ func (cd *catData) rows(full string) []row {
 			if !cd.hasKey(oi) {
 				continue
 			}
-			out = append(out, row{"oid": oi.con, "conname": oi.name + "_pkey", "connamespace": int64(nspPublic), "contype": "p",
+			out = append(out, row{"oid": oi.con, "conname": oi.name + "_pkey", "connamespace": oi.nsp, "contype": "p",
 				"convalidated": true, "conrelid": oi.oid, "conindid": oi.idx, "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": oi.keyNums})
 		}
@@ -531,7 +554,7 @@ func (cd *catData) rows(full string) []row {
 	case "pg_catalog.pg_tables":
 		for _, oi := range cd.objs {
 			if oi.relkind == "r" {
-				out = append(out, row{"schemaname": "public", "tablename": oi.name, "tableowner": user, "hasindexes": cd.hasKey(oi)})
+				out = append(out, row{"schemaname": oi.schema, "tablename": oi.name, "tableowner": user, "hasindexes": cd.hasKey(oi)})
 			}
 		}
 	case "pg_catalog.pg_matviews":
@@ -544,12 +567,12 @@ func (cd *catData) rows(full string) []row {
 	case "pg_catalog.pg_indexes":
 		for _, oi := range cd.objs {
 			if cd.hasKey(oi) {
-				out = append(out, row{"schemaname": "public", "tablename": oi.name, "indexname": oi.name + "_pkey",
+				out = append(out, row{"schemaname": oi.schema, "tablename": oi.name, "indexname": oi.name + "_pkey",
 					"indexdef": cd.indexDef(oi.idx, 0)})
 			}
 		}
 	case "information_schema.schemata":
-		for _, n := range []string{"pg_catalog", "public", "information_schema"} {
+		for _, n := range []string{"pg_catalog", "public", "information_schema", SystemSchema} {
 			out = append(out, row{"catalog_name": cd.s.Database, "schema_name": n, "schema_owner": user})
 		}
 	case "information_schema.tables":
@@ -564,7 +587,7 @@ func (cd *catData) rows(full string) []row {
 			if strings.EqualFold(oi.Options["connector"], "memory") || oi.Kind == "table" {
 				ins = "YES"
 			}
-			out = append(out, row{"table_catalog": cd.s.Database, "table_schema": "public", "table_name": oi.name,
+			out = append(out, row{"table_catalog": cd.s.Database, "table_schema": oi.schema, "table_name": oi.name,
 				"table_type": typ, "is_insertable_into": ins, "is_typed": "NO"})
 		}
 	case "information_schema.columns":
@@ -576,7 +599,7 @@ func (cd *catData) rows(full string) []row {
 	case "information_schema.views":
 		for _, oi := range cd.objs {
 			if oi.relkind == "m" {
-				out = append(out, row{"table_catalog": cd.s.Database, "table_schema": "public", "table_name": oi.name,
+				out = append(out, row{"table_catalog": cd.s.Database, "table_schema": oi.schema, "table_name": oi.name,
 					"view_definition": cd.viewDef(oi.oid), "check_option": "NONE", "is_updatable": "NO",
 					"is_insertable_into": "NO", "is_trigger_updatable": "NO", "is_trigger_deletable": "NO",
 					"is_trigger_insertable_into": "NO"})
@@ -585,8 +608,8 @@ func (cd *catData) rows(full string) []row {
 	case "information_schema.table_constraints":
 		for _, oi := range cd.objs {
 			if cd.hasKey(oi) {
-				out = append(out, row{"constraint_catalog": cd.s.Database, "constraint_schema": "public",
-					"constraint_name": oi.name + "_pkey", "table_catalog": cd.s.Database, "table_schema": "public",
+				out = append(out, row{"constraint_catalog": cd.s.Database, "constraint_schema": oi.schema,
+					"constraint_name": oi.name + "_pkey", "table_catalog": cd.s.Database, "table_schema": oi.schema,
 					"table_name": oi.name, "constraint_type": "PRIMARY KEY", "is_deferrable": "NO", "initially_deferred": "NO",
 					"enforced": "YES", "nulls_distinct": nil})
 			}
@@ -594,8 +617,8 @@ func (cd *catData) rows(full string) []row {
 	case "information_schema.key_column_usage":
 		for _, oi := range cd.objs {
 			for i, n := range oi.keyNums {
-				out = append(out, row{"constraint_catalog": cd.s.Database, "constraint_schema": "public",
-					"constraint_name": oi.name + "_pkey", "table_catalog": cd.s.Database, "table_schema": "public",
+				out = append(out, row{"constraint_catalog": cd.s.Database, "constraint_schema": oi.schema,
+					"constraint_name": oi.name + "_pkey", "table_catalog": cd.s.Database, "table_schema": oi.schema,
 					"table_name": oi.name, "column_name": strings.ToLower(oi.Columns[n.(int64)-1].Name),
 					"ordinal_position": int64(i + 1)})
 			}
@@ -660,7 +683,7 @@ func (cd *catData) infoColumn(oi *objInfo, i int, c Column) row {
 			nullable = "NO"
 		}
 	}
-	r := row{"table_catalog": cd.s.Database, "table_schema": "public", "table_name": oi.name,
+	r := row{"table_catalog": cd.s.Database, "table_schema": oi.schema, "table_name": oi.name,
 		"column_name": strings.ToLower(c.Name), "ordinal_position": int64(i + 1), "is_nullable": nullable,
 		"data_type": formatType(t, -1), "udt_catalog": cd.s.Database, "udt_schema": "pg_catalog", "udt_name": udt,
 		"dtd_identifier": strconv.Itoa(i + 1), "is_self_referencing": "NO", "is_identity": "NO", "identity_cycle": "NO",
