@@ -199,8 +199,9 @@ var (
 // state and reader positions from the last checkpoint.
 func (e *Engine) recover(ctx context.Context) error {
 	// The spill area holds values changed after the last checkpoint: they
-	// are not part of it, so recovery starts without them.
-	if err := e.store.DeletePrefix([]byte(exec.SpillPrefix)); err != nil {
+	// are not part of it, so recovery starts without them. Dropped rather
+	// than deleted, so they leave the disk now instead of at a compaction.
+	if err := e.store.Drop([]byte(exec.SpillPrefix)); err != nil {
 		return fmt.Errorf("clear spill area: %w", err)
 	}
 	if err := e.loadMeta(); err != nil {

@@ -152,8 +152,9 @@ func (s *Store) applyChunks(chunks []stagedChunk) error {
 	return wb.Flush()
 }
 
-// apply writes the staged changes under prefix to their keys and deletes
-// the staging keys. Applying twice gives the same result.
+// apply writes the staged changes under prefix to their keys; the
+// staging keys stay for the caller to drop. Applying twice gives the same
+// result.
 func (s *Store) apply(prefix []byte) error {
 	wb := s.db.NewWriteBatch()
 	err := s.Scan(prefix, func(k, v []byte) error {
@@ -161,7 +162,7 @@ func (s *Store) apply(prefix []byte) error {
 			if err := applyChunk(wb, v[1:]); err != nil {
 				return fmt.Errorf("staged chunk %x: %w", k[len(prefix):], err)
 			}
-			return wb.Delete(k)
+			return nil
 		}
 		// One change staged under its own key (stores written before
 		// chunks).
@@ -178,7 +179,7 @@ func (s *Store) apply(prefix []byte) error {
 		default:
 			return fmt.Errorf("staged change %q: unknown op", key)
 		}
-		return wb.Delete(k)
+		return nil
 	})
 	if err != nil {
 		wb.Cancel()
@@ -231,7 +232,11 @@ func chunkField(b []byte) (field, rest []byte, err error) {
 
 // recoverPending finishes a committed checkpoint whose staged changes
 // were not fully applied, and discards staged changes of checkpoints that
-// never committed.
+// never committed. Once the committed changes are durable at their keys,
+// every staged key is dropped from Badger's files (Drop), not deleted: a
+// delete would add a tombstone and keep the staged chunks on disk until
+// compaction reached them, which is the extra disk a crash-restarted
+// pipeline used to carry.
 func (s *Store) recoverPending() error {
 	var committed uint64
 	val, ok, err := s.Get(keyCommitted)
@@ -258,16 +263,28 @@ func (s *Store) recoverPending() error {
 	if err != nil {
 		return err
 	}
-	for id := range ids {
-		if id == committed {
-			if err := s.apply(pendingPrefix(id)); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := s.DeletePrefix(pendingPrefix(id)); err != nil {
+	if ids[committed] {
+		if err := s.apply(pendingPrefix(committed)); err != nil {
 			return err
 		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.Drop(prefixPending)
+}
+
+// Drop removes every key with prefix from the store's files: Badger
+// flushes its memtables without those keys and rewrites the tables that
+// hold them, so no tombstone and no old version of them is left on disk.
+// Writes wait meanwhile, and nothing may read the store concurrently: it
+// is for recovery, before the store is in use.
+func (s *Store) Drop(prefix []byte) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
+	if err := s.db.DropPrefix(prefix); err != nil {
+		return fmt.Errorf("drop %q: %w", prefix, err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -330,5 +331,96 @@ func TestStagedCheckpointAppliesInTheBackground(t *testing.T) {
 	}
 	if g := get(t, s, "k000000"); g != "3" {
 		t.Fatalf("k000000=%s after checkpoint 3, want 3", g)
+	}
+}
+
+// TestRecoveryDropsStagedKeys crashes with a committed checkpoint staged
+// but not applied and a later one staged but not committed, and checks
+// that opening applies the first, discards the second and leaves no
+// version of any staged key in Badger's files: not a live one, and not a
+// tombstone or an older version waiting for compaction either (those
+// keep the staged chunks on disk).
+func TestRecoveryDropsStagedKeys(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	set := func(v string) func(w *Writer) error {
+		return func(w *Writer) error {
+			for i := range 2000 {
+				if err := w.Set(fmt.Appendf(nil, "k%04d", i), []byte(strings.Repeat(v, 200))); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	stage(t, s, 2, set("a"))
+	commitMarker(t, s, 2)
+	stage(t, s, 3, set("b"))
+	_ = s.Close()
+	s = mustOpen(t, dir)
+	if got := get(t, s, "k0007"); got != strings.Repeat("a", 200) {
+		t.Fatalf("after recovery k0007 = %.10q…, want the committed checkpoint's value", got)
+	}
+	if n := stagedVersions(t, s); n != 0 {
+		t.Fatalf("after recovery %d versions of staged keys are left in the store", n)
+	}
+	// Reopening (a second crash restart) finds nothing to apply or drop.
+	_ = s.Close()
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if n := stagedVersions(t, s); n != 0 {
+		t.Fatalf("after a second open %d versions of staged keys are left", n)
+	}
+}
+
+// stagedVersions counts every version of every staged key Badger still
+// holds, deleted ones included.
+func stagedVersions(t *testing.T, s *Store) int {
+	t.Helper()
+	n := 0
+	err := s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.Prefix, opts.AllVersions, opts.PrefetchValues = prefixPending, true, false
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestDropLeavesNoVersions checks that Drop removes live keys, deleted
+// ones and older versions under its prefix from Badger's files, and
+// nothing outside it.
+func TestDropLeavesNoVersions(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	err := s.Batch(func(w *Writer) error {
+		for i := range 1000 {
+			if err := w.Set(fmt.Appendf(nil, "pending/x%04d", i), []byte("v1")); err != nil {
+				return err
+			}
+		}
+		return w.Set([]byte("keep"), []byte("k"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeletePrefix([]byte("pending/x00")); err != nil { // tombstones over 100 keys
+		t.Fatal(err)
+	}
+	if err := s.Drop(prefixPending); err != nil {
+		t.Fatal(err)
+	}
+	if n := stagedVersions(t, s); n != 0 {
+		t.Fatalf("after Drop %d versions are left under the prefix", n)
+	}
+	if got := get(t, s, "keep"); got != "k" {
+		t.Fatalf("Drop removed a key outside its prefix: keep = %s", got)
 	}
 }
