@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"os"
 	"sync"
 )
 
@@ -20,9 +21,9 @@ type applier struct {
 	gate chan struct{} // tests: when set, an apply waits for it to close
 }
 
-// applyInBackground starts applying checkpoint id's chunks. The caller has
-// settled the previous apply.
-func (s *Store) applyInBackground(id uint64, chunks []stagedChunk) {
+// applyInBackground starts applying checkpoint id's chunks, then removes
+// its staging file at path. The caller has settled the previous apply.
+func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk) {
 	done := make(chan struct{})
 	s.bg.mu.Lock()
 	s.bg.done = done
@@ -39,7 +40,12 @@ func (s *Store) applyInBackground(id uint64, chunks []stagedChunk) {
 				s.bg.err = fmt.Errorf("apply checkpoint %d: %w", id, err)
 			}
 			s.bg.mu.Unlock()
+			return
 		}
+		// The changes are durable at their keys. A file the remove leaves
+		// (a crash now) is applied again on open while id is the committed
+		// checkpoint, which gives the same result, and removed after.
+		_ = os.Remove(path)
 	}()
 }
 

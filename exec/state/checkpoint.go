@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -10,13 +11,12 @@ import (
 const (
 	opSet    byte = 'S'
 	opDelete byte = 'D'
-	opChunk  byte = 'C' // the value is a chunk of staged changes
+	opChunk  byte = 'C' // the value is a chunk of staged changes (stores staged in Badger)
 )
 
 // stageChunkBytes is the size past which a staging writer writes its
-// chunk: large enough that the per-entry cost of Badger (a skiplist
-// insert, a log header) vanishes, well under Badger's value threshold
-// (1 MiB) so chunks stay in the LSM tree instead of the value log.
+// chunk to the staging file (and the unit the background apply and
+// recovery read back).
 const stageChunkBytes = 256 << 10
 
 var (
@@ -28,20 +28,12 @@ func pendingPrefix(id uint64) []byte {
 	return binary.BigEndian.AppendUint64(append([]byte(nil), prefixPending...), id)
 }
 
-// chunkKey is the key of the seq-th chunk of a staged checkpoint. It sorts
-// chunks in the order they were written. (Stores written before chunks
-// staged each change under prefix + '/' + key; apply still reads those.)
-func chunkKey(prefix []byte, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(append([]byte(nil), prefix...), '#'), seq)
-}
-
 // stage appends a change to the writer's chunk — op, then the key and for
 // a set the value, each with a uvarint length — and writes the chunk once
 // it is full.
 func (w *Writer) stage(key, val []byte, del bool) error {
 	if w.chunk == nil {
-		w.chunk = make([]byte, 1, stageChunkBytes+len(key)+len(val)+32)
-		w.chunk[0] = opChunk
+		w.chunk = make([]byte, 0, stageChunkBytes+len(key)+len(val)+32)
 	}
 	op := opSet
 	if del {
@@ -60,38 +52,34 @@ func (w *Writer) stage(key, val []byte, del bool) error {
 	return nil
 }
 
-// flushChunk hands the current chunk to the write batch (which keeps it:
-// the next change starts a new one).
+// flushChunk writes the current chunk to the staging file and keeps it
+// for the apply (the next change starts a new one).
 func (w *Writer) flushChunk() error {
-	if len(w.chunk) <= 1 {
+	if len(w.chunk) == 0 {
 		return nil
 	}
-	k := chunkKey(w.prefix, w.chunkSeq)
-	w.chunkSeq++
 	c := w.chunk
 	w.chunk = nil
-	w.chunks = append(w.chunks, stagedChunk{key: k, changes: c[1:]})
-	return w.wb.Set(k, c)
+	w.chunks = append(w.chunks, stagedChunk{changes: c})
+	return w.staged.write(c)
 }
 
 // Checkpoint writes checkpoint id. A small checkpoint (under txnMaxBytes
 // and txnMaxChanges) is written with the commit marker in one
-// transaction. A larger one is staged in chunked batches and id is
-// committed in one small transaction; Checkpoint returns then, and the
-// staged changes are applied to their keys in the background while the
-// caller goes on (see applier.go: every other use of the store waits for
-// that apply first). If the process dies after the commit, Open finishes
-// applying.
+// transaction. A larger one is staged in chunks to a file of its own
+// (staged.go), synced, and id is committed in one small transaction;
+// Checkpoint returns then, and the staged changes are applied to their
+// keys in the background while the caller goes on (see applier.go: every
+// other use of the store waits for that apply first), after which the file
+// is removed. If the process dies after the commit, Open finishes
+// applying from the file.
 func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 	if err := s.settle(); err != nil {
 		return err
 	}
-	prefix := pendingPrefix(id)
-	w := &Writer{prefix: prefix, buffering: true, db: s.db}
+	w := &Writer{buffering: true, staged: &stagedFile{path: stagedPath(s.dir, id)}}
 	if err := fn(w); err != nil {
-		if w.wb != nil {
-			w.wb.Cancel()
-		}
+		w.staged.discard()
 		return err
 	}
 	if w.buffering {
@@ -110,49 +98,47 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 			return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, id))
 		})
 	}
-	wb := w.wb
-	if err := w.flushChunk(); err != nil {
-		wb.Cancel()
+	err := w.flushChunk()
+	if err == nil {
+		err = w.staged.finish()
+	}
+	if err != nil {
+		w.staged.discard()
 		return fmt.Errorf("stage checkpoint %d: %w", id, err)
 	}
-	if err := wb.Flush(); err != nil {
-		return fmt.Errorf("stage checkpoint %d: %w", id, err)
-	}
-	err := s.db.Update(func(txn *badger.Txn) error {
+	err = s.db.Update(func(txn *badger.Txn) error {
 		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, id))
 	})
 	if err != nil {
+		// The file stays: if the marker is durable after all, opening
+		// the store applies it; if not, opening removes it.
 		return fmt.Errorf("commit checkpoint %d: %w", id, err)
 	}
-	s.applyInBackground(id, w.chunks)
+	s.applyInBackground(id, w.staged.path, w.chunks)
 	return nil
 }
 
-// stagedChunk is one chunk of a staged checkpoint as written: its key and
-// its changes (the value without the opChunk byte).
+// stagedChunk is one chunk of a staged checkpoint: its changes.
 type stagedChunk struct {
-	key, changes []byte
+	changes []byte
 }
 
-// applyChunks writes the changes of a committed checkpoint's chunks, kept
-// in memory since they were staged, to their keys and deletes the chunks'
-// staging keys. Applying twice gives the same result.
+// applyChunks writes the changes of a committed checkpoint's chunks to
+// their keys, durably when it returns. Applying twice gives the same
+// result.
 func (s *Store) applyChunks(chunks []stagedChunk) error {
 	wb := s.db.NewWriteBatch()
-	for _, c := range chunks {
+	for i, c := range chunks {
 		if err := applyChunk(wb, c.changes); err != nil {
 			wb.Cancel()
-			return fmt.Errorf("staged chunk %x: %w", c.key, err)
-		}
-		if err := wb.Delete(c.key); err != nil {
-			wb.Cancel()
-			return err
+			return fmt.Errorf("staged chunk %d: %w", i, err)
 		}
 	}
 	return wb.Flush()
 }
 
-// apply writes the staged changes under prefix to their keys; the
+// apply writes the staged changes under prefix (a checkpoint staged in
+// Badger by a store written before staging files) to their keys; the
 // staging keys stay for the caller to drop. Applying twice gives the same
 // result.
 func (s *Store) apply(prefix []byte) error {
@@ -232,19 +218,18 @@ func chunkField(b []byte) (field, rest []byte, err error) {
 
 // recoverPending finishes a committed checkpoint whose staged changes
 // were not fully applied, and discards staged changes of checkpoints that
-// never committed. Once the committed changes are durable at their keys,
-// every staged key is dropped from Badger's files (Drop), not deleted: a
-// delete would add a tombstone and keep the staged chunks on disk until
-// compaction reached them, which is the extra disk a crash-restarted
-// pipeline used to carry.
+// never committed: their staging files (recoverStagedFiles), and the
+// staged keys of a store written before staging files. Once the committed
+// changes are durable at their keys, such keys are dropped from Badger's
+// files (Drop), not deleted: a delete would add a tombstone and keep the
+// staged chunks on disk until compaction reached them.
 func (s *Store) recoverPending() error {
-	var committed uint64
-	val, ok, err := s.Get(keyCommitted)
+	committed, err := s.committedID()
 	if err != nil {
 		return err
 	}
-	if ok && len(val) == 8 {
-		committed = binary.BigEndian.Uint64(val)
+	if err := s.recoverStagedFiles(committed); err != nil {
+		return err
 	}
 	ids := map[uint64]bool{}
 	err = s.db.View(func(txn *badger.Txn) error {
@@ -289,14 +274,26 @@ func (s *Store) Drop(prefix []byte) error {
 	return nil
 }
 
+// committedID returns the id of the committed checkpoint, 0 when none.
+func (s *Store) committedID() (uint64, error) {
+	val, ok, err := s.Get(keyCommitted)
+	if err != nil || !ok || len(val) != 8 {
+		return 0, err
+	}
+	return binary.BigEndian.Uint64(val), nil
+}
+
 // committedStaged reports whether the committed checkpoint has staged
 // changes that are not applied yet.
 func (s *Store) committedStaged() (bool, error) {
-	val, ok, err := s.Get(keyCommitted)
-	if err != nil || !ok || len(val) != 8 {
+	id, err := s.committedID()
+	if err != nil || id == 0 {
 		return false, err
 	}
-	k, err := s.LastKey(pendingPrefix(binary.BigEndian.Uint64(val)))
+	if _, err := os.Stat(stagedPath(s.dir, id)); err == nil {
+		return true, nil
+	}
+	k, err := s.LastKey(pendingPrefix(id))
 	return k != nil, err
 }
 

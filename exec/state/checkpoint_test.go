@@ -3,7 +3,11 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -61,23 +65,45 @@ func TestCheckpointLargerThanATransaction(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d staged keys left after apply", n)
 	}
+	if err := s.WaitApplied(); err != nil {
+		t.Fatal(err)
+	}
+	if left := stagedFiles(t, s); len(left) != 0 {
+		t.Fatalf("staging files %v left after the apply", left)
+	}
 }
 
-// stage writes checkpoint id's changes without committing, as a process
-// killed between staging and commit leaves them.
+// stage writes checkpoint id's changes to its staging file without
+// committing, as a process killed between staging and commit leaves them.
 func stage(t *testing.T, s *Store, id uint64, fn func(w *Writer) error) {
 	t.Helper()
-	wb := s.db.NewWriteBatch()
-	w := &Writer{wb: wb, prefix: pendingPrefix(id)}
+	w := &Writer{staged: &stagedFile{path: stagedPath(s.dir, id)}}
+	if err := w.staged.create(); err != nil {
+		t.Fatal(err)
+	}
 	if err := fn(w); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.flushChunk(); err != nil {
 		t.Fatal(err)
 	}
-	if err := wb.Flush(); err != nil {
+	if err := w.staged.finish(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stagedFiles lists the staging files left in the store's directory.
+func stagedFiles(t *testing.T, s *Store) []string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(s.dir, stagedDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // commitMarker records checkpoint id as committed without applying its
@@ -154,12 +180,12 @@ func TestStagedCheckpointPacksChangesIntoChunks(t *testing.T) {
 		}
 		return w.Set([]byte("k00001"), []byte("last"))
 	})
-	staged := 0
-	if err := s.Scan(pendingPrefix(1), func(_, _ []byte) error { staged++; return nil }); err != nil {
+	chunks, err := readStaged(stagedPath(dir, 1))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if want := n * 50 / stageChunkBytes; staged < 2 || staged > want+1 {
-		t.Fatalf("%d changes staged as %d entries, want about %d chunks", n, staged, want)
+	if staged, want := len(chunks), n*50/stageChunkBytes; staged < 2 || staged > want+1 {
+		t.Fatalf("%d changes staged as %d chunks, want about %d", n, staged, want)
 	}
 	commitMarker(t, s, 1)
 	_ = s.Close()
@@ -168,12 +194,8 @@ func TestStagedCheckpointPacksChangesIntoChunks(t *testing.T) {
 	if g, l, m := get(t, s, "k00000"), get(t, s, "k00001"), get(t, s, "k19999"); g != "<absent>" || l != "last" || m != string(val) {
 		t.Fatalf("after applying on open: k00000=%s k00001=%s k19999=%s", g, l, m)
 	}
-	left := 0
-	if err := s.Scan(prefixPending, func(_, _ []byte) error { left++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if left != 0 {
-		t.Fatalf("%d staged entries left after apply", left)
+	if left := stagedFiles(t, s); len(left) != 0 {
+		t.Fatalf("staging files %v left after apply", left)
 	}
 }
 
@@ -334,28 +356,42 @@ func TestStagedCheckpointAppliesInTheBackground(t *testing.T) {
 	}
 }
 
-// TestRecoveryDropsStagedKeys crashes with a committed checkpoint staged
-// but not applied and a later one staged but not committed, and checks
-// that opening applies the first, discards the second and leaves no
-// version of any staged key in Badger's files: not a live one, and not a
-// tombstone or an older version waiting for compaction either (those
-// keep the staged chunks on disk).
+// TestRecoveryRemovesStagingFiles crashes with a committed checkpoint
+// staged but not applied and a later one staged but not committed, and
+// checks that opening applies the first, discards the second and leaves
+// no staging file, and that nothing was staged in Badger's files.
+func TestRecoveryRemovesStagingFiles(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	stage(t, s, 2, setMany("a"))
+	commitMarker(t, s, 2)
+	stage(t, s, 3, setMany("b"))
+	_ = s.Close()
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if got := get(t, s, "k0007"); got != strings.Repeat("a", 200) {
+		t.Fatalf("after recovery k0007 = %.10q…, want the committed checkpoint's value", got)
+	}
+	if left := stagedFiles(t, s); len(left) != 0 {
+		t.Fatalf("staging files %v left after recovery", left)
+	}
+	if n := stagedVersions(t, s); n != 0 {
+		t.Fatalf("%d versions of staged keys in Badger", n)
+	}
+}
+
+// TestRecoveryDropsStagedKeys: a store written before staging files
+// staged chunks under pending/<id>#<seq> in Badger. Opening it after a
+// crash applies the committed checkpoint's chunks, discards an
+// uncommitted one's and leaves no version of any staged key in Badger's
+// files: not a live one, and not a tombstone or an older version waiting
+// for compaction either (those kept the staged chunks on disk).
 func TestRecoveryDropsStagedKeys(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir)
-	set := func(v string) func(w *Writer) error {
-		return func(w *Writer) error {
-			for i := range 2000 {
-				if err := w.Set(fmt.Appendf(nil, "k%04d", i), []byte(strings.Repeat(v, 200))); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
-	stage(t, s, 2, set("a"))
+	stageInBadger(t, s, 2, setMany("a"))
 	commitMarker(t, s, 2)
-	stage(t, s, 3, set("b"))
+	stageInBadger(t, s, 3, setMany("b"))
 	_ = s.Close()
 	s = mustOpen(t, dir)
 	if got := get(t, s, "k0007"); got != strings.Repeat("a", 200) {
@@ -370,6 +406,51 @@ func TestRecoveryDropsStagedKeys(t *testing.T) {
 	defer s.Close()
 	if n := stagedVersions(t, s); n != 0 {
 		t.Fatalf("after a second open %d versions of staged keys are left", n)
+	}
+}
+
+// setMany sets k0000..k1999 to 200 copies of v.
+func setMany(v string) func(w *Writer) error {
+	return func(w *Writer) error {
+		for i := range 2000 {
+			if err := w.Set(fmt.Appendf(nil, "k%04d", i), []byte(strings.Repeat(v, 200))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// stageInBadger stages checkpoint id as stores before staging files did:
+// chunks of about stageChunkBytes, each a Badger entry
+// pending/<id>#<seq> whose value is opChunk and the chunk.
+func stageInBadger(t *testing.T, s *Store, id uint64, fn func(w *Writer) error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "chunks")
+	w := &Writer{staged: &stagedFile{path: path}}
+	if err := w.staged.create(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fn(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.flushChunk(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.staged.finish(); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Batch(func(bw *Writer) error {
+		for seq, c := range w.chunks {
+			k := binary.BigEndian.AppendUint64(append(pendingPrefix(id), '#'), uint64(seq))
+			if err := bw.Set(k, append([]byte{opChunk}, c.changes...)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

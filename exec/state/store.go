@@ -4,16 +4,17 @@
 // them, every source position and the catalog all or nothing.
 //
 // A checkpoint can be far larger than one Badger transaction, so it is
-// written in three steps: (1) the changes are staged under pending/<id>/,
-// packed in order into chunks of about stageChunkBytes (one Badger entry
-// per chunk, not per change); (2) one small transaction records id as
-// committed, and Checkpoint returns; (3) in the background, the staged
-// changes are applied to their keys and the chunks deleted, while every
-// other use of the store waits for that apply (applier.go). Each change
-// thus costs one Badger entry, and processing pauses only for staging. A
-// crash before (2) leaves the previous checkpoint in force (the staged
-// keys are discarded on open); a crash after (2) is finished on open by
-// applying the staged changes again (applying is idempotent).
+// written in three steps: (1) the changes are staged, packed in order into
+// chunks of about stageChunkBytes, to a file of the checkpoint's own under
+// staged/ in the state directory, which is synced (staged.go); (2) one
+// small transaction records id as committed, and Checkpoint returns; (3)
+// in the background, the staged changes are applied to their keys and the
+// file removed, while every other use of the store waits for that apply
+// (applier.go). Each change thus costs one Badger entry and nothing is
+// left in Badger's tables to collect, and processing pauses only for
+// staging. A crash before (2) leaves the previous checkpoint in force (the
+// staging file is removed on open); a crash after (2) is finished on open
+// by applying the file again (applying is idempotent).
 package state
 
 import (
@@ -265,22 +266,21 @@ func (s *Store) Update(fn func(w *Writer) error) error {
 // Writer writes into a transaction, a staged checkpoint or a plain write
 // batch.
 type Writer struct {
-	txn    *badger.Txn
-	wb     *badger.WriteBatch
-	prefix []byte // staging prefix of a checkpoint; nil otherwise
-	n      int
-	bytes  int64 // keys and values written (Bytes)
+	txn   *badger.Txn
+	wb    *badger.WriteBatch
+	n     int
+	bytes int64 // keys and values written (Bytes)
 	// A checkpoint buffers its first changes (buffered) and writes them in
 	// one transaction when they stay small; past the limit it starts
-	// staging (wb becomes non-nil) and flushes the buffer there.
+	// staging (staged becomes non-nil) and flushes the buffer there.
 	buffering bool
 	buf       []change
 	bufBytes  int
-	db        *badger.DB
-	// A staging checkpoint packs its changes into chunks (see stage).
-	chunk    []byte
-	chunkSeq uint64
-	chunks   []stagedChunk // the chunks written, applied after the commit
+	// A staging checkpoint packs its changes into chunks written to its
+	// staging file (see stage).
+	staged *stagedFile
+	chunk  []byte
+	chunks []stagedChunk // the chunks written, applied after the commit
 }
 
 type change struct {
@@ -307,7 +307,9 @@ func (w *Writer) buffer(key, val []byte, del bool) error {
 		return nil
 	}
 	w.buffering = false
-	w.wb = w.db.NewWriteBatch()
+	if err := w.staged.create(); err != nil {
+		return err
+	}
 	for _, c := range w.buf {
 		if err := w.stage(c.key, c.val, c.del); err != nil {
 			return err
@@ -327,7 +329,7 @@ func (w *Writer) Set(key, val []byte) error {
 		err = w.buffer(key, val, false)
 	case w.txn != nil:
 		err = w.txn.Set(append([]byte(nil), key...), append([]byte(nil), val...))
-	case w.prefix != nil:
+	case w.staged != nil:
 		err = w.stage(key, val, false)
 	default:
 		err = w.wb.Set(append([]byte(nil), key...), append([]byte(nil), val...))
@@ -348,7 +350,7 @@ func (w *Writer) Delete(key []byte) error {
 		err = w.buffer(key, nil, true)
 	case w.txn != nil:
 		err = w.txn.Delete(append([]byte(nil), key...))
-	case w.prefix != nil:
+	case w.staged != nil:
 		err = w.stage(key, nil, true)
 	default:
 		err = w.wb.Delete(append([]byte(nil), key...))
