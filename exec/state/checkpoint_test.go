@@ -505,3 +505,32 @@ func TestDropLeavesNoVersions(t *testing.T) {
 		t.Fatalf("Drop removed a key outside its prefix: keep = %s", got)
 	}
 }
+
+// TestReadOnlyOpenRefusesAnUnappliedStagingFile: a crash after the commit
+// marker leaves the committed checkpoint in its staging file; a read-only
+// open would miss those changes, so it refuses with ErrNotClean until
+// Repair applies them.
+func TestReadOnlyOpenRefusesAnUnappliedStagingFile(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	stage(t, s, 2, setMany("a"))
+	commitMarker(t, s, 2)
+	_ = s.Close()
+	if ro, err := OpenReadOnly(dir); !errors.Is(err, ErrNotClean) {
+		if err == nil {
+			_ = ro.Close()
+		}
+		t.Fatalf("read-only open with a committed staging file: %v, want ErrNotClean", err)
+	}
+	if err := Repair(dir); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatalf("read-only open after Repair: %v", err)
+	}
+	defer ro.Close()
+	if got := get(t, ro, "k1999"); got != strings.Repeat("a", 200) {
+		t.Fatalf("after Repair k1999 = %.10q…, want the committed checkpoint's value", got)
+	}
+}
