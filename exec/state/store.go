@@ -272,7 +272,7 @@ type Writer struct {
 	bytes int64 // keys and values written (Bytes)
 	// A checkpoint buffers its first changes (buffered) and writes them in
 	// one transaction when they stay small; past the limit it starts
-	// staging (staged becomes non-nil) and flushes the buffer there.
+	// staging (creates its staging file) and flushes the buffer there.
 	buffering bool
 	buf       []change
 	bufBytes  int
