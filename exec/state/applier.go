@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -44,8 +45,13 @@ func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk) 
 		}
 		// The changes are durable at their keys. A file the remove leaves
 		// (a crash now) is applied again on open while id is the committed
-		// checkpoint, which gives the same result, and removed after.
-		_ = os.Remove(path)
+		// checkpoint, which gives the same result, and removed after. The
+		// removal is made durable before any later write can land (settle
+		// waits for it): a file that came back after a crash would
+		// otherwise replay its values over a later acknowledged write.
+		if os.Remove(path) == nil {
+			_ = syncDir(filepath.Dir(path))
+		}
 	}()
 }
 

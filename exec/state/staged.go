@@ -149,5 +149,8 @@ func (s *Store) recoverStagedFiles(committed uint64) error {
 			return fmt.Errorf("remove staged checkpoint: %w", err)
 		}
 	}
-	return nil
+	if len(ents) == 0 {
+		return nil
+	}
+	return syncDir(dir) // no removed file comes back to replay over later writes
 }
