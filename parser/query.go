@@ -134,6 +134,11 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			i = q.pgCast(i)
 		case t.isOp("~") || t.isOp("!"):
 			i = q.regexOp(i)
+		case t.is("EXTRACT"):
+			if j := q.extract(i); j != i { // consumed its '(': open its frame
+				frames = append(frames, frame{open: i + 1})
+				i = j
+			}
 		case t.kind == tNumber && !decimalFits(t.text):
 			q.errAt(t, "numeric literal too long")
 			q.rw.replace(t.off, t.end, "0")
@@ -168,8 +173,6 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		return q.exprInterval(i)
 	case "IS":
 		return q.isDistinct(i)
-	case "EXTRACT":
-		return q.extract(i)
 	case "AS":
 		if f.isCast && !f.castDone {
 			f.castDone = true
