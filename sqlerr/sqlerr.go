@@ -22,6 +22,7 @@ const (
 	InvalidTextRepr   = "22P02" // a value that does not parse as its type
 	BadCopyFormat     = "22P04"
 	InvalidDatetime   = "22007"
+	DatetimeOverflow  = "22008" // datetime_field_overflow: a date, timestamp or interval out of range
 	DivisionByZero    = "22012"
 	DataException     = "22000"
 	FeatureNotSupport = "0A000"

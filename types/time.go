@@ -52,8 +52,9 @@ func ParseTimestamp(s string) (int64, error) {
 	return 0, fmt.Errorf("invalid timestamp %q: want 'YYYY-MM-DD HH:MM:SS[.fff]' or RFC 3339", s)
 }
 
-// FormatInterval prints an interval of us microseconds as Postgres does
-// for intervals under a day (`00:00:10`), with days when larger.
+// FormatInterval prints a duration of us microseconds as plans and
+// EXPLAIN show it: `00:00:10`, with days when larger (`1 day 00:00:00`).
+// Interval values print with FormatIntervalValue.
 func FormatInterval(us int64) string {
 	neg := us < 0
 	if neg {
@@ -84,52 +85,17 @@ func FormatInterval(us int64) string {
 	return b.String()
 }
 
-// ParseIntervalUnit converts n units (`second`, `seconds`, `minute`, `ms`,
-// ...) to microseconds.
-func ParseIntervalUnit(n float64, unit string) (int64, error) {
-	u := strings.ToLower(strings.TrimSpace(unit))
-	u = strings.TrimSuffix(u, "s")
-	var mul int64
-	switch u {
-	case "microsecond", "u", "us":
-		mul = Microsecond
-	case "millisecond", "m", "msec", "millisecon": // "ms" trimmed to "m"
-		mul = Millisecond
-	case "second", "sec":
-		mul = Second
-	case "minute", "min":
-		mul = Minute
-	case "hour", "hr":
-		mul = Hour
-	case "day":
-		mul = Day
-	case "week":
-		mul = 7 * Day
-	default:
-		return 0, fmt.Errorf("unknown interval unit %q", unit)
-	}
-	return int64(n * float64(mul)), nil
-}
-
-// ParseInterval parses interval text such as `10 seconds`, `1 minute`,
-// `1.5 hours` or `00:00:10` into microseconds.
+// ParseInterval parses interval text (ParseIntervalValue's grammar) that
+// has a fixed length, such as `10 seconds`, `1 day 02:00:00` or
+// `00:00:10`, into microseconds; an interval with months is refused.
 func ParseInterval(s string) (int64, error) {
-	f := strings.Fields(strings.TrimSpace(s))
-	if len(f) == 1 && strings.Count(f[0], ":") == 2 {
-		parts := strings.Split(f[0], ":")
-		h, e1 := strconv.ParseInt(parts[0], 10, 64)
-		m, e2 := strconv.ParseInt(parts[1], 10, 64)
-		sec, e3 := strconv.ParseFloat(parts[2], 64)
-		if e1 == nil && e2 == nil && e3 == nil {
-			return h*Hour + m*Minute + int64(sec*float64(Second)), nil
-		}
-	}
-	if len(f) != 2 {
-		return 0, fmt.Errorf("invalid interval %q: want '<number> <unit>'", s)
-	}
-	n, err := strconv.ParseFloat(f[0], 64)
+	v, err := ParseIntervalValue(s, "")
 	if err != nil {
 		return 0, fmt.Errorf("invalid interval %q: %w", s, err)
 	}
-	return ParseIntervalUnit(n, f[1])
+	us, ok := IntervalDuration(v)
+	if !ok {
+		return 0, fmt.Errorf("invalid interval %q: months have no fixed length", s)
+	}
+	return us, nil
 }

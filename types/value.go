@@ -55,12 +55,15 @@ func (k Kind) String() string {
 
 // Value is one SQL value. I holds Bool (0/1), Int, Timestamp and Interval
 // (microseconds) and Date (days); F holds Float; S holds String. A Decimal
-// is I (or S, when large) scaled by Scale digits (decimal.go). K == Null
-// is SQL NULL. Value is a plain struct so rows are flat slices with no
-// boxing; Scale sits in K's padding, so it costs no space.
+// is I (or S, when large) scaled by Scale digits (decimal.go). An Interval
+// also has months and days, as Postgres's does: D holds its days and F its
+// months, a whole number (interval.go; use IntervalOf and IntervalParts).
+// K == Null is SQL NULL. Value is a plain struct so rows are flat slices
+// with no boxing; Scale and D sit in K's padding, so they cost no space.
 type Value struct {
 	K     Kind
 	Scale uint16
+	D     int32
 	I     int64
 	F     float64
 	S     string
@@ -91,7 +94,8 @@ func BoolValue(b bool) Value {
 // TimestampValue returns a Timestamp value from microseconds since the epoch.
 func TimestampValue(us int64) Value { return Value{K: Timestamp, I: us} }
 
-// IntervalValue returns an Interval value of us microseconds.
+// IntervalValue returns an Interval value of us microseconds (no months
+// or days).
 func IntervalValue(us int64) Value { return Value{K: Interval, I: us} }
 
 // IsNull reports whether v is SQL NULL.
@@ -126,6 +130,8 @@ func Compare(a, b Value) int {
 			return cmpFloat(a.F, b.F)
 		case Decimal:
 			return DecimalCmp(a, b)
+		case Interval:
+			return IntervalCmp(a, b)
 		case String:
 			switch {
 			case a.S < b.S:
@@ -215,7 +221,7 @@ func (v Value) String() string {
 	case Timestamp:
 		return FormatTimestamp(v.I)
 	case Interval:
-		return FormatInterval(v.I)
+		return FormatIntervalValue(v)
 	case Decimal:
 		return FormatDecimal(v)
 	case Date:
