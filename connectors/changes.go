@@ -9,9 +9,10 @@ import (
 )
 
 // changesVersion is the layout version EncodeChanges writes. Version 2
-// added DECIMAL and DATE values; DecodeChanges still reads version 1
-// (staged by an older build), which holds only the older kinds.
-const changesVersion = 2
+// added DECIMAL and DATE values, version 3 intervals with months or days
+// (types.CodecIntervalParts); DecodeChanges still reads versions 1 and 2
+// (staged by an older build), which hold only the older kinds.
+const changesVersion = 3
 
 // EncodeChanges serialises changes for a sink's staged bytes (see
 // Recoverer). The layout starts with a version byte.
@@ -23,6 +24,11 @@ func EncodeChanges(changes []Change) []byte {
 		b = append(b, byte(c.Op))
 		b = binary.AppendUvarint(b, uint64(len(c.Row)))
 		for _, v := range c.Row {
+			if types.HasIntervalParts(v) {
+				b = append(b, types.CodecIntervalParts)
+				b = types.AppendIntervalParts(b, v)
+				continue
+			}
 			b = append(b, byte(v.K))
 			switch v.K {
 			case types.Null:
@@ -49,7 +55,7 @@ func DecodeChanges(b []byte) ([]Change, error) {
 		return nil, nil
 	}
 	version := b[0]
-	if version != 1 && version != changesVersion {
+	if version < 1 || version > changesVersion {
 		return nil, errBadChanges
 	}
 	b = b[1:]
@@ -76,6 +82,14 @@ func DecodeChanges(b []byte) ([]Change, error) {
 			}
 			kind := types.Kind(b[0])
 			b = b[1:]
+			if byte(kind) == types.CodecIntervalParts && version >= 3 {
+				v, rest, err := types.DecodeIntervalParts(b)
+				if err != nil {
+					return nil, errBadChanges
+				}
+				row[j], b = v, rest
+				continue
+			}
 			switch kind {
 			case types.Null:
 			case types.Float:
@@ -168,6 +182,9 @@ func appendRowKey(b []byte, row types.Row, key []int) []byte {
 }
 
 func appendKey(b []byte, v types.Value) []byte {
+	if types.HasIntervalParts(v) {
+		return types.AppendIntervalParts(append(b, types.CodecIntervalParts), v)
+	}
 	b = append(b, byte(v.K))
 	switch v.K {
 	case types.Decimal: // equal numbers of any scale are one key

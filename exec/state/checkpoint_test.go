@@ -534,3 +534,31 @@ func TestReadOnlyOpenRefusesAnUnappliedStagingFile(t *testing.T) {
 		t.Fatalf("after Repair k1999 = %.10q…, want the committed checkpoint's value", got)
 	}
 }
+
+// TestIntervalPartsRoundTrip: an interval with months and days keeps its
+// parts through a value and a key; a version 2 value of an interval of
+// microseconds (its bytes unchanged since version 1) still decodes, and
+// a version 2 value cannot hold the parts version 3 added.
+func TestIntervalPartsRoundTrip(t *testing.T) {
+	iv := types.IntervalOf(14, -3, 7_200_000_000)
+	rows, err := DecodeValue(EncodeValue(types.Row{iv, types.IntervalValue(5)}))
+	if err != nil || len(rows) != 1 || rows[0][0] != iv || rows[0][1] != types.IntervalValue(5) {
+		t.Fatalf("round trip = %v, %v", rows, err)
+	}
+	if AppendKey(nil, iv)[1] != types.CodecIntervalParts {
+		t.Error("an interval with months is keyed under its micro-only kind")
+	}
+	key, err := DecodeKeys(append(AppendKey(nil, iv), AppendKey(nil, types.IntervalOf(1, 0, 0))...))
+	if err != nil || len(key) != 2 || key[0] != iv || key[1].String() != "1 mon" {
+		t.Fatalf("keys = %v, %v", key, err)
+	}
+	old := []byte{2, 1, 1, byte(types.Interval), 10} // version 2: Interval of 5 µs
+	if rows, err := DecodeValue(old); err != nil || rows[0][0] != types.IntervalValue(5) {
+		t.Fatalf("version 2 interval = %v, %v", rows, err)
+	}
+	v := EncodeValue(types.Row{iv})
+	v[0] = 2
+	if _, err := DecodeValue(v); err == nil {
+		t.Fatal("a version 2 value holding interval parts decoded")
+	}
+}

@@ -16,8 +16,10 @@ import (
 // Version 2 added the DECIMAL and DATE kinds; version 1 values (every
 // checkpoint written before) hold only the older kinds, whose encoding is
 // unchanged, so they still decode. A version 1 reader refuses version 2
-// values instead of failing on an unknown kind halfway.
-const Version byte = 2
+// values instead of failing on an unknown kind halfway. Version 3 added
+// intervals with months and days (types.CodecIntervalParts); intervals of
+// microseconds only keep their version 1 encoding.
+const Version byte = 3
 
 // oldestVersion is the oldest layout version DecodeValue reads.
 const oldestVersion byte = 1
@@ -47,6 +49,10 @@ func AppendRowPrefix(dst []byte, width int, vals ...types.Value) []byte {
 }
 
 func appendValue(dst []byte, v types.Value) []byte {
+	if types.HasIntervalParts(v) {
+		dst = append(dst, types.CodecIntervalParts)
+		return types.AppendIntervalParts(dst, v)
+	}
 	dst = append(dst, byte(v.K))
 	switch v.K {
 	case types.Null:
@@ -78,6 +84,14 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 		kind := types.Kind(b[0])
 		b = b[1:]
 		r[i].K = kind
+		if byte(kind) == types.CodecIntervalParts {
+			v, rest, err := types.DecodeIntervalParts(b)
+			if err != nil {
+				return nil, nil, fmt.Errorf("decode row: %w", err)
+			}
+			r[i], b = v, rest
+			continue
+		}
 		switch kind {
 		case types.Null:
 		case types.Float:
@@ -161,6 +175,9 @@ func DecodeValue(b []byte) ([]types.Row, error) {
 		if version == 1 && hasNewKind(r) {
 			return nil, fmt.Errorf("decode value: a version 1 value holds a kind added in version 2")
 		}
+		if version < 3 && hasIntervalParts(r) {
+			return nil, fmt.Errorf("decode value: a version %d value holds an interval with months or days", version)
+		}
 		rows[i], b = r, rest
 	}
 	return rows, nil
@@ -229,6 +246,17 @@ func keyForm(v types.Value) types.Value {
 func hasNewKind(r types.Row) bool {
 	for _, v := range r {
 		if v.K == types.Decimal || v.K == types.Date {
+			return true
+		}
+	}
+	return false
+}
+
+// hasIntervalParts reports whether r holds an interval with months or
+// days, which only version 3 values encode.
+func hasIntervalParts(r types.Row) bool {
+	for _, v := range r {
+		if types.HasIntervalParts(v) {
 			return true
 		}
 	}
