@@ -116,31 +116,11 @@ func appendText(dst []byte, oid uint32, v types.Value) []byte {
 		}
 		return dst
 	case types.Interval:
-		return append(dst, formatInterval(v.I)...)
+		return append(dst, types.FormatIntervalValue(v)...)
 	case types.Decimal:
 		return types.AppendDecimal(dst, v)
 	}
 	return append(dst, v.String()...)
-}
-
-// formatInterval prints an interval the way Postgres's default
-// IntervalStyle does ("1 day 02:00:00", "-1 days -02:00:00").
-func formatInterval(us int64) string {
-	if us >= 0 {
-		return types.FormatInterval(us)
-	}
-	days := -us / types.Day
-	rest := -us % types.Day
-	var b strings.Builder
-	if days > 0 {
-		fmt.Fprintf(&b, "-%d days", days)
-		if rest == 0 {
-			return b.String()
-		}
-		b.WriteByte(' ')
-	}
-	b.WriteString("-" + types.FormatInterval(rest))
-	return b.String()
 }
 
 // appendBinary appends v in Postgres binary format for a column of type
@@ -165,10 +145,7 @@ func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 	case oidTimestamp, oidTimestampTZ:
 		return binary.BigEndian.AppendUint64(dst, uint64(v.I-pgEpoch))
 	case oidInterval:
-		days := v.I / types.Day
-		dst = binary.BigEndian.AppendUint64(dst, uint64(v.I-days*types.Day))
-		dst = binary.BigEndian.AppendUint32(dst, uint32(int32(days)))
-		return binary.BigEndian.AppendUint32(dst, 0)
+		return types.AppendIntervalBinary(dst, v)
 	case oidNumeric:
 		return types.AppendNumericBinary(dst, asDecimal(v))
 	case oidDate:
@@ -307,10 +284,7 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		if len(b) != 16 {
 			return bad()
 		}
-		us := int64(binary.BigEndian.Uint64(b))
-		days := int64(int32(binary.BigEndian.Uint32(b[8:])))
-		months := int64(int32(binary.BigEndian.Uint32(b[12:])))
-		return types.IntervalValue(us + (days+30*months)*types.Day), nil
+		return types.ParseIntervalBinary(b)
 	case oidBytea:
 		return types.StringValue(`\x` + hex.EncodeToString(b)), nil
 	}
@@ -347,11 +321,7 @@ func decodeTextParam(oid uint32, s string) (types.Value, error) {
 		}
 		return types.TimestampValue(us), nil
 	case types.Interval:
-		us, err := types.ParseInterval(s)
-		if err != nil {
-			return types.NullValue, err
-		}
-		return types.IntervalValue(us), nil
+		return types.ParseIntervalValue(s, "")
 	case types.Decimal:
 		return types.ParseDecimal(s)
 	case types.Date:

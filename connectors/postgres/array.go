@@ -139,8 +139,7 @@ func appendElem(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
 			return b, errKind
 		}
 		b = binary.BigEndian.AppendUint32(b, 16)
-		b = binary.BigEndian.AppendUint64(b, uint64(v.I))
-		return binary.BigEndian.AppendUint64(b, 0), nil // days, months
+		return types.AppendIntervalBinary(b, v), nil
 	case types.Decimal:
 		switch v.K {
 		case types.Decimal:
