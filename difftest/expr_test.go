@@ -306,19 +306,19 @@ func (g *gen) lit(k kind) expr {
 		v := g.oneOf("0.10", "1.00", "2.50", "-0.05")
 		return lit{k: k, st: "CAST(" + v + " AS DECIMAL(10,2))", pg: "CAST(" + v + " AS numeric(10,2))"}
 	case kStr:
-		return lit{k: k, st: g.oneOf("'a'", "'abc'", "''", "'hello world'", "'x%y'")}
+		return lit{k: k, st: g.oneOf("'a'", "'abc'", "''", "'hello world'", "'x%y'", `E'a\tb\'c'`, `E'\x41\u0062\n'`)}
 	case kTs:
 		v := g.oneOf("'2024-01-01 00:00:00'", "'2023-12-31 23:59:30'", "'2024-01-01 00:01:05.5'")
 		return lit{k: k, st: "CAST(" + v + " AS TIMESTAMP)"}
 	case kBool:
 		return lit{k: k, st: g.oneOf("TRUE", "FALSE")}
 	case kInterval:
-		// An INTERVAL literal parses only in timestamp arithmetic (the
-		// TiDB grammar); a free-standing interval is a difference of
-		// input times, under a day: streamsql's intervals are
-		// microseconds and print as hours, where Postgres' timestamp
-		// difference carries days ("1 day 02:00:00").
-		return binary{op: "-", l: g.leaf(kTs), r: g.leaf(kTs), k: kInterval}
+		// Literals in Postgres' forms (months, days and time kept apart)
+		// or a difference of input times (whole days and the rest).
+		if g.pick(2) == 0 {
+			return binary{op: "-", l: g.leaf(kTs), r: g.leaf(kTs), k: kInterval}
+		}
+		return lit{k: k, st: g.oneOf(intervalLiterals...)}
 	case kDate:
 		return cast{x: g.lit(kTs), to: kDate, st: "DATE", pg: "date"}
 	}
@@ -376,6 +376,12 @@ func init() {
 			func(g *gen, d int) expr {
 				return binary{op: "*", l: g.leaf(kInterval), r: g.leaf(kInt), k: kInterval}
 			},
+			func(g *gen, d int) expr {
+				return binary{op: "*", l: g.expr(kInterval, d), r: g.leaf(kFloat), k: kInterval}
+			},
+			arith(kInterval, kInterval, kInterval, "+", "-"),
+			divByConst(kInterval, "/"),
+			func(g *gen, d int) expr { return neg{g.expr(kInterval, d)} },
 		},
 		kDate: {castTo(kDate)},
 		kBool: {
@@ -430,8 +436,22 @@ func arith(res, lk, rk kind, ops ...string) func(g *gen, d int) expr {
 	}
 }
 
-// shiftTs is ts ± INTERVAL 'n' SECOND.
+// intervalLiterals are interval literals in the forms Postgres reads:
+// a number and a unit keyword, text with units (plural, abbreviated,
+// fractional, "ago") and clock times.
+var intervalLiterals = []string{
+	"INTERVAL '1' MONTH", "INTERVAL '2' YEAR", "INTERVAL '90' MINUTE", "INTERVAL '3' DAY",
+	"INTERVAL '1 year 2 mons'", "INTERVAL '1 day 02:00:00'", "INTERVAL '36 hours'",
+	"INTERVAL '-1 day +02:00'", "INTERVAL '1.5 months'", "INTERVAL '1 mon -1 days'",
+	"INTERVAL '2 weeks ago'", "INTERVAL '00:00:00.5'", "INTERVAL '10s'",
+}
+
+// shiftTs is ts ± INTERVAL 'n' SECOND, or ± any interval expression
+// (months added on the calendar).
 func shiftTs(g *gen, d int) expr {
+	if g.pick(2) == 0 {
+		return binary{op: g.oneOf("+", "-"), l: g.expr(kTs, d), r: g.expr(kInterval, d), k: kTs}
+	}
 	n := g.oneOf("1", "5", "10", "90")
 	return binary{op: g.oneOf("+", "-"), l: g.expr(kTs, d), r: lit{k: kInterval, st: "INTERVAL '" + n + "' SECOND"}, k: kTs}
 }
@@ -459,7 +479,7 @@ func caseOf(k kind) func(g *gen, d int) expr {
 // double).
 func comparison(g *gen, d int) expr {
 	op := g.oneOf("=", "<>", "<", "<=", ">", ">=")
-	pairs := [][2]kind{{kInt, kInt}, {kInt, kFloat}, {kStr, kStr}, {kTs, kTs}, {kDec, kDec}, {kFloat, kFloat}, {kDec, kInt}}
+	pairs := [][2]kind{{kInt, kInt}, {kInt, kFloat}, {kStr, kStr}, {kTs, kTs}, {kDec, kDec}, {kFloat, kFloat}, {kDec, kInt}, {kInterval, kInterval}}
 	p := pairs[g.pick(len(pairs))]
 	return cmp{op: op, l: g.expr(p[0], d), r: g.expr(p[1], d)}
 }

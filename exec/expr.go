@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"github.com/streamsql/streamsql/funcs"
 	"math"
 	"strings"
@@ -550,44 +551,66 @@ func (c *compiler) compileTimeArith(e *planner.Call) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs, out, op := c.errs, e.T, e.Fn
+	errs, op := c.errs, e.Fn
 	if op == "neg" {
 		return strictUnary(args[0], errs, func(v types.Value) (types.Value, error) {
-			if v.I == math.MinInt64 {
-				return types.NullValue, errIntRange
-			}
-			return types.Value{K: out, I: -v.I}, nil
+			return timeResult(types.IntervalNeg(v))
 		}), nil
 	}
 	return strictValue(args[0], args[1], errs, func(a, b types.Value) (types.Value, error) {
-		x, err := timeOp(op, a, b)
-		if err != nil {
-			return types.NullValue, err
-		}
-		return types.Value{K: out, I: x}, nil
+		return timeOp(op, a, b)
 	}), nil
 }
 
-// timeOp computes timestamp and interval arithmetic in microseconds;
-// intervals scale by numbers, rounding to the microsecond.
-func timeOp(op string, a, b types.Value) (int64, *sqlerr.Error) {
-	if a.K != types.Interval && b.K == types.Interval && op == "*" {
+// timeOp computes timestamp and interval arithmetic as Postgres does:
+// timestamp ± interval on the calendar (types.TimestampAddInterval),
+// timestamp − timestamp in days and time, intervals part by part, and
+// intervals scaled by numbers with fractions cascading.
+func timeOp(op string, a, b types.Value) (types.Value, error) {
+	if a.K != types.Interval && b.K == types.Interval && (op == "*" || op == "+") {
 		a, b = b, a
 	}
-	if op != "*" && op != "/" || b.K == types.Int {
-		return funcs.IntOp(op[0], a.I, b.I)
+	switch {
+	case op == "+" && b.K == types.Timestamp:
+		return timeResult(tsValue(types.TimestampAddInterval(b.I, a)))
+	case op == "+" && a.K == types.Timestamp:
+		return timeResult(tsValue(types.TimestampAddInterval(a.I, b)))
+	case op == "+":
+		return timeResult(types.IntervalAdd(a, b))
+	case op == "-" && b.K == types.Timestamp:
+		return timeResult(types.TimestampSub(a.I, b.I))
+	case op == "-":
+		nb, err := types.IntervalNeg(b)
+		if err != nil {
+			return types.NullValue, errIntervalRange
+		}
+		return timeOp("+", a, nb)
 	}
-	f := b.F
+	f, _ := numOf(b)
 	if op == "/" {
 		if f == 0 {
-			return 0, errDivZero
+			return types.NullValue, errDivZero
 		}
-		f = 1 / f
+		return timeResult(types.IntervalDiv(a, f))
 	}
-	if x, ok := floatToInt(float64(a.I)*f, nil); ok {
-		return x, nil
+	return timeResult(types.IntervalScale(a, f))
+}
+
+var errIntervalRange = sqlerr.New(sqlerr.DatetimeOverflow, "interval out of range")
+
+func tsValue(us int64, err error) (types.Value, error) {
+	return types.TimestampValue(us), err
+}
+
+// timeResult maps the types package's range errors to their SQLSTATEs.
+func timeResult(v types.Value, err error) (types.Value, error) {
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, types.ErrTimestampRange):
+		return types.NullValue, funcs.ErrTSRange
 	}
-	return 0, errIntRange
+	return types.NullValue, errIntervalRange
 }
 
 // floatToInt rounds half away from zero, as Postgres does for float8 to

@@ -160,11 +160,11 @@ func castValue(v types.Value, to types.Kind) (types.Value, *sqlerr.Error) {
 		}
 	case types.Interval:
 		if v.K == types.String {
-			us, err := types.ParseInterval(v.S)
+			iv, err := types.ParseIntervalValue(v.S, "")
 			if err != nil {
 				return types.NullValue, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type interval: '" + v.S + "'", Err: err}
 			}
-			return types.IntervalValue(us), nil
+			return iv, nil
 		}
 	}
 	if v.K == types.String {

@@ -27,9 +27,10 @@ var (
 // and `%` takes the dividend's sign, as in Postgres); a Decimal operand
 // makes the result an exact Decimal (an Int is cast to it) with
 // Postgres's result scales (types/decimal.go); a Float operand makes the
-// result Float (a Decimal is cast to it). Timestamps and intervals are
-// microseconds: timestamp ± interval is a timestamp, timestamp −
-// timestamp an interval, and intervals scale by numbers. A date ± an
+// result Float (a Decimal is cast to it). timestamp ± interval is a
+// timestamp (months on the calendar, types.TimestampAddInterval),
+// timestamp − timestamp an interval of days and time, and intervals add
+// part by part and scale by numbers as Postgres's do (types/interval.go). A date ± an
 // integer is a date, date − date the integer count of days between, and
 // date ± interval a timestamp (the date is cast). "neg" is unary minus.
 // exec compiles all of them into typed closures.

@@ -287,19 +287,26 @@ func truncCalendar(unit string, us int64) (int64, bool) {
 	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).UnixMicro(), true
 }
 
-var errStride = sqlerr.New(CodeTimestampRange, "stride must be greater than zero")
+var (
+	errStride       = sqlerr.New(CodeTimestampRange, "stride must be greater than zero")
+	errStrideMonths = sqlerr.New(sqlerr.FeatureNotSupport, "timestamps cannot be binned into intervals containing months or years")
+)
 
 // dateBin is DATE_BIN(stride, ts, origin): origin plus the largest
 // multiple of stride not beyond ts.
 func dateBin(stride, ts, origin types.Value) (types.Value, *sqlerr.Error) {
-	if stride.I <= 0 {
+	width, ok := types.IntervalDuration(stride)
+	if !ok {
+		return types.NullValue, errStrideMonths
+	}
+	if width <= 0 {
 		return types.NullValue, errStride
 	}
 	diff, err := IntOp('-', ts.I, origin.I)
 	if err != nil {
 		return types.NullValue, ErrTSRange
 	}
-	delta := diff - FloorMod(diff, stride.I)
+	delta := diff - FloorMod(diff, width)
 	out, err := IntOp('+', origin.I, delta)
 	if err != nil {
 		return types.NullValue, ErrTSRange

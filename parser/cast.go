@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
 // nonFunctionWords may stand before '(' without naming a function.
@@ -44,16 +45,15 @@ func (q *queryRewrite) pgCast(i int) int {
 	return last
 }
 
-// intervalCast rewrites the Postgres '10 seconds'::interval (the '::' at
-// i) into INTERVAL '10' SECOND.
+// intervalCast rewrites the Postgres '1 day 02:00'::interval (the '::'
+// at i) into an IntervalFunc call, as an interval literal.
 func (q *queryRewrite) intervalCast(i int) int {
 	lit := q.toks[i-1]
-	us, err := parseIntervalText(lit.val())
-	if err != nil {
-		q.errAt(lit, err.Error())
+	if _, err := types.ParseIntervalValue(lit.val(), ""); err != nil {
+		q.errAt(lit, fmt.Sprintf("invalid input syntax for type interval: %q", lit.val()))
 		return i + 1
 	}
-	q.rw.replace(lit.off, q.toks[i+1].end, "INTERVAL "+tidbIntervalLiteral(us))
+	q.rw.replace(lit.off, q.toks[i+1].end, fmt.Sprintf("%s(%s, '')", IntervalFunc, quoteString(lit.val())))
 	return i + 1
 }
 

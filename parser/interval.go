@@ -22,37 +22,6 @@ var unitMicros = map[string]int64{
 	"WEEK":        7 * types.Day,
 }
 
-// unitAliases are the abbreviations Postgres accepts inside interval text.
-var unitAliases = map[string]string{
-	"US": "MICROSECOND", "USEC": "MICROSECOND",
-	"MS": "MILLISECOND", "MSEC": "MILLISECOND",
-	"S": "SECOND", "SEC": "SECOND",
-	"M": "MINUTE", "MIN": "MINUTE",
-	"H": "HOUR", "HR": "HOUR",
-	"D": "DAY", "W": "WEEK",
-}
-
-// unitName returns the canonical singular unit of a unit word (SECONDS,
-// sec, ms, ...) or "".
-func unitName(w string) string {
-	u := strings.ToUpper(w)
-	if _, ok := unitMicros[u]; ok {
-		return u
-	}
-	if a, ok := unitAliases[u]; ok {
-		return a
-	}
-	if s := strings.TrimSuffix(u, "S"); s != u {
-		if _, ok := unitMicros[s]; ok {
-			return s
-		}
-		if a, ok := unitAliases[s]; ok {
-			return a
-		}
-	}
-	return ""
-}
-
 // fullUnit returns the canonical unit when t is a unit keyword written in
 // full (SECOND or SECONDS), as it may follow an interval literal.
 func fullUnit(t token) string {
@@ -80,37 +49,42 @@ func scaleInterval(n float64, unit string) (int64, error) {
 	return int64(math.Round(v)), nil
 }
 
-// parseIntervalText parses the Postgres interval text '10 seconds',
-// '1 hour 30 minutes', '10s' or '00:00:10' into microseconds.
+// sqlUnits are the unit keywords that may follow an interval literal in
+// an expression, singular.
+var sqlUnits = map[string]bool{
+	"MICROSECOND": true, "MILLISECOND": true, "SECOND": true, "MINUTE": true, "HOUR": true,
+	"DAY": true, "WEEK": true, "MONTH": true, "QUARTER": true, "YEAR": true,
+}
+
+// sqlUnit returns the singular unit keyword when t is one (SECOND or
+// SECONDS, MONTH or MONTHS, ...), or "".
+func sqlUnit(t token) string {
+	if t.kind != tIdent {
+		return ""
+	}
+	u := strings.ToUpper(t.text)
+	if sqlUnits[u] {
+		return u
+	}
+	if s := strings.TrimSuffix(u, "S"); sqlUnits[s] {
+		return s
+	}
+	return ""
+}
+
+// parseIntervalText parses Postgres interval text ('10 seconds', '1 hour
+// 30 minutes', '10s', '00:00:10'; types.ParseIntervalValue's grammar)
+// into microseconds: the streaming clauses need a fixed length.
 func parseIntervalText(s string) (int64, error) {
-	if strings.Count(s, ":") == 2 {
-		return types.ParseInterval(s)
+	v, err := types.ParseIntervalValue(s, "")
+	if err != nil {
+		return 0, fmt.Errorf("invalid interval %q: want '<number> <unit>'", s)
 	}
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return 0, fmt.Errorf("empty interval")
+	us, ok := types.IntervalDuration(v)
+	if !ok {
+		return 0, fmt.Errorf("interval %q has months, which have no fixed length", s)
 	}
-	var total int64
-	for i := 0; i < len(f); i++ {
-		num, unit := f[i], ""
-		if j := strings.IndexFunc(num, func(r rune) bool { return (r < '0' || r > '9') && r != '.' && r != '-' && r != '+' }); j > 0 {
-			num, unit = f[i][:j], f[i][j:]
-		} else if i+1 < len(f) {
-			i++
-			unit = f[i]
-		}
-		n, err := strconv.ParseFloat(num, 64)
-		u := unitName(unit)
-		if err != nil || u == "" || math.IsInf(n, 0) {
-			return 0, fmt.Errorf("invalid interval %q: want '<number> <unit>'", s)
-		}
-		v, err := scaleInterval(n, u)
-		if err != nil {
-			return 0, err
-		}
-		total += v
-	}
-	return total, nil
+	return us, nil
 }
 
 // interval parses `INTERVAL '10' SECOND`, `INTERVAL '10 seconds'` or
@@ -161,22 +135,4 @@ func formatInterval(us int64) string {
 		return "INTERVAL '0' SECOND"
 	}
 	return fmt.Sprintf("INTERVAL '%d' MICROSECOND", us)
-}
-
-// tidbIntervalLiteral renders microseconds as the `'n' UNIT` part of a TiDB
-// interval (TiDB has no MILLISECOND unit).
-func tidbIntervalLiteral(us int64) string {
-	neg := ""
-	if us < 0 {
-		neg, us = "-", -us
-	}
-	for _, u := range []string{"DAY", "HOUR", "MINUTE", "SECOND"} {
-		if m := unitMicros[u]; us != 0 && us%m == 0 {
-			return fmt.Sprintf("'%s%d' %s", neg, us/m, u)
-		}
-	}
-	if us == 0 {
-		return "'0' SECOND"
-	}
-	return fmt.Sprintf("'%s%d' MICROSECOND", neg, us)
 }

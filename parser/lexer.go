@@ -39,10 +39,16 @@ func (t token) val() string {
 		q := t.text[:1]
 		return strings.ReplaceAll(t.text[1:len(t.text)-1], q+q, q)
 	case tString:
+		if t.text[0] != '\'' {
+			return unescapeE(t.text[2 : len(t.text)-1])
+		}
 		return strings.ReplaceAll(t.text[1:len(t.text)-1], "''", "'")
 	}
 	return t.text
 }
+
+// isEString reports whether t is an escape string E'...'.
+func (t token) isEString() bool { return t.kind == tString && t.text[0] != '\'' }
 
 // span is a half-open byte range [off, end) of the script.
 type span struct{ off, end int }
@@ -99,6 +105,14 @@ func lex(src string) lexResult {
 				k = tQIdent
 			}
 			r.add(token{kind: k, text: src[i:j], off: i, end: j})
+			i = j
+		case (c == 'E' || c == 'e') && i+1 < len(src) && src[i+1] == '\'':
+			j, ok := scanEString(src, i+1)
+			if !ok {
+				r.errOff, r.errMsg = i, "unterminated string literal"
+				return r
+			}
+			r.add(token{kind: tString, text: src[i:j], off: i, end: j})
 			i = j
 		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
 			j := scanNumber(src, i)

@@ -2,7 +2,6 @@ package parser
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -134,6 +133,8 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			i = q.pgCast(i)
 		case t.isOp("~") || t.isOp("!"):
 			i = q.regexOp(i)
+		case t.isEString():
+			q.eString(i)
 		case t.is("EXTRACT"):
 			if j := q.extract(i); j != i { // consumed its '(': open its frame
 				frames = append(frames, frame{open: i + 1})
@@ -189,19 +190,23 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 	return i
 }
 
-// tidbUnits are the interval units TiDB knows besides the ones in
-// unitMicros; an interval with one of them is left as written.
-var tidbUnits = map[string]bool{
-	"MONTH": true, "QUARTER": true, "YEAR": true, "SECOND_MICROSECOND": true,
-	"MINUTE_MICROSECOND": true, "MINUTE_SECOND": true, "HOUR_MICROSECOND": true,
-	"HOUR_SECOND": true, "HOUR_MINUTE": true, "DAY_MICROSECOND": true,
+// tidbCompoundUnits are TiDB's compound interval units; an interval with
+// one of them is left as written (the binder refuses it).
+var tidbCompoundUnits = map[string]bool{
+	"SECOND_MICROSECOND": true, "MINUTE_MICROSECOND": true, "MINUTE_SECOND": true,
+	"HOUR_MICROSECOND": true, "HOUR_SECOND": true, "HOUR_MINUTE": true, "DAY_MICROSECOND": true,
 	"DAY_SECOND": true, "DAY_MINUTE": true, "DAY_HOUR": true, "YEAR_MONTH": true,
 }
 
-// exprInterval rewrites an interval inside an expression into TiDB's form
-// `INTERVAL 'n' UNIT`: the Postgres text '10 seconds' becomes '10' SECOND
-// (in place when it fits), plural units become singular and milliseconds
-// become microseconds.
+// IntervalFunc is the function an interval literal in an expression
+// becomes for TiDB, which has no interval values: `INTERVAL '1' MONTH`
+// is __interval('1', 'MONTH') and `INTERVAL '1 day'` __interval('1 day',
+// ”). The binder turns the call back into the interval constant.
+const IntervalFunc = "__interval"
+
+// exprInterval rewrites the interval literal at i (`INTERVAL '10'
+// SECOND`, `INTERVAL '1 year 2 mons'`) into an IntervalFunc call; the
+// binder reads its text (22007 when it does not read).
 func (q *queryRewrite) exprInterval(i int) int {
 	if i+1 >= len(q.toks) {
 		return i
@@ -214,37 +219,19 @@ func (q *queryRewrite) exprInterval(i int) int {
 	if i+2 < len(q.toks) {
 		unitTok = q.toks[i+2]
 	}
-	if unitTok.kind == tIdent && tidbUnits[strings.ToUpper(unitTok.text)] {
+	if unitTok.kind == tIdent && tidbCompoundUnits[strings.ToUpper(unitTok.text)] {
 		return i + 2
 	}
-	u := fullUnit(unitTok)
-	switch {
-	case u == "" && lit.kind == tNumber:
-		return i + 1 // TiDB reports the missing unit
-	case u == "":
-		us, err := parseIntervalText(lit.val())
-		if err != nil {
-			q.errAt(lit, err.Error())
-			return i + 1
-		}
-		q.rw.replace(lit.off, lit.end, tidbIntervalLiteral(us))
+	last, unit := i+1, ""
+	if u := sqlUnit(unitTok); u != "" {
+		last, unit = i+2, u
+	} else if lit.kind == tNumber {
+		q.errAt(unitTok, "expected an interval unit such as SECOND")
 		return i + 1
-	case u == "MILLISECOND":
-		n, err := strconv.ParseFloat(strings.TrimSpace(lit.val()), 64)
-		if err != nil {
-			q.errAt(lit, "expected a number of milliseconds")
-			return i + 2
-		}
-		us, err := scaleInterval(n, u)
-		if err != nil {
-			q.errAt(lit, err.Error())
-			return i + 2
-		}
-		q.rw.replace(lit.off, unitTok.end, tidbIntervalLiteral(us))
-	case !strings.EqualFold(unitTok.text, u):
-		q.rw.replace(unitTok.off, unitTok.end, u)
 	}
-	return i + 2
+	q.rw.replace(q.toks[i].off, q.toks[last].end,
+		fmt.Sprintf("%s(%s, %s)", IntervalFunc, quoteString(lit.val()), quoteString(unit)))
+	return last
 }
 
 // parseQuery parses the SELECT (or UNION, or WITH ... SELECT) spanned by

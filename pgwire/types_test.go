@@ -157,8 +157,11 @@ func TestResultEncoding(t *testing.T) {
 		{types.FloatValue(math.Inf(1)), "Infinity", new(float64), math.Inf(1)},
 		{types.StringValue("a'b"), "a'b", new(string), "a'b"},
 		{types.TimestampValue(ts.UnixMicro()), "2024-05-06 07:08:09.5", new(time.Time), ts},
-		{types.IntervalValue(26*types.Hour + 500*types.Millisecond), "1 day 02:00:00.5", new(time.Duration), 26*time.Hour + 500*time.Millisecond},
-		{types.IntervalValue(-26 * types.Hour), "-1 days -02:00:00", new(time.Duration), -26 * time.Hour},
+		{types.IntervalOf(0, 1, 2*types.Hour+500*types.Millisecond), "1 day 02:00:00.5", new(time.Duration), 26*time.Hour + 500*time.Millisecond},
+		{types.IntervalOf(0, -1, -2*types.Hour), "-1 days -02:00:00", new(time.Duration), -26 * time.Hour},
+		{types.IntervalValue(26 * types.Hour), "26:00:00", new(time.Duration), 26 * time.Hour},
+		{types.IntervalOf(14, 3, types.Second), "1 year 2 mons 3 days 00:00:01", new(pgtype.Interval),
+			pgtype.Interval{Months: 14, Days: 3, Microseconds: 1_000_000, Valid: true}},
 	} {
 		oid := pgcatalog.TypeOID(tt.v.K)
 		if got := string(appendText(nil, oid, tt.v)); got != tt.text {
@@ -188,6 +191,8 @@ func TestResultEncoding(t *testing.T) {
 			case *time.Time:
 				got = d.UTC()
 			case *time.Duration:
+				got = *d
+			case *pgtype.Interval:
 				got = *d
 			}
 			if got != tt.want {

@@ -13,6 +13,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
+	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -263,7 +264,9 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Scalar, error) {
 			case types.Decimal:
 				return &Const{V: types.DecimalNeg(c.V)}, nil
 			case types.Interval:
-				return &Const{V: types.IntervalValue(-c.V.I)}, nil
+				if v, err := types.IntervalNeg(c.V); err == nil {
+					return &Const{V: v}, nil
+				}
 			}
 		}
 		return b.call(n, "neg", v)
@@ -548,11 +551,11 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 		}
 		return &Const{V: types.TimestampValue(us)}, nil
 	case types.Interval:
-		us, err := types.ParseInterval(s)
+		v, err := types.ParseIntervalValue(s, "")
 		if err != nil {
-			return nil, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type interval: '" + s + "'", Err: err}
+			return nil, intervalInputErr(s, err)
 		}
-		return &Const{V: types.IntervalValue(us)}, nil
+		return &Const{V: v}, nil
 	case types.Int:
 		if i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
 			return &Const{V: types.IntValue(i)}, nil
@@ -868,6 +871,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return nil, err
 	}
 	switch name {
+	case parser.IntervalFunc:
+		return bindIntervalFunc(n)
 	case "date_add", "adddate", "date_sub", "subdate":
 		if len(n.Args) == 3 {
 			return b.bindDateArith(n, name == "date_add" || name == "adddate")
@@ -917,14 +922,14 @@ func (b *binder) bindTypedLiteral(n *ast.FuncCallExpr) (Scalar, error) {
 	return nil, notSupported(n, "this literal is")
 }
 
-// bindDateArith maps TiDB's DATE_ADD(ts, value, unit) (how `ts + INTERVAL
-// '5' SECOND` arrives) to ts + INTERVAL constant.
+// bindDateArith maps TiDB's DATE_ADD(ts, value, unit) to ts + INTERVAL
+// constant.
 func (b *binder) bindDateArith(n *ast.FuncCallExpr, add bool) (Scalar, error) {
 	unit, ok := n.Args[2].(*ast.TimeUnitExpr)
 	if !ok {
 		return nil, notSupported(n, "this interval is")
 	}
-	us, err := b.IntervalLiteral(n.Args[1], unit.Unit)
+	iv, err := b.intervalLiteral(n.Args[1], unit.Unit)
 	if err != nil {
 		return nil, err
 	}
@@ -936,56 +941,84 @@ func (b *binder) bindDateArith(n *ast.FuncCallExpr, add bool) (Scalar, error) {
 	if add {
 		op = "+"
 	}
-	return b.call(n, op, x, &Const{V: types.IntervalValue(us)})
+	return b.call(n, op, x, &Const{V: iv})
+}
+
+// bindIntervalFunc turns the parser's stand-in for an interval literal,
+// __interval('text', 'UNIT'), into the interval constant.
+func bindIntervalFunc(n *ast.FuncCallExpr) (Scalar, error) {
+	var args [2]string
+	for i := range args {
+		c, ok := n.Args[i].(ast.ValueExpr)
+		if !ok || len(n.Args) != 2 {
+			return nil, notSupported(n, "this interval is")
+		}
+		args[i], _ = c.GetValue().(string)
+	}
+	v, err := types.ParseIntervalValue(args[0], types.IntervalUnit(args[1]))
+	if err != nil {
+		return nil, intervalInputErr(args[0], err)
+	}
+	return &Const{V: v}, nil
+}
+
+// intervalInputErr is the error of interval text that does not read:
+// 22008 out of range, 22007 otherwise.
+func intervalInputErr(s string, err error) error {
+	if errors.Is(err, types.ErrIntervalRange) {
+		return &sqlerr.Error{Code: sqlerr.DatetimeOverflow, Msg: "interval out of range: '" + s + "'", Err: err}
+	}
+	return &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type interval: '" + s + "'", Err: err}
+}
+
+// timeUnits maps TiDB's interval units to types.IntervalUnit's.
+var timeUnits = map[ast.TimeUnitType]string{
+	ast.TimeUnitMicrosecond: "us", ast.TimeUnitSecond: "s", ast.TimeUnitMinute: "min",
+	ast.TimeUnitHour: "h", ast.TimeUnitDay: "d", ast.TimeUnitWeek: "w",
+	ast.TimeUnitMonth: "mon", ast.TimeUnitQuarter: "q", ast.TimeUnitYear: "y",
 }
 
 // IntervalLiteral evaluates the value of `INTERVAL value unit` (value an
-// integer, decimal or string such as '1.5') to microseconds. Units from
-// MICROSECOND to WEEK are supported; MONTH, QUARTER, YEAR and the
-// compound units are not (0A000): they have no fixed length.
+// integer, decimal or string such as '1.5') to microseconds. It refuses
+// months, quarters, years and TiDB's compound units (0A000): they have no
+// fixed length.
 func IntervalLiteral(value ast.ExprNode, unit ast.TimeUnitType) (int64, error) {
-	return (&binder{scope: noColumns{}}).IntervalLiteral(value, unit)
-}
-
-// IntervalLiteral is the package-level IntervalLiteral using b's scope.
-func (b *binder) IntervalLiteral(value ast.ExprNode, unit ast.TimeUnitType) (int64, error) {
-	u := ""
-	switch unit {
-	case ast.TimeUnitMicrosecond, ast.TimeUnitSecond, ast.TimeUnitMinute, ast.TimeUnitHour,
-		ast.TimeUnitDay, ast.TimeUnitWeek:
-		u = strings.ToLower(unit.String())
-	default:
-		return 0, sqlerr.New(sqlerr.FeatureNotSupport, "interval unit %s is not supported: use MICROSECOND, SECOND, MINUTE, HOUR, DAY or WEEK", unit.String())
-	}
-	v, err := b.bind(value)
+	v, err := (&binder{scope: noColumns{}}).intervalLiteral(value, unit)
 	if err != nil {
 		return 0, err
 	}
-	c, ok := v.(*Const)
+	us, ok := types.IntervalDuration(v)
 	if !ok {
-		return 0, sqlerr.New(sqlerr.FeatureNotSupport, "interval value must be a constant, not %s", v.String())
-	}
-	var f float64
-	switch c.V.K {
-	case types.Int:
-		f = float64(c.V.I)
-	case types.Float:
-		f = c.V.F
-	case types.Decimal:
-		f = types.DecimalToFloat(c.V)
-	case types.String:
-		f, err = strconv.ParseFloat(strings.TrimSpace(c.V.S), 64)
-		if err != nil {
-			return 0, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid interval value '" + c.V.S + "' for unit " + unit.String(), Err: err}
-		}
-	default:
-		return 0, sqlerr.New(sqlerr.InvalidDatetime, "invalid interval value %s", c.String())
-	}
-	us, err := types.ParseIntervalUnit(f, u)
-	if err != nil {
-		return 0, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid interval", Err: err}
+		return 0, sqlerr.New(sqlerr.FeatureNotSupport, "interval unit %s is not supported here: it has no fixed length", unit.String())
 	}
 	return us, nil
+}
+
+// intervalLiteral evaluates `INTERVAL value unit` to an interval value.
+func (b *binder) intervalLiteral(value ast.ExprNode, unit ast.TimeUnitType) (types.Value, error) {
+	u, ok := timeUnits[unit]
+	if !ok {
+		return types.NullValue, sqlerr.New(sqlerr.FeatureNotSupport, "interval unit %s is not supported: use MICROSECOND to YEAR", unit.String())
+	}
+	v, err := b.bind(value)
+	if err != nil {
+		return types.NullValue, err
+	}
+	c, ok := v.(*Const)
+	if !ok {
+		return types.NullValue, sqlerr.New(sqlerr.FeatureNotSupport, "interval value must be a constant, not %s", v.String())
+	}
+	text := c.V.String()
+	switch c.V.K {
+	case types.Int, types.Float, types.Decimal, types.String:
+	default:
+		return types.NullValue, sqlerr.New(sqlerr.InvalidDatetime, "invalid interval value %s", c.String())
+	}
+	iv, err := types.ParseIntervalValue(text, u)
+	if err != nil {
+		return types.NullValue, intervalInputErr(text, err)
+	}
+	return iv, nil
 }
 
 type noColumns struct{}

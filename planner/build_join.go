@@ -259,10 +259,14 @@ func linear(s Scalar) (col int, off int64, ok bool) {
 			r, rok := e.Args[0].(*ColRef)
 			k, kok := e.Args[1].(*Const)
 			if rok && kok && r.T == types.Timestamp && k.V.K == types.Interval {
-				if e.Fn == "-" {
-					return r.Index, -k.V.I, true
+				us, fixed := types.IntervalDuration(k.V)
+				if !fixed { // months: not a fixed offset
+					return 0, 0, false
 				}
-				return r.Index, k.V.I, true
+				if e.Fn == "-" {
+					return r.Index, -us, true
+				}
+				return r.Index, us, true
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func TestJSONDecode(t *testing.T) {
 		{"timestamp T and Z", `{"ts":"2024-01-01T00:00:05.5Z"}`, row(null, null, null, null, ts("2024-01-01 00:00:05.5"), null), ""},
 		{"timestamp micros", `{"ts":"2024-02-29 23:59:59.999999"}`, row(null, null, null, null, ts("2024-02-29 23:59:59.999999"), null), ""},
 		{"timestamp date only", `{"ts":"2024-03-01"}`, row(null, null, null, null, ts("2024-03-01 00:00:00"), null), ""},
-		{"interval days", `{"dur":"1 day 00:00:10"}`, row(null, null, null, null, null, types.IntervalValue(types.Day+10*types.Second)), ""},
+		{"interval days", `{"dur":"1 day 00:00:10"}`, row(null, null, null, null, null, types.IntervalOf(0, 1, 10*types.Second)), ""},
 		{"interval micros", `{"dur":1500}`, row(null, null, null, null, null, types.IntervalValue(1500)), ""},
 		{"bigint from float", `{"id":1.5}`, nil, `column id: want BIGINT, got number "1.5"`},
 		{"bigint from word", `{"id":"abc"}`, nil, `column id: want BIGINT, got string "abc"`},

@@ -233,7 +233,7 @@ func appendJSONValue(dst []byte, v types.Value) []byte {
 		dst = append(dst, '"')
 		return append(appendTimestamp(dst, v.I), '"')
 	case types.Interval:
-		return appendJSONString(dst, types.FormatInterval(v.I))
+		return appendJSONString(dst, types.FormatIntervalValue(v))
 	case types.Decimal: // a JSON number, every digit kept
 		return types.AppendDecimal(dst, v)
 	case types.Date:

@@ -38,8 +38,8 @@ func parseText(col types.Column, b []byte, got string) (types.Value, error) {
 			return types.TimestampValue(us), nil
 		}
 	case types.Interval:
-		if us, ok := parseInterval(string(b)); ok {
-			return types.IntervalValue(us), nil
+		if v, err := types.ParseIntervalValue(string(b), ""); err == nil {
+			return v, nil
 		}
 	case types.Decimal:
 		return parseDecimal(col, b, got)
@@ -95,34 +95,6 @@ func epochMillis(ms int64) (int64, bool) {
 		return 0, false
 	}
 	return ms * 1000, true
-}
-
-// parseInterval reads what types.ParseInterval does plus the
-// 'N day(s) HH:MM:SS' form FormatInterval prints for long intervals.
-func parseInterval(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	neg := strings.HasPrefix(s, "-")
-	body := strings.TrimPrefix(s, "-")
-	if f := strings.Fields(body); len(f) == 3 && (f[1] == "day" || f[1] == "days") {
-		d, err := strconv.ParseInt(f[0], 10, 64)
-		rest, err2 := types.ParseInterval(f[2])
-		if err != nil || err2 != nil {
-			return 0, false
-		}
-		us := d*types.Day + rest
-		if neg {
-			us = -us
-		}
-		return us, true
-	}
-	us, err := types.ParseInterval(body)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		us = -us
-	}
-	return us, true
 }
 
 // parseTimestamp reads 'YYYY-MM-DD HH:MM:SS[.f…]' (or with 'T', and an
