@@ -293,6 +293,30 @@ var scalarFuncs = []*scalarFunc{
 		st: pgTemplate("make_timestamp($1, $2, $3, abs($4) % 24, $5, $6)")},
 	{name: "to_timestamp", result: kTs, args: func(g *gen, _ int) []expr { return []expr{g.leaf(kFloat)} },
 		pg: pgTemplate("(to_timestamp($1) AT TIME ZONE 'UTC')")},
+	// Formatting: templates whose every pattern streamsql implements.
+	{name: "to_char", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr(kTs, d), lit{k: kStr, st: g.oneOf(tsTemplates...)}}
+	}},
+	{name: "to_char", result: kStr, args: func(g *gen, d int) []expr {
+		return []expr{g.expr([]kind{kInt, kDec, kFloat}[g.pick(3)], d), lit{k: kStr, st: g.oneOf(numTemplates...)}}
+	}},
+	{name: "to_timestamp", result: kTs, args: func(g *gen, d int) []expr {
+		tmpl := g.oneOf(tsTemplates[:3]...)
+		return []expr{call{fn: &scalarFunc{name: "to_char"}, args: []expr{g.expr(kTs, d), lit{k: kStr, st: tmpl}}}, lit{k: kStr, st: tmpl}}
+	}, pg: pgTemplate("(to_timestamp($1, $2) AT TIME ZONE 'UTC')")},
+}
+
+// tsTemplates are TO_CHAR timestamp templates; the first three read back
+// with TO_TIMESTAMP.
+var tsTemplates = []string{
+	"'YYYY-MM-DD HH24:MI:SS'", "'DD Mon YYYY HH12:MI:SS AM'", "'YYYYMMDD HH24MISS.US'",
+	"'FMDay, FMDDth FMMonth YYYY'", "'DY dy Mon MONTH Q CC J D ID DDD IDDD WW IW W'",
+	"'IYYY-IW-ID YY Y,YYY RM MS SSSS'", "'\"week\" WW a.m. HH12'",
+}
+
+// numTemplates are TO_CHAR number templates.
+var numTemplates = []string{
+	"'FM999990.00'", "'999,999.99'", "'S9999.99'", "'9999.99PR'", "'FM9999.99MI'", "'0999'", "'SG9999'", "'FM9.99'",
 }
 
 func init() {

@@ -17,7 +17,7 @@ import (
 // fraction). DATE_TRUNC('unit', ts) truncates (weeks start on Monday).
 // DATE_BIN(stride, ts, origin) floors ts to a multiple of stride from
 // origin. MAKE_TIMESTAMP builds a timestamp from its fields. TO_TIMESTAMP
-// converts epoch seconds. NOW (also CURRENT_TIMESTAMP) is volatile: it
+// converts epoch seconds, or reads text by a template (parse_time.go). NOW (also CURRENT_TIMESTAMP) is volatile: it
 // binds, and the planner refuses it in views; exec cannot evaluate it.
 var timeFuncs = []*Func{
 	{Name: "extract", Doc: "a field of a timestamp (`EXTRACT(field FROM ts)`, `date_part('field', ts)`); fields below", Strict: true,
@@ -28,8 +28,9 @@ var timeFuncs = []*Func{
 		Sigs: sigs(sig(types.Interval, types.Timestamp, types.Timestamp, types.Timestamp)), Impl: Impl{F3: dateBin}},
 	{Name: "make_timestamp", Doc: "the timestamp of year, month, day, hour, minute and seconds", Strict: true,
 		Sigs: sigs(sig(types.Int, types.Int, types.Int, types.Int, types.Int, types.Float, types.Timestamp)), Impl: Impl{FN: makeTimestamp}},
-	{Name: "to_timestamp", Doc: "the timestamp of epoch seconds", Strict: true, Sigs: sigs(sig(types.Float, types.Timestamp)),
-		Impl: Impl{F1: func(a types.Value) (types.Value, *sqlerr.Error) {
+	{Name: "to_timestamp", Doc: "the timestamp of epoch seconds, or of text read by a template (`to_timestamp('05 Jan 2024', 'DD Mon YYYY')`)", Strict: true,
+		Sigs: sigs(sig(types.Float, types.Timestamp), sig(types.String, types.String, types.Timestamp)),
+		Impl: Impl{F2: toTimestampText, F1: func(a types.Value) (types.Value, *sqlerr.Error) {
 			f := math.Round(a.F * 1e6)
 			if math.IsNaN(f) || f < -9.2e18 || f > 9.2e18 {
 				return types.NullValue, ErrTSRange
