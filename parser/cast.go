@@ -36,6 +36,12 @@ func (q *queryRewrite) pgCast(i int) int {
 		q.rw.blank(t.off, t.end) // TiDB must not report the '::' before our error
 		return i
 	}
+	if target == intervalTarget { // x::interval -> __interval_cast(x)
+		q.rw.insert(q.toks[start].off, IntervalCastFunc+"(")
+		q.rw.replace(t.off, q.toks[last].end, ")")
+		q.operand[last] = start
+		return last
+	}
 	if target == "" { // a TiDB-native target: as written
 		target = q.p.src.text[q.toks[i+1].off:q.toks[last].end]
 	}
@@ -56,6 +62,15 @@ func (q *queryRewrite) intervalCast(i int) int {
 	q.rw.replace(lit.off, q.toks[i+1].end, fmt.Sprintf("%s(%s, '')", IntervalFunc, quoteString(lit.val())))
 	return i + 1
 }
+
+// intervalTarget is castType's answer for INTERVAL, which TiDB cannot
+// cast to: the cast becomes a call of IntervalCastFunc.
+const intervalTarget = "INTERVAL"
+
+// IntervalCastFunc is the function `CAST(x AS INTERVAL)` and `x::interval`
+// become (x not a string literal, which is an interval literal): the
+// binder makes it a cast to INTERVAL.
+const IntervalCastFunc = "__interval_cast"
 
 // castOperand finds the first token of the operand that ends at token j:
 // a name (maybe qualified), a literal, a parenthesised expression, a
@@ -134,6 +149,11 @@ func (q *queryRewrite) castAs(i, open int) int {
 	if last+1 != closeIdx {
 		return i // more than a type (e.g. CHAR CHARACTER SET x): TiDB decides
 	}
+	if target == intervalTarget { // CAST(x AS INTERVAL) -> __interval_cast(x)
+		q.rw.replace(q.toks[open-1].off, q.toks[open-1].end, IntervalCastFunc)
+		q.rw.blank(q.toks[i].off, q.toks[last].end)
+		return last
+	}
 	if target != "" {
 		q.rw.replace(q.toks[i+1].off, q.toks[last].end, target)
 	}
@@ -150,6 +170,7 @@ func (q *queryRewrite) castAs(i, open int) int {
 //	DATE                                          -> DATE        (TypeDate)      -> Date
 //	TIMESTAMP[(p)] TIMESTAMPTZ DATETIME[(p)]      -> DATETIME(6) (TypeDatetime)  -> Timestamp
 //	BOOLEAN BOOL                                  -> TypeTiny, flen 1, IsBooleanFlag -> Bool
+//	INTERVAL                                      -> IntervalCastFunc(x)          -> Interval
 //
 // TiDB has no BOOLEAN cast: the pass writes YEAR (same length as BOOL,
 // padded for BOOLEAN) and fixVisitor turns every YEAR cast into TypeTiny,
@@ -218,6 +239,8 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 		target = "DATETIME(6)"
 	case "BOOLEAN", "BOOL":
 		target = "YEAR"
+	case "INTERVAL":
+		target = intervalTarget
 	case "YEAR":
 		return "", k, q.p.src.unsupported(t.off, "cast to YEAR")
 	case "DATE", "TIME", "JSON", "BINARY":

@@ -347,6 +347,7 @@ func TestQueryRestore(t *testing.T) {
 		{"cast function", `SELECT CAST(x AS BIGINT), CAST(x AS INT), CAST(x AS TEXT), CAST(x AS VARCHAR), CAST(x AS DOUBLE PRECISION), CAST(x AS FLOAT), CAST(x AS TIMESTAMP), CAST(x AS BOOLEAN) FROM t`,
 			`SELECT CAST("x" AS SIGNED),CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS CHAR),CAST("x" AS DOUBLE),CAST("x" AS DOUBLE),CAST("x" AS DATETIME(6)),CAST("x" AS BOOLEAN) FROM "t"`},
 		{"escape string", `SELECT E'a\tb''c\'' FROM t`, `SELECT 'a	b''c''' FROM "t"`},
+		{"interval cast of an expression", `SELECT CAST(s AS INTERVAL), s::interval FROM t`, `SELECT __INTERVAL_CAST("s"),__INTERVAL_CAST("s") FROM "t"`},
 		{"postgres interval cast", `SELECT ts + '10 seconds'::interval FROM t`, `SELECT "ts" + __INTERVAL('10 seconds', '') FROM "t"`},
 		{"limit offset", `SELECT x FROM t LIMIT 10 OFFSET 5`, `SELECT "x" FROM "t" LIMIT 5,10`},
 		{"convert keeps its type", `SELECT CONVERT(x, SIGNED) FROM t`, `SELECT CONVERT("x", SIGNED) FROM "t"`},

@@ -873,6 +873,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 	switch name {
 	case parser.IntervalFunc:
 		return bindIntervalFunc(n)
+	case parser.IntervalCastFunc:
+		return b.bindIntervalCast(n)
 	case "date_add", "adddate", "date_sub", "subdate":
 		if len(n.Args) == 3 {
 			return b.bindDateArith(n, name == "date_add" || name == "adddate")
@@ -960,6 +962,28 @@ func bindIntervalFunc(n *ast.FuncCallExpr) (Scalar, error) {
 		return nil, intervalInputErr(args[0], err)
 	}
 	return &Const{V: v}, nil
+}
+
+// bindIntervalCast binds the parser's stand-in for CAST(x AS INTERVAL):
+// a string literal reads as an interval constant, text casts at run time
+// (22007 when it does not read), an interval stays as it is.
+func (b *binder) bindIntervalCast(n *ast.FuncCallExpr) (Scalar, error) {
+	if len(n.Args) != 1 {
+		return nil, notSupported(n, "this cast is")
+	}
+	x, err := b.bind(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case isStringLiteral(x):
+		return coerceLiteral(x.(*Const), types.Interval)
+	case x.Type() == types.Interval || x.Type() == types.Null:
+		return x, nil
+	case x.Type() == types.String:
+		return &Cast{Arg: x, To: types.Interval}, nil
+	}
+	return nil, sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to interval", kindName(x.Type()))
 }
 
 // intervalInputErr is the error of interval text that does not read:

@@ -26,6 +26,7 @@ const (
 	DivisionByZero    = "22012"
 	DataException     = "22000"
 	FeatureNotSupport = "0A000"
+	CannotCoerce      = "42846" // cannot_coerce: no cast between the types
 	NotNullViolation  = "23502"
 	QueryCanceled     = "57014"
 	StackDepth        = "54001" // stack_depth_limit_exceeded: a statement nests deeper than MaxDepth
