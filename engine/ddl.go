@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
@@ -425,6 +426,9 @@ func (e *Engine) explain(st *parser.ExplainStmt) (*Result, error) {
 		}
 		opt, rules := planner.Optimize(n)
 		text = "logical plan:\n" + planner.Format(n) + "rules applied: " + strings.Join(rules, ", ") + "\nplan:\n" + planner.Format(opt)
+		if ks := exec.PlanKeyScan(opt, keyedTables{e}.OrderedKey); ks != nil {
+			text += "access: " + ks.String() + "\n"
+		}
 	case *parser.CreateSinkStmt:
 		var err error
 		if text, err = e.explainSink(in); err != nil {

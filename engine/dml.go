@@ -224,7 +224,7 @@ func (e *Engine) scanQuery(st *parser.QueryStmt) (*Result, error) {
 		return nil, err
 	}
 	n, _ = planner.Optimize(n)
-	rows, err := exec.RunQuery(n, e.snapshot)
+	rows, err := exec.RunQueryKeyed(n, e.snapshot, keyedTables{e})
 	if err != nil {
 		return nil, err
 	}

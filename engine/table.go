@@ -23,6 +23,7 @@ type tableRT struct {
 	obj   *catalog.Object
 	rd    *reader // nil for memory tables
 	rows  map[string]types.Row
+	index *keyIndex       // rows in key order
 	dirty map[string]bool // keys changed since the last checkpoint (deleted keys too)
 	// sinks read the table's changes (CREATE SINK ... FROM table): every
 	// upsert and delete by key as it is applied.
@@ -79,14 +80,17 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 		k := t.key(r)
 		op := connectors.Upsert
 		if i < len(ops) && ops[i] == connectors.Delete {
-			if _, ok := t.rows[k]; !ok {
+			old, ok := t.rows[k]
+			if !ok {
 				t.dirty[k] = true
 				continue // nothing to delete: the sinks never saw the key
 			}
 			delete(t.rows, k)
+			t.index.remove(old)
 			op = connectors.Delete
 		} else {
 			t.rows[k] = r
+			t.index.put(r)
 		}
 		t.dirty[k] = true
 		if len(t.sinks) > 0 {
@@ -138,7 +142,7 @@ func (e *Engine) connectTableSink(sinks *[]*sinkRT, t *catalog.Object, o *catalo
 }
 
 // Rows returns the table's contents in key order.
-func (t *tableRT) Rows() []types.Row { return inKeyOrder(t.rows) }
+func (t *tableRT) Rows() []types.Row { return t.index.rows() }
 
 func (t *tableRT) checkpoint(w *state.Writer) error {
 	for k := range t.dirty {
@@ -168,6 +172,7 @@ func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
 			return fmt.Errorf("restore table %s: bad row: %v", t.obj.Name, err)
 		}
 		t.rows[string(k[len(p):])] = rows[0]
+		t.index.put(rows[0])
 		return nil
 	})
 	if err != nil || t.rd == nil {
@@ -178,7 +183,7 @@ func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
 
 // startTable builds the runtime of TABLE o.
 func (e *Engine) startTable(ctx context.Context, o *catalog.Object) (*tableRT, error) {
-	t := &tableRT{obj: o, rows: map[string]types.Row{}, dirty: map[string]bool{}}
+	t := &tableRT{obj: o, rows: map[string]types.Row{}, index: newKeyIndex(o.Key), dirty: map[string]bool{}}
 	if o.Options["connector"] != "memory" {
 		r, err := e.newReader(ctx, o)
 		if err != nil {
@@ -229,6 +234,7 @@ func (e *Engine) insertTable(t *tableRT, rows []types.Row) error {
 	var changes []connectors.Change
 	for _, r := range rows {
 		t.rows[t.key(r)] = r
+		t.index.put(r)
 		if len(t.sinks) > 0 {
 			changes = append(changes, connectors.Change{Op: connectors.Upsert, Row: r})
 		}

@@ -13,10 +13,31 @@ import (
 // the current rows of a scanned view or table. It is the batch executor
 // behind SELECT on views; it keeps no state beyond the query.
 func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) ([]types.Row, error) {
+	return (&queryRun{read: read}).run(n)
+}
+
+// RunQueryKeyed is RunQuery that reads a relation in key order from src
+// instead of copying it whole when the plan has a key access path
+// (PlanKeyScan): a range of the key, or the first rows in key order.
+func RunQueryKeyed(n planner.Node, read func(s *planner.Scan) ([]types.Row, error), src KeyedSource) ([]types.Row, error) {
+	return (&queryRun{read: read, src: src, ks: PlanKeyScan(n, src.OrderedKey)}).run(n)
+}
+
+// queryRun is one run of an ad-hoc plan: how it reads its scans.
+type queryRun struct {
+	read func(s *planner.Scan) ([]types.Row, error)
+	src  KeyedSource
+	ks   *KeyScan // the plan's key access path, or nil
+}
+
+func (q *queryRun) run(n planner.Node) ([]types.Row, error) {
 	var errs EvalErrors
 	switch x := n.(type) {
 	case *planner.Scan:
-		rows, err := read(x)
+		if q.ks != nil && q.ks.Scan == x {
+			return runKeyScan(q.ks, q.src, &errs)
+		}
+		rows, err := q.read(x)
 		if err != nil {
 			return nil, err
 		}
@@ -30,7 +51,10 @@ func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) (
 		}
 		return out, nil
 	case *planner.Filter:
-		in, err := RunQuery(x.Input, read)
+		if q.ks != nil && q.ks.Scan == x.Input {
+			return runKeyScan(q.ks, q.src, &errs)
+		}
+		in, err := q.run(x.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -46,7 +70,7 @@ func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) (
 		}
 		return out, nil
 	case *planner.Project:
-		in, err := RunQuery(x.Input, read)
+		in, err := q.run(x.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -66,13 +90,13 @@ func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) (
 		}
 		return out, nil
 	case *planner.Aggregate:
-		in, err := RunQuery(x.Input, read)
+		in, err := q.run(x.Input)
 		if err != nil {
 			return nil, err
 		}
 		return batchAggregate(x, in), nil
 	case *planner.Sort:
-		in, err := RunQuery(x.Input, read)
+		in, err := q.run(x.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +115,7 @@ func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) (
 		})
 		return in, nil
 	case *planner.Limit:
-		in, err := RunQuery(x.Input, read)
+		in, err := q.run(x.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +128,7 @@ func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) (
 		}
 		return in, nil
 	case *planner.Join:
-		return batchJoin(x, read)
+		return batchJoin(x, q.read)
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupport, "ad-hoc queries cannot run %T", n)
 }

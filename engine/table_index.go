@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/btree"
+
+	"github.com/streamsql/streamsql/catalog"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// keyIndex holds a keyed relation's rows ordered by their key columns
+// (types.Compare, the order ORDER BY sorts by), so that key ranges and
+// the first rows in key order are read without copying or sorting the
+// relation. It is a B-tree (google/btree: O(log n) upserts and seeks,
+// a few words per row).
+type keyIndex struct {
+	key  []int
+	tree *btree.BTreeG[indexItem]
+}
+
+// indexItem is a row of the index, or a pivot to seek with: a row whose
+// first n key columns are set (n < 0: all of them), ordered before every
+// row with that prefix, or after them when high.
+type indexItem struct {
+	row  types.Row
+	n    int
+	high bool
+}
+
+func newKeyIndex(key []int) *keyIndex {
+	x := &keyIndex{key: key}
+	x.tree = btree.NewG(32, x.less)
+	return x
+}
+
+// less orders rows by their key columns; a pivot sorts before (or, high,
+// after) the rows that share its prefix.
+func (x *keyIndex) less(a, b indexItem) bool {
+	n := len(x.key)
+	if a.n >= 0 {
+		n = min(n, a.n)
+	}
+	if b.n >= 0 {
+		n = min(n, b.n)
+	}
+	for _, k := range x.key[:n] {
+		if c := types.Compare(a.row[k], b.row[k]); c != 0 {
+			return c < 0
+		}
+	}
+	aPart := a.n >= 0 && a.n == n && n < len(x.key)
+	bPart := b.n >= 0 && b.n == n && n < len(x.key)
+	switch {
+	case aPart && bPart:
+		return !a.high && b.high
+	case aPart:
+		return !a.high
+	case bPart:
+		return b.high
+	}
+	return false
+}
+
+// put adds or replaces the row with r's key.
+func (x *keyIndex) put(r types.Row) { x.tree.ReplaceOrInsert(indexItem{row: r, n: -1}) }
+
+// remove drops the row with r's key.
+func (x *keyIndex) remove(r types.Row) { x.tree.Delete(indexItem{row: r, n: -1}) }
+
+// rows returns every row in key order.
+func (x *keyIndex) rows() []types.Row {
+	out := make([]types.Row, 0, x.tree.Len())
+	x.tree.Ascend(func(it indexItem) bool {
+		out = append(out, it.row)
+		return true
+	})
+	return out
+}
+
+// pivot is a seek item for the first len(vals) key columns.
+func (x *keyIndex) pivot(vals []types.Value, high bool) indexItem {
+	width := 0
+	for _, k := range x.key {
+		width = max(width, k+1)
+	}
+	r := make(types.Row, width)
+	for i, v := range vals {
+		r[x.key[i]] = v
+	}
+	return indexItem{row: r, n: len(vals), high: high}
+}
+
+// scan calls fn with the rows of ks's range in key order (descending
+// when ks.Desc) until fn returns false.
+func (x *keyIndex) scan(ks *exec.KeyScan, fn func(types.Row) bool) {
+	keyOf := func(r types.Row) func(int) types.Value {
+		return func(i int) types.Value { return r[x.key[i]] }
+	}
+	if ks.Desc {
+		start := x.pivot(ks.Eq, true)
+		if ks.Hi != nil {
+			start = x.pivot(append(ks.Eq[:len(ks.Eq):len(ks.Eq)], ks.Hi.V), ks.Hi.Incl)
+		}
+		x.tree.DescendLessOrEqual(start, func(it indexItem) bool {
+			switch ks.InRange(keyOf(it.row)) {
+			case -1:
+				return false
+			case 1:
+				return true
+			}
+			return fn(it.row)
+		})
+		return
+	}
+	start := x.pivot(ks.Eq, false)
+	if ks.Lo != nil {
+		start = x.pivot(append(ks.Eq[:len(ks.Eq):len(ks.Eq)], ks.Lo.V), !ks.Lo.Incl)
+	}
+	x.tree.AscendGreaterOrEqual(start, func(it indexItem) bool {
+		switch ks.InRange(keyOf(it.row)) {
+		case 1:
+			return false
+		case -1:
+			return true
+		}
+		return fn(it.row)
+	})
+}
+
+// keyedTables is the engine's exec.KeyedSource: the TABLEs, read in key
+// order from their index; e.mu is held.
+type keyedTables struct{ e *Engine }
+
+// OrderedKey implements exec.KeyedSource.
+func (k keyedTables) OrderedKey(s *planner.Scan) []int {
+	if t := k.table(s); t != nil {
+		return t.obj.Key
+	}
+	return nil
+}
+
+// ReadKeys implements exec.KeyedSource.
+func (k keyedTables) ReadKeys(ks *exec.KeyScan, fn func(types.Row) bool) error {
+	t := k.table(ks.Scan)
+	if t == nil {
+		return fmt.Errorf("table %s: no key index", ks.Scan.Name)
+	}
+	t.index.scan(ks, fn)
+	return nil
+}
+
+// table returns the running TABLE s scans, or nil.
+func (k keyedTables) table(s *planner.Scan) *tableRT {
+	if k.e.opts.ReadOnly {
+		return nil
+	}
+	o, ok := k.e.cat.Get(s.Name)
+	if !ok || o.Kind != catalog.Table || o.DeadLetter || o.SideOf != "" {
+		return nil
+	}
+	return k.e.tables[strings.ToLower(o.Name)]
+}
