@@ -139,10 +139,16 @@ func rawText(b []byte) string {
 
 // Rows returns the table in key order: the checkpointed rows from
 // Badger and the ones since.
-func (d *deadLetters) Rows() ([]types.Row, error) {
+func (d *deadLetters) Rows() ([]types.Row, error) { return d.prefixRows(nil) }
+
+// prefixRows returns the rows whose leading key columns (source,
+// partition, offset) are eq, in Rows's order: a row's stored key is its
+// key columns' encoding, so equal leading values are a common prefix.
+func (d *deadLetters) prefixRows(eq []types.Value) ([]types.Row, error) {
 	rows := make(map[string]types.Row, len(d.pending))
 	p := d.prefix()
-	err := d.store.Scan([]byte(p), func(k, v []byte) error {
+	kp := state.AppendRowPrefix(nil, len(deadLetterKey), eq...)
+	err := d.store.Scan(append([]byte(p), kp...), func(k, v []byte) error {
 		r, err := state.DecodeValue(v)
 		if err != nil || len(r) != 1 {
 			return fmt.Errorf("dead_letter table %s: bad row: %v", d.name, err)
@@ -154,7 +160,9 @@ func (d *deadLetters) Rows() ([]types.Row, error) {
 		return nil, err
 	}
 	for k, r := range d.pending {
-		rows[k] = r
+		if strings.HasPrefix(k, string(kp)) {
+			rows[k] = r
+		}
 	}
 	return inKeyOrder(rows), nil
 }

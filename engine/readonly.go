@@ -108,9 +108,20 @@ func (e *Engine) viewName(name string) string {
 
 // storedTableRows reads TABLE name's rows from the store, in key order.
 func storedTableRows(st *state.Store, name string) ([]types.Row, error) {
-	p := "t/" + strings.ToLower(name) + "/row/"
+	return storedTablePrefix(st, name, nil)
+}
+
+// storedTablePrefix reads the rows of TABLE name whose leading key
+// columns are eq from the store, in storedTableRows's order: the stored
+// keys are the key values' encodings one after another, so equal leading
+// values are a common prefix (floats and decimals in their key form).
+func storedTablePrefix(st *state.Store, name string, eq []types.Value) ([]types.Row, error) {
+	p := []byte("t/" + strings.ToLower(name) + "/row/")
+	for _, v := range eq {
+		p = state.AppendKey(p, v)
+	}
 	var out []types.Row
-	err := st.Scan([]byte(p), func(_, v []byte) error {
+	err := st.Scan(p, func(_, v []byte) error {
 		rows, err := state.DecodeValue(v)
 		if err != nil || len(rows) != 1 {
 			return fmt.Errorf("table %s: bad row: %v", name, err)

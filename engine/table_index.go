@@ -131,36 +131,66 @@ func (x *keyIndex) scan(ks *exec.KeyScan, fn func(types.Row) bool) {
 	})
 }
 
-// keyedTables is the engine's exec.KeyedSource: the TABLEs, read in key
-// order from their index; e.mu is held.
+// keyedTables is the engine's exec.KeyedSource; e.mu is held. A running
+// TABLE is read in key order from its index; a dead-letter table, and on
+// a read-only engine a view or a TABLE, by a key prefix: a seek to the
+// stored rows whose leading key columns are given.
 type keyedTables struct{ e *Engine }
 
-// OrderedKey implements exec.KeyedSource.
-func (k keyedTables) OrderedKey(s *planner.Scan) []int {
-	if t := k.table(s); t != nil {
-		return t.obj.Key
+// ScanKey implements exec.KeyedSource.
+func (k keyedTables) ScanKey(s *planner.Scan) ([]int, bool) {
+	o, ok := k.e.cat.Get(s.Name)
+	if !ok {
+		return nil, false
 	}
-	return nil
+	switch {
+	case o.SideOf != "":
+		return nil, false
+	case o.DeadLetter:
+		return o.Key, false
+	case k.e.opts.ReadOnly:
+		if o.Kind == catalog.View || o.Kind == catalog.Table {
+			return o.Key, false
+		}
+	case o.Kind == catalog.Table && k.e.tables[strings.ToLower(o.Name)] != nil:
+		return o.Key, true
+	}
+	return nil, false
 }
 
 // ReadKeys implements exec.KeyedSource.
 func (k keyedTables) ReadKeys(ks *exec.KeyScan, fn func(types.Row) bool) error {
-	t := k.table(ks.Scan)
-	if t == nil {
-		return fmt.Errorf("table %s: no key index", ks.Scan.Name)
+	o, ok := k.e.cat.Get(ks.Scan.Name)
+	if !ok {
+		return fmt.Errorf("relation %s: not found", ks.Scan.Name)
 	}
-	t.index.scan(ks, fn)
-	return nil
-}
-
-// table returns the running TABLE s scans, or nil.
-func (k keyedTables) table(s *planner.Scan) *tableRT {
-	if k.e.opts.ReadOnly {
+	name := strings.ToLower(o.Name)
+	if ks.Ordered {
+		t := k.e.tables[name]
+		if t == nil {
+			return fmt.Errorf("table %s: no key index", o.Name)
+		}
+		t.index.scan(ks, fn)
 		return nil
 	}
-	o, ok := k.e.cat.Get(s.Name)
-	if !ok || o.Kind != catalog.Table || o.DeadLetter || o.SideOf != "" {
-		return nil
+	var rows []types.Row
+	var err error
+	switch {
+	case o.DeadLetter && !k.e.opts.ReadOnly:
+		if d := k.e.dlq[name]; d != nil {
+			rows, err = d.prefixRows(ks.Eq)
+		}
+	case o.DeadLetter:
+		rows, err = newDeadLetters(o.Name, k.e.store).prefixRows(ks.Eq)
+	case o.Kind == catalog.View:
+		rows, err = exec.StoredGet(k.e.store, exec.ViewStoreID(o.Name), len(o.Schema), o.Key, ks.Eq)
+	default:
+		rows, err = storedTablePrefix(k.e.store, o.Name, ks.Eq)
 	}
-	return k.e.tables[strings.ToLower(o.Name)]
+	for _, r := range rows {
+		if !fn(r) {
+			break
+		}
+	}
+	return err
 }

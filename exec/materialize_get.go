@@ -139,14 +139,14 @@ func (m *Materialize) seekPrefix(key types.Row) (prefix []byte, ok bool) {
 	return state.AppendRowPrefix(nil, m.width, lead...), true
 }
 
-// leadingKey returns the values of key (for the columns keyCols of rows
-// of width columns) that are the rows' first columns, in order, up to the
+// leadingKey returns the values of key (for the columns keyCols, or the
+// first len(key) of them, of rows of width columns) that are the rows' first columns, in order, up to the
 // first float or decimal.
 func leadingKey(width int, keyCols []int, key types.Row) types.Row {
 	var lead types.Row
 	for c := 0; c < width; c++ {
 		i := slices.Index(keyCols, c)
-		if i < 0 || key[i].K == types.Float || key[i].K == types.Decimal {
+		if i < 0 || i >= len(key) || key[i].K == types.Float || key[i].K == types.Decimal {
 			break // floats and decimals have several encodings of one value
 		}
 		lead = append(lead, key[i])

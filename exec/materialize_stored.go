@@ -22,7 +22,9 @@ func StoredRows(s *state.Store, id string) ([]types.Row, error) {
 }
 
 // StoredGet is Get over the last checkpoint of the view store id: the
-// rows of width columns whose key columns equal key. The leading key
+// rows of width columns whose key columns equal key (or, for a key
+// shorter than keyCols, whose leading key columns do), in StoredRows's
+// order. The leading key
 // columns whose values encode alike when equal seek directly to the
 // matching rows, so a point read costs a few reads however large the
 // view is; a key that does not lead the row scans the view.
@@ -33,8 +35,8 @@ func StoredGet(s *state.Store, id string, width int, keyCols []int, key types.Ro
 		prefix = state.AppendRowPrefix(prefix, width, lead...)
 	}
 	return storedScan(s, prefix, id, func(r types.Row) bool {
-		for i, c := range keyCols {
-			if c >= len(r) || !types.Equal(r[c], key[i]) {
+		for i, v := range key {
+			if c := keyCols[i]; c >= len(r) || !types.Equal(r[c], v) {
 				return false
 			}
 		}

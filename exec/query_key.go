@@ -21,8 +21,11 @@ type KeyScan struct {
 	Eq     []types.Value // values of Key[:len(Eq)]
 	Lo, Hi *KeyBound     // bounds on Key[len(Eq)], or nil
 	Desc   bool          // read in descending key order
-	Limit  int64         // rows passing the filter to read, or -1 for all
-	filter planner.Scalar
+	// Ordered is set when the relation is read in key order; otherwise
+	// only the key prefix Eq is sought and the range is a filter.
+	Ordered bool
+	Limit   int64 // rows passing the filter to read, or -1 for all
+	filter  planner.Scalar
 }
 
 // KeyBound is one end of a KeyScan's range.
@@ -31,14 +34,17 @@ type KeyBound struct {
 	Incl bool
 }
 
-// KeyedSource is what RunQueryKeyed reads besides whole snapshots: the key
-// order of the relations that have one.
+// KeyedSource is what RunQueryKeyed reads besides whole snapshots: the
+// relations that can be read by key.
 type KeyedSource interface {
-	// OrderedKey returns the key columns of s's relation when it can be
-	// read in key order by ReadKeys, or nil.
-	OrderedKey(s *planner.Scan) []int
-	// ReadKeys calls fn with the source rows of ks's range, in key order
-	// (descending when ks.Desc), until fn returns false.
+	// ScanKey returns the key columns of s's relation when ReadKeys can
+	// read it by key (nil otherwise), and whether it reads in key order.
+	// A relation not read in key order can only be read by a key prefix,
+	// its rows in the order a snapshot lists them.
+	ScanKey(s *planner.Scan) (key []int, ordered bool)
+	// ReadKeys calls fn with (at least) the source rows of ks's range,
+	// until fn returns false: in key order (descending when ks.Desc) when
+	// ks.Ordered, else those with the key prefix ks.Eq in snapshot order.
 	ReadKeys(ks *KeyScan, fn func(types.Row) bool) error
 }
 
@@ -47,7 +53,9 @@ type KeyedSource interface {
 // projections and an optional filter over a scan of a relation with an
 // ordered key (key returns its columns), and either the filter must bound
 // the key's leading columns or the sort must be by the key with a LIMIT.
-func PlanKeyScan(n planner.Node, key func(*planner.Scan) []int) *KeyScan {
+// An aggregate may sit above the filter (with projections around it):
+// then only the filter's range counts.
+func PlanKeyScan(n planner.Node, key func(*planner.Scan) ([]int, bool)) *KeyScan {
 	limit := int64(-1)
 	if l, ok := n.(*planner.Limit); ok {
 		if l.Count >= 0 {
@@ -65,6 +73,13 @@ func PlanKeyScan(n planner.Node, key func(*planner.Scan) []int) *KeyScan {
 		sortCols[i] = k.Col
 	}
 	for {
+		if a, ok := n.(*planner.Aggregate); ok {
+			// Below an aggregate only the range narrows the read (the
+			// aggregate's output order follows its input's, which a
+			// range read keeps).
+			sortKeys, sortCols, limit, n = nil, nil, -1, a.Input
+			continue
+		}
 		p, ok := n.(*planner.Project)
 		if !ok {
 			break
@@ -89,12 +104,18 @@ func PlanKeyScan(n planner.Node, key func(*planner.Scan) []int) *KeyScan {
 	if !ok {
 		return nil
 	}
-	kcols := key(scan)
+	kcols, inOrder := key(scan)
 	if len(kcols) == 0 {
 		return nil
 	}
-	ks := &KeyScan{Scan: scan, Key: kcols, Limit: -1, filter: filter}
+	ks := &KeyScan{Scan: scan, Key: kcols, Limit: -1, Ordered: inOrder, filter: filter}
 	ks.bound(filter)
+	if !inOrder {
+		if len(ks.Eq) == 0 {
+			return nil
+		}
+		return ks
+	}
 	ordered := len(sortKeys) > 0 && limit >= 0 && ks.inKeyOrder(sortKeys, sortCols)
 	if ordered {
 		ks.Limit = limit
@@ -247,6 +268,9 @@ func (ks *KeyScan) String() string {
 		conds = append(conds, ks.boundString(ks.Hi, "<"))
 	}
 	s := "key range of " + ks.Scan.Name
+	if !ks.Ordered {
+		s = "key prefix of " + ks.Scan.Name
+	}
 	if len(conds) > 0 {
 		s += " where " + strings.Join(conds, " and ")
 	}
@@ -315,7 +339,13 @@ func runKeyScan(ks *KeyScan, src KeyedSource, errs *EvalErrors) ([]types.Row, er
 		}
 	}
 	var out []types.Row
+	keyOf := func(r types.Row) func(int) types.Value {
+		return func(i int) types.Value { return r[ks.Key[i]] }
+	}
 	err := src.ReadKeys(ks, func(r types.Row) bool {
+		if ks.InRange(keyOf(r)) != 0 {
+			return true
+		}
 		row := make(types.Row, len(ks.Scan.Cols))
 		for j, c := range ks.Scan.Cols {
 			row[j] = r[c]
