@@ -132,9 +132,10 @@ func (x *keyIndex) scan(ks *exec.KeyScan, fn func(types.Row) bool) {
 }
 
 // keyedTables is the engine's exec.KeyedSource; e.mu is held. A running
-// TABLE is read in key order from its index; a dead-letter table, and on
-// a read-only engine a view or a TABLE, by a key prefix: a seek to the
-// stored rows whose leading key columns are given.
+// TABLE is read in key order from its index; a view (its rows in memory
+// and spilled), a dead-letter table, and on a read-only engine a TABLE,
+// by a key prefix: the rows whose leading key columns are given, found
+// by a seek where they are stored.
 type keyedTables struct{ e *Engine }
 
 // ScanKey implements exec.KeyedSource.
@@ -154,6 +155,10 @@ func (k keyedTables) ScanKey(s *planner.Scan) ([]int, bool) {
 		}
 	case o.Kind == catalog.Table && k.e.tables[strings.ToLower(o.Name)] != nil:
 		return o.Key, true
+	case o.Kind == catalog.View:
+		if rt := k.e.views[strings.ToLower(o.Name)]; rt != nil && rt.pipe.View0 != nil {
+			return rt.pipe.View0.Key(), false
+		}
 	}
 	return nil, false
 }
@@ -182,6 +187,10 @@ func (k keyedTables) ReadKeys(ks *exec.KeyScan, fn func(types.Row) bool) error {
 		}
 	case o.DeadLetter:
 		rows, err = newDeadLetters(o.Name, k.e.store).prefixRows(ks.Eq)
+	case o.Kind == catalog.View && !k.e.opts.ReadOnly:
+		if rt := k.e.views[name]; rt != nil && rt.pipe.View0 != nil {
+			rows, err = rt.pipe.View0.GetPrefix(ks.Eq)
+		}
 	case o.Kind == catalog.View:
 		rows, err = exec.StoredGet(k.e.store, exec.ViewStoreID(o.Name), len(o.Schema), o.Key, ks.Eq)
 	default:

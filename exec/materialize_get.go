@@ -2,6 +2,7 @@ package exec
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
@@ -51,6 +52,41 @@ func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 			var err error
 			if out, err = m.appendRow(out, k, e.count); err != nil {
 				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// GetPrefix returns the rows whose leading view-key columns equal eq
+// (values already of the columns' kinds; eq no longer than the key), in
+// the order Rows would list them: Get for a key prefix. The rows in
+// memory are told by their encoding when the key's columns lead the row
+// (decoded otherwise); spilled ones are found by the same seek as Get's.
+func (m *Materialize) GetPrefix(eq types.Row) ([]types.Row, error) {
+	if len(eq) == len(m.key) {
+		return m.Get(eq)
+	}
+	seek, ok := m.seekPrefix(eq)
+	var inMem []string
+	for k, e := range m.rows {
+		if e != nil && (!ok || strings.HasPrefix(k, string(seek))) {
+			inMem = append(inMem, k)
+		}
+	}
+	if m.onDisk {
+		return m.getOnDisk(eq, inMem)
+	}
+	slices.Sort(inMem)
+	var out []types.Row
+	for _, k := range inMem {
+		r, err := m.rowOf(k)
+		if err != nil {
+			return nil, err
+		}
+		if m.keyEqual(r, eq) {
+			for range m.rows[k].count {
+				out = append(out, r)
 			}
 		}
 	}
@@ -157,9 +193,11 @@ func leadingKey(width int, keyCols []int, key types.Row) types.Row {
 // Key returns the positions of the view-key columns (nil: none).
 func (m *Materialize) Key() []int { return m.key }
 
+// keyEqual reports whether r's view-key columns (the first len(key) of
+// them) equal key.
 func (m *Materialize) keyEqual(r, key types.Row) bool {
-	for i, c := range m.key {
-		if !types.Equal(r[c], key[i]) {
+	for i, v := range key {
+		if !types.Equal(r[m.key[i]], v) {
 			return false
 		}
 	}
