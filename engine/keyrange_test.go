@@ -113,7 +113,9 @@ func keyRangeQueries(rng *rand.Rand, letters []string, n int) []string {
 			if len(conds) > 0 {
 				q += " WHERE " + strings.Join(conds, " AND ")
 			}
-			if !ordered && len(conds) > 0 && rng.Intn(4) == 0 {
+			if !ordered && rng.Intn(5) == 0 {
+				q += fmt.Sprintf(" LIMIT %d", rng.Intn(5))
+			} else if !ordered && len(conds) > 0 && rng.Intn(4) == 0 {
 				q = "SELECT b, count(*), max(v) FROM ck WHERE " + strings.Join(conds, " AND ") + " GROUP BY b"
 			}
 			if ordered {
@@ -140,6 +142,8 @@ func keyRangeQueries(rng *rand.Rand, letters []string, n int) []string {
 				q = "SELECT count(*), sum(v) FROM one WHERE " + strings.Join(conds, " AND ")
 			case 1, 2:
 				q = fmt.Sprintf("SELECT id, v FROM one ORDER BY id%s LIMIT %d", []string{"", " DESC"}[rng.Intn(2)], rng.Intn(8))
+			case 3:
+				q += fmt.Sprintf(" LIMIT %d OFFSET %d", rng.Intn(8), rng.Intn(3))
 			}
 		}
 		out = append(out, q)

@@ -52,7 +52,8 @@ type KeyedSource interface {
 // has none: n must be, from the top, an optional LIMIT, an optional sort,
 // projections and an optional filter over a scan of a relation with an
 // ordered key (key returns its columns), and either the filter must bound
-// the key's leading columns or the sort must be by the key with a LIMIT.
+// the key's leading columns or there is a LIMIT, with no sort or one by
+// the key.
 // An aggregate may sit above the filter (with projections around it):
 // then only the filter's range counts.
 func PlanKeyScan(n planner.Node, key func(*planner.Scan) ([]int, bool)) *KeyScan {
@@ -116,7 +117,9 @@ func PlanKeyScan(n planner.Node, key func(*planner.Scan) ([]int, bool)) *KeyScan
 		}
 		return ks
 	}
-	ordered := len(sortKeys) > 0 && limit >= 0 && ks.inKeyOrder(sortKeys, sortCols)
+	// A LIMIT without ORDER BY keeps the first rows a snapshot lists,
+	// which for a relation read in key order are the first in key order.
+	ordered := limit >= 0 && (len(sortKeys) == 0 || ks.inKeyOrder(sortKeys, sortCols))
 	if ordered {
 		ks.Limit = limit
 	}
