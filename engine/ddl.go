@@ -426,7 +426,7 @@ func (e *Engine) explain(st *parser.ExplainStmt) (*Result, error) {
 		}
 		opt, rules := planner.Optimize(n)
 		text = "logical plan:\n" + planner.Format(n) + "rules applied: " + strings.Join(rules, ", ") + "\nplan:\n" + planner.Format(opt)
-		if ks := exec.PlanKeyScan(opt, keyedTables{e}.ScanKey); ks != nil {
+		if ks := exec.PlanKeyScan(opt, keyedTables{e}.Access); ks != nil {
 			text += "access: " + ks.String() + "\n"
 		}
 	case *parser.CreateSinkStmt:

@@ -83,6 +83,13 @@ func TestKeyRangeEqualsScan(t *testing.T) {
 	}
 	defer ro.Close()
 	check(ro, len(queries)/20)
+	res, err := ro.Exec(ctx, "EXPLAIN SELECT * FROM ck WHERE v > 1 LIMIT 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := res.Rows[len(res.Rows)-1][0].S; last != "access: stream of ck, first 2 rows" {
+		t.Errorf("read-only EXPLAIN ends with %q, want the stream access path", last)
+	}
 }
 
 // keyRangeQueries draws n queries over the tables of TestKeyRangeEqualsScan.
@@ -174,7 +181,7 @@ func bothWays(t *testing.T, e *Engine, q string) (got, want string, keyed bool) 
 	if err != nil {
 		t.Fatalf("%s: general path: %v", q, err)
 	}
-	keyed = exec.PlanKeyScan(n, keyedTables{e}.ScanKey) != nil
+	keyed = exec.PlanKeyScan(n, keyedTables{e}.Access) != nil
 	return fmtRows(res.Rows), fmtRows(rows), keyed
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
@@ -135,32 +137,35 @@ func (x *keyIndex) scan(ks *exec.KeyScan, fn func(types.Row) bool) {
 // TABLE is read in key order from its index; a view (its rows in memory
 // and spilled), a dead-letter table, and on a read-only engine a TABLE,
 // by a key prefix: the rows whose leading key columns are given, found
-// by a seek where they are stored.
+// by a seek where they are stored. A read-only engine streams its stored
+// rows, so a LIMIT stops the read.
 type keyedTables struct{ e *Engine }
 
-// ScanKey implements exec.KeyedSource.
-func (k keyedTables) ScanKey(s *planner.Scan) ([]int, bool) {
+// Access implements exec.KeyedSource. A read-only engine's stored rows
+// stream from Badger in the order a snapshot lists them.
+func (k keyedTables) Access(s *planner.Scan) exec.ScanAccess {
 	o, ok := k.e.cat.Get(s.Name)
 	if !ok {
-		return nil, false
+		return exec.ScanAccess{}
 	}
+	ro := k.e.opts.ReadOnly
 	switch {
 	case o.SideOf != "":
-		return nil, false
+		return exec.ScanAccess{Stream: ro}
 	case o.DeadLetter:
-		return o.Key, false
-	case k.e.opts.ReadOnly:
+		return exec.ScanAccess{Key: o.Key, Stream: ro}
+	case ro:
 		if o.Kind == catalog.View || o.Kind == catalog.Table {
-			return o.Key, false
+			return exec.ScanAccess{Key: o.Key, Stream: true}
 		}
 	case o.Kind == catalog.Table && k.e.tables[strings.ToLower(o.Name)] != nil:
-		return o.Key, true
+		return exec.ScanAccess{Key: o.Key, Ordered: true}
 	case o.Kind == catalog.View:
 		if rt := k.e.views[strings.ToLower(o.Name)]; rt != nil && rt.pipe.View0 != nil {
-			return rt.pipe.View0.Key(), false
+			return exec.ScanAccess{Key: rt.pipe.View0.Key()}
 		}
 	}
-	return nil, false
+	return exec.ScanAccess{}
 }
 
 // ReadKeys implements exec.KeyedSource.
@@ -178,23 +183,20 @@ func (k keyedTables) ReadKeys(ks *exec.KeyScan, fn func(types.Row) bool) error {
 		t.index.scan(ks, fn)
 		return nil
 	}
+	if k.e.opts.ReadOnly {
+		return k.streamStored(o, ks.Eq, fn)
+	}
 	var rows []types.Row
 	var err error
 	switch {
-	case o.DeadLetter && !k.e.opts.ReadOnly:
+	case o.DeadLetter:
 		if d := k.e.dlq[name]; d != nil {
 			rows, err = d.prefixRows(ks.Eq)
 		}
-	case o.DeadLetter:
-		rows, err = newDeadLetters(o.Name, k.e.store).prefixRows(ks.Eq)
-	case o.Kind == catalog.View && !k.e.opts.ReadOnly:
+	case o.Kind == catalog.View:
 		if rt := k.e.views[name]; rt != nil && rt.pipe.View0 != nil {
 			rows, err = rt.pipe.View0.GetPrefix(ks.Eq)
 		}
-	case o.Kind == catalog.View:
-		rows, err = exec.StoredGet(k.e.store, exec.ViewStoreID(o.Name), len(o.Schema), o.Key, ks.Eq)
-	default:
-		rows, err = storedTablePrefix(k.e.store, o.Name, ks.Eq)
 	}
 	for _, r := range rows {
 		if !fn(r) {
@@ -203,3 +205,46 @@ func (k keyedTables) ReadKeys(ks *exec.KeyScan, fn func(types.Row) bool) error {
 	}
 	return err
 }
+
+// streamStored calls fn with the stored rows of o (on a read-only
+// engine) whose leading key columns are eq, as they are read from Badger
+// in snapshot order, until fn returns false.
+func (k keyedTables) streamStored(o *catalog.Object, eq []types.Value, fn func(types.Row) bool) error {
+	switch {
+	case o.Kind == catalog.View:
+		return exec.StoredEach(k.e.store, exec.ViewStoreID(o.Name), len(o.Schema), o.Key, eq, fn)
+	case o.SideOf != "":
+		return exec.StoredEach(k.e.store, exec.SideStoreID(k.e.viewName(o.SideOf)), len(o.Schema), nil, nil, fn)
+	case o.DeadLetter:
+		kp := state.AppendRowPrefix(nil, len(deadLetterKey), eq...)
+		return eachStoredRow(k.e.store, "dl/"+strings.ToLower(o.Name)+"/", kp, o.Name, fn)
+	}
+	var kp []byte
+	for _, v := range eq {
+		kp = state.AppendKey(kp, v)
+	}
+	return eachStoredRow(k.e.store, "t/"+strings.ToLower(o.Name)+"/row/", kp, o.Name, fn)
+}
+
+// eachStoredRow calls fn with the one-row values stored under prefix +
+// kp (a TABLE's or dead-letter table's rows), in key order, until fn
+// returns false.
+func eachStoredRow(st *state.Store, prefix string, kp []byte, name string, fn func(types.Row) bool) error {
+	err := st.Scan(append([]byte(prefix), kp...), func(_, v []byte) error {
+		rows, err := state.DecodeValue(v)
+		if err != nil || len(rows) != 1 {
+			return fmt.Errorf("table %s: bad row: %v", name, err)
+		}
+		if !fn(rows[0]) {
+			return errStopStream
+		}
+		return nil
+	})
+	if errors.Is(err, errStopStream) {
+		return nil
+	}
+	return err
+}
+
+// errStopStream ends eachStoredRow's scan early.
+var errStopStream = errors.New("stop stream")

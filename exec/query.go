@@ -20,7 +20,7 @@ func RunQuery(n planner.Node, read func(s *planner.Scan) ([]types.Row, error)) (
 // instead of copying it whole when the plan has a key access path
 // (PlanKeyScan): a range of the key, or the first rows in key order.
 func RunQueryKeyed(n planner.Node, read func(s *planner.Scan) ([]types.Row, error), src KeyedSource) ([]types.Row, error) {
-	return (&queryRun{read: read, src: src, ks: PlanKeyScan(n, src.ScanKey)}).run(n)
+	return (&queryRun{read: read, src: src, ks: PlanKeyScan(n, src.Access)}).run(n)
 }
 
 // queryRun is one run of an ad-hoc plan: how it reads its scans.

@@ -35,17 +35,28 @@ type KeyBound struct {
 }
 
 // KeyedSource is what RunQueryKeyed reads besides whole snapshots: the
-// relations that can be read by key.
+// relations that can be read by key, or streamed.
 type KeyedSource interface {
-	// ScanKey returns the key columns of s's relation when ReadKeys can
-	// read it by key (nil otherwise), and whether it reads in key order.
-	// A relation not read in key order can only be read by a key prefix,
-	// its rows in the order a snapshot lists them.
-	ScanKey(s *planner.Scan) (key []int, ordered bool)
+	// Access says how ReadKeys can read s's relation.
+	Access(s *planner.Scan) ScanAccess
 	// ReadKeys calls fn with (at least) the source rows of ks's range,
 	// until fn returns false: in key order (descending when ks.Desc) when
-	// ks.Ordered, else those with the key prefix ks.Eq in snapshot order.
+	// ks.Ordered, else those with the key prefix ks.Eq (every row when Eq
+	// is empty) in the order a snapshot lists them.
 	ReadKeys(ks *KeyScan, fn func(types.Row) bool) error
+}
+
+// ScanAccess is how a KeyedSource reads a relation.
+type ScanAccess struct {
+	// Key lists the key columns (source positions, in key order) that
+	// ReadKeys seeks by a prefix of; nil for none.
+	Key []int
+	// Ordered is set when ReadKeys reads in key order (ranges, ORDER BY
+	// the key).
+	Ordered bool
+	// Stream is set when ReadKeys with no key prefix streams the whole
+	// snapshot, so that stopping after a LIMIT's rows saves the rest.
+	Stream bool
 }
 
 // PlanKeyScan returns the key access path of query plan n, or nil when it
@@ -56,7 +67,7 @@ type KeyedSource interface {
 // the key.
 // An aggregate may sit above the filter (with projections around it):
 // then only the filter's range counts.
-func PlanKeyScan(n planner.Node, key func(*planner.Scan) ([]int, bool)) *KeyScan {
+func PlanKeyScan(n planner.Node, access func(*planner.Scan) ScanAccess) *KeyScan {
 	limit := int64(-1)
 	if l, ok := n.(*planner.Limit); ok {
 		if l.Count >= 0 {
@@ -105,14 +116,19 @@ func PlanKeyScan(n planner.Node, key func(*planner.Scan) ([]int, bool)) *KeyScan
 	if !ok {
 		return nil
 	}
-	kcols, inOrder := key(scan)
-	if len(kcols) == 0 {
+	acc := access(scan)
+	if len(acc.Key) == 0 && !acc.Stream {
 		return nil
 	}
-	ks := &KeyScan{Scan: scan, Key: kcols, Limit: -1, Ordered: inOrder, filter: filter}
+	ks := &KeyScan{Scan: scan, Key: acc.Key, Limit: -1, Ordered: acc.Ordered && len(acc.Key) > 0, filter: filter}
 	ks.bound(filter)
-	if !inOrder {
-		if len(ks.Eq) == 0 {
+	if !ks.Ordered {
+		// Rows come in snapshot order: a LIMIT without a sort keeps the
+		// first that pass the filter.
+		if limit >= 0 && len(sortKeys) == 0 {
+			ks.Limit = limit
+		}
+		if len(ks.Eq) == 0 && (!acc.Stream || ks.Limit < 0) {
 			return nil
 		}
 		return ks
@@ -271,7 +287,10 @@ func (ks *KeyScan) String() string {
 		conds = append(conds, ks.boundString(ks.Hi, "<"))
 	}
 	s := "key range of " + ks.Scan.Name
-	if !ks.Ordered {
+	switch {
+	case !ks.Ordered && len(ks.Eq) == 0:
+		s = "stream of " + ks.Scan.Name
+	case !ks.Ordered:
 		s = "key prefix of " + ks.Scan.Name
 	}
 	if len(conds) > 0 {
