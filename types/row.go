@@ -84,8 +84,11 @@ func HashValues(r Row, cols []int) uint64 {
 	var buf [11]byte
 	for _, c := range cols {
 		v := r[c]
-		if v.K == Decimal {
+		switch v.K {
+		case Decimal:
 			v = DecimalNormalize(v) // 1.0 and 1.00 are one key
+		case JSONB:
+			v = JSONBKeyForm(v) // {"a": 1.0} and {"a": 1} too
 		}
 		buf[0] = byte(v.K)
 		buf[1], buf[2] = byte(v.Scale), byte(v.Scale>>8)
@@ -97,7 +100,7 @@ func HashValues(r Row, cols []int) uint64 {
 			buf[3+i] = byte(x >> (8 * i))
 		}
 		_, _ = h.Write(buf[:])
-		if v.K == String || v.K == Decimal {
+		if v.K == String || v.K == Decimal || v.K == JSONB {
 			_, _ = h.WriteString(v.S)
 		}
 	}

@@ -26,6 +26,7 @@ const (
 	Interval
 	Decimal
 	Date
+	JSONB
 )
 
 // String returns the SQL name of the kind.
@@ -49,12 +50,15 @@ func (k Kind) String() string {
 		return "DECIMAL"
 	case Date:
 		return "DATE"
+	case JSONB:
+		return "JSONB"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
 // Value is one SQL value. I holds Bool (0/1), Int, Timestamp and Interval
-// (microseconds) and Date (days); F holds Float; S holds String. A Decimal
+// (microseconds) and Date (days); F holds Float; S holds String and a
+// JSONB's canonical text (jsonb.go). A Decimal
 // is I (or S, when large) scaled by Scale digits (decimal.go). An Interval
 // also has months and days, as Postgres's does: D holds its days and F its
 // months, a whole number (interval.go; use IntervalOf and IntervalParts).
@@ -132,6 +136,8 @@ func Compare(a, b Value) int {
 			return DecimalCmp(a, b)
 		case Interval:
 			return IntervalCmp(a, b)
+		case JSONB:
+			return CompareJSONB(a, b)
 		case String:
 			switch {
 			case a.S < b.S:
@@ -216,7 +222,7 @@ func (v Value) String() string {
 		return strconv.FormatInt(v.I, 10)
 	case Float:
 		return FormatFloat(v.F)
-	case String:
+	case String, JSONB:
 		return v.S
 	case Timestamp:
 		return FormatTimestamp(v.I)
