@@ -10,9 +10,10 @@ import (
 
 // changesVersion is the layout version EncodeChanges writes. Version 2
 // added DECIMAL and DATE values, version 3 intervals with months or days
-// (types.CodecIntervalParts); DecodeChanges still reads versions 1 and 2
-// (staged by an older build), which hold only the older kinds.
-const changesVersion = 3
+// (types.CodecIntervalParts), version 4 JSONB (its canonical text, as a
+// string); DecodeChanges still reads versions 1 to 3 (staged by an older
+// build), which hold only the older kinds.
+const changesVersion = 4
 
 // EncodeChanges serialises changes for a sink's staged bytes (see
 // Recoverer). The layout starts with a version byte.
@@ -34,7 +35,7 @@ func EncodeChanges(changes []Change) []byte {
 			case types.Null:
 			case types.Float:
 				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
-			case types.String:
+			case types.String, types.JSONB:
 				b = binary.AppendUvarint(b, uint64(len(v.S)))
 				b = append(b, v.S...)
 			case types.Decimal:
@@ -98,12 +99,15 @@ func DecodeChanges(b []byte) ([]Change, error) {
 				}
 				row[j] = types.FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 				b = b[8:]
-			case types.String:
+			case types.String, types.JSONB:
+				if version < 4 && kind == types.JSONB {
+					return nil, errBadChanges
+				}
 				l, k := binary.Uvarint(b)
 				if k <= 0 || l > uint64(len(b)-k) {
 					return nil, errBadChanges
 				}
-				row[j] = types.StringValue(string(b[k : k+int(l)]))
+				row[j] = types.Value{K: kind, S: string(b[k : k+int(l)])}
 				b = b[k+int(l):]
 			case types.Decimal:
 				if version == 1 {
@@ -194,6 +198,10 @@ func appendKey(b []byte, v types.Value) []byte {
 	case types.String:
 		b = binary.AppendUvarint(b, uint64(len(v.S)))
 		return append(b, v.S...)
+	case types.JSONB: // equal jsonb values of other spellings are one key
+		s := types.JSONBKeyForm(v).S
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		return append(b, s...)
 	}
 	return binary.AppendVarint(b, v.I)
 }

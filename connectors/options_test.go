@@ -95,6 +95,7 @@ func TestChangesDecimalAndDate(t *testing.T) {
 func FuzzDecodeChanges(f *testing.F) {
 	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{types.IntValue(1), types.StringValue("x")}}}))
 	f.Add(EncodeChanges([]Change{{Op: Delete, Row: types.Row{types.DecimalValue(-105, 2), types.DateValue(-3)}}}))
+	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{{K: types.JSONB, S: `{"a": [1, 2]}`}}}}))
 	f.Add([]byte{1, 1, 1, 1, byte(types.Decimal), 0, 2})
 	f.Add([]byte{1, 200, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -156,4 +157,24 @@ func fmtChanges(ch []Change) string {
 	}
 	b.WriteString("]")
 	return b.String()
+}
+
+func TestChangesJSONB(t *testing.T) {
+	a, _ := types.ParseJSONB(`{"a": [1.0, {"b": "c"}]}`)
+	out, err := DecodeChanges(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{a}}}))
+	if err != nil || out[0].Row[0] != a {
+		t.Fatalf("round trip = %v, %v", out, err)
+	}
+	// Version 2 bytes (a DATE) decode; version 2 bytes with a JSONB do not.
+	if old, err := DecodeChanges([]byte{2, 1, byte(Upsert), 1, byte(types.Date), 2}); err != nil || old[0].Row.String() != "1970-01-02" {
+		t.Fatalf("version 2 bytes decode to %v, %v", old, err)
+	}
+	if _, err := DecodeChanges([]byte{2, 1, byte(Upsert), 1, byte(types.JSONB), 1, '1'}); err == nil {
+		t.Fatal("version 2 bytes holding a JSONB decoded")
+	}
+	b, _ := types.ParseJSONB(`{"a": [1, {"b": "c"}]}`)
+	got := Collapse([]Change{{Upsert, types.Row{a}}, {Delete, types.Row{b}}}, []int{0})
+	if len(got) != 1 || got[0].Op != Delete {
+		t.Fatalf("collapse over equal jsonb: %v", got)
+	}
 }

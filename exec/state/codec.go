@@ -13,13 +13,14 @@ import (
 // value with a version this build does not know is refused (ErrVersion)
 // rather than decoded into garbage.
 //
-// Version 2 added the DECIMAL and DATE kinds; version 1 values (every
+// Version 2 added the DECIMAL and DATE kinds (JSONB, added in version 4,
+// is encoded as a string: its canonical text); values of an older version (every
 // checkpoint written before) hold only the older kinds, whose encoding is
-// unchanged, so they still decode. A version 1 reader refuses version 2
-// values instead of failing on an unknown kind halfway. Version 3 added
-// intervals with months and days (types.CodecIntervalParts); intervals of
-// microseconds only keep their version 1 encoding.
-const Version byte = 3
+// unchanged, so they still decode. An older reader refuses newer values
+// instead of failing on an unknown kind halfway. Version 3 added
+// intervals with months and days (types.CodecIntervalParts; intervals of
+// microseconds only keep their version 1 encoding), version 4 JSONB.
+const Version byte = 4
 
 // oldestVersion is the oldest layout version DecodeValue reads.
 const oldestVersion byte = 1
@@ -58,7 +59,7 @@ func appendValue(dst []byte, v types.Value) []byte {
 	case types.Null:
 	case types.Float:
 		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.F))
-	case types.String:
+	case types.String, types.JSONB:
 		dst = binary.AppendUvarint(dst, uint64(len(v.S)))
 		dst = append(dst, v.S...)
 	case types.Decimal:
@@ -100,7 +101,7 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 			}
 			r[i].F = math.Float64frombits(binary.LittleEndian.Uint64(b))
 			b = b[8:]
-		case types.String:
+		case types.String, types.JSONB:
 			l, k := binary.Uvarint(b)
 			if k <= 0 || l > uint64(len(b)-k) {
 				return nil, nil, fmt.Errorf("decode row: bad string length")
@@ -172,8 +173,8 @@ func DecodeValue(b []byte) ([]types.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		if version == 1 && hasNewKind(r) {
-			return nil, fmt.Errorf("decode value: a version 1 value holds a kind added in version 2")
+		if k, ok := newerKind(r, version); ok {
+			return nil, fmt.Errorf("decode value: a version %d value holds %s, a kind added later", version, k)
 		}
 		if version < 3 && hasIntervalParts(r) {
 			return nil, fmt.Errorf("decode value: a version %d value holds an interval with months or days", version)
@@ -225,12 +226,14 @@ func AppendKeyRow(dst []byte, r types.Row) []byte {
 // needsKeyForm reports whether values of kind k can differ from their key
 // form; a check the hot key-building loops inline, so BIGINT and VARCHAR
 // keys do not pay for keyForm's copy of the value.
-func needsKeyForm(k types.Kind) bool { return k == types.Float || k == types.Decimal }
+func needsKeyForm(k types.Kind) bool {
+	return k == types.Float || k == types.Decimal || k == types.JSONB
+}
 
 // keyForm is the one value that stands for v in keys: a DOUBLE -0 as 0
 // and every NaN as one NaN (Postgres' float8 equality holds 0 = -0 and
 // NaN = NaN), a DECIMAL without trailing fractional zeros (1.50 as 1.5:
-// numeric equality ignores the scale). Any other value is its own key
+// numeric equality ignores the scale), a JSONB with its numbers so. Any other value is its own key
 // form, so keys written before keep their bytes.
 func keyForm(v types.Value) types.Value {
 	switch v.K {
@@ -238,18 +241,31 @@ func keyForm(v types.Value) types.Value {
 		return types.FloatValue(types.KeyFloat(v.F))
 	case types.Decimal:
 		return types.DecimalNormalize(v)
+	case types.JSONB:
+		return types.JSONBKeyForm(v)
 	}
 	return v
 }
 
-// hasNewKind reports whether r holds a kind version 1 did not have.
-func hasNewKind(r types.Row) bool {
+// newerKind returns a kind of r that layout version did not have.
+func newerKind(r types.Row, version byte) (types.Kind, bool) {
 	for _, v := range r {
-		if v.K == types.Decimal || v.K == types.Date {
-			return true
+		if kindVersion(v.K) > version {
+			return v.K, true
 		}
 	}
-	return false
+	return 0, false
+}
+
+// kindVersion is the layout version that added kind k.
+func kindVersion(k types.Kind) byte {
+	switch k {
+	case types.Decimal, types.Date:
+		return 2
+	case types.JSONB:
+		return 4
+	}
+	return 1
 }
 
 // hasIntervalParts reports whether r holds an interval with months or

@@ -72,3 +72,26 @@ func TestDecodeKeysRoundTrip(t *testing.T) {
 		t.Error("DecodeKeys accepted a truncated key")
 	}
 }
+
+// TestJSONBValues: JSONB values round-trip, equal jsonb values of other
+// spellings make one key, and values of every older layout still decode
+// while an older layout holding JSONB is refused.
+func TestJSONBValues(t *testing.T) {
+	a, _ := types.ParseJSONB(`{"b": [1.50, "x"], "a": null}`)
+	rows, err := DecodeValue(EncodeValue(types.Row{a, types.StringValue("s")}))
+	if err != nil || len(rows) != 1 || rows[0][0] != a {
+		t.Fatalf("round trip = %v, %v", rows, err)
+	}
+	b, _ := types.ParseJSONB(`{"a": null, "b": [1.5, "x"]}`)
+	if !bytes.Equal(AppendKey(nil, a), AppendKey(nil, b)) {
+		t.Errorf("AppendKey(%v) != AppendKey(%v)", a, b)
+	}
+	// Version 2 bytes (one row of BIGINT 7, DATE 3) decode; version 2
+	// bytes with a JSONB are refused.
+	if rows, err := DecodeValue([]byte{2, 1, 2, byte(types.Int), 14, byte(types.Date), 6}); err != nil || rows[0].String() != "7 1970-01-04" {
+		t.Errorf("version 2 value = %v, %v", rows, err)
+	}
+	if _, err := DecodeValue([]byte{2, 1, 1, byte(types.JSONB), 1, '1'}); err == nil {
+		t.Error("a version 2 value holding JSONB decoded")
+	}
+}
