@@ -32,7 +32,12 @@ const (
 	oidInterval    uint32 = 1186
 	oidNumeric     uint32 = 1700
 	oidDate        uint32 = 1082
+	oidJSONB       uint32 = 3802
 )
+
+// jsonbVersion is the version byte that starts jsonb's binary format (the
+// text follows it).
+const jsonbVersion = 1
 
 // kindOf maps a parameter type OID to the engine kind its value becomes
 // (Null: take the text as it is).
@@ -52,6 +57,8 @@ func kindOf(oid uint32) types.Kind {
 		return types.Timestamp
 	case oidInterval:
 		return types.Interval
+	case oidJSONB:
+		return types.JSONB
 	case oidText, oidVarchar, oidName, oidChar, oidBytea:
 		return types.String
 	}
@@ -82,7 +89,7 @@ func typeSize(oid uint32) int16 {
 func binaryOK(oid uint32) bool {
 	switch oid {
 	case oidBool, oidChar, oidName, oidInt8, oidInt2, oidInt4, oidText, oidOid, oidFloat4, oidFloat8,
-		oidVarchar, oidTimestamp, oidTimestampTZ, oidInterval, oidNumeric, oidDate:
+		oidVarchar, oidTimestamp, oidTimestampTZ, oidInterval, oidNumeric, oidDate, oidJSONB:
 		return true
 	}
 	return false
@@ -107,7 +114,7 @@ func appendText(dst []byte, oid uint32, v types.Value) []byte {
 		return strconv.AppendInt(dst, v.I, 10)
 	case types.Float:
 		return append(dst, types.FormatFloat(v.F)...)
-	case types.String:
+	case types.String, types.JSONB:
 		return append(dst, v.S...)
 	case types.Timestamp:
 		dst = append(dst, types.FormatTimestamp(v.I)...)
@@ -150,6 +157,8 @@ func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 		return types.AppendNumericBinary(dst, asDecimal(v))
 	case oidDate:
 		return binary.BigEndian.AppendUint32(dst, uint32(int32(v.I-pgEpochDays)))
+	case oidJSONB:
+		return append(append(dst, jsonbVersion), v.S...)
 	}
 	return appendText(dst, oid, v)
 }
@@ -287,6 +296,11 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		return types.ParseIntervalBinary(b)
 	case oidBytea:
 		return types.StringValue(`\x` + hex.EncodeToString(b)), nil
+	case oidJSONB:
+		if len(b) == 0 || b[0] != jsonbVersion {
+			return types.NullValue, fmt.Errorf("unsupported jsonb version number %d", firstByte(b))
+		}
+		return types.ParseJSONB(string(b[1:]))
 	}
 	// text, varchar, name, unknown and anything else: the bytes are the text.
 	return types.StringValue(string(b)), nil
@@ -330,8 +344,18 @@ func decodeTextParam(oid uint32, s string) (types.Value, error) {
 			return types.NullValue, err
 		}
 		return types.DateValue(d), nil
+	case types.JSONB:
+		return types.ParseJSONB(s)
 	}
 	return types.StringValue(s), nil
+}
+
+// firstByte is b's first byte, -1 when it is empty.
+func firstByte(b []byte) int {
+	if len(b) == 0 {
+		return -1
+	}
+	return int(b[0])
 }
 
 // parseTimestamp reads the timestamp forms clients send in text: the
@@ -393,6 +417,8 @@ func literal(v types.Value) (string, error) {
 		return "CAST(" + quote(types.FormatDecimal(v)) + " AS NUMERIC)", nil
 	case types.Date:
 		return "CAST(" + quote(types.FormatDate(v.I)) + " AS DATE)", nil
+	case types.JSONB:
+		return "CAST(" + quote(v.S) + " AS JSONB)", nil
 	}
 	return "", fmt.Errorf("parameter of kind %v is not supported", v.K)
 }

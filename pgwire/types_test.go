@@ -58,6 +58,8 @@ func TestParamDecoding(t *testing.T) {
 		{oidBytea, 1, []byte{0xde, 0xad}, types.StringValue(`\xdead`)},
 		{oidUnknown, 0, []byte("7"), types.StringValue("7")},
 		{oidInt8, 1, nil, types.NullValue},
+		{oidJSONB, 1, enc(oidJSONB, map[string]any{"b": []any{1, "x"}, "a": nil}), jsonb(`{"a": null, "b": [1, "x"]}`)},
+		{oidJSONB, 0, []byte(`{"b":1,"a":2}`), jsonb(`{"a": 2, "b": 1}`)},
 	}
 	for _, tt := range tests {
 		got, err := decodeParam(tt.oid, tt.format, tt.in)
@@ -83,10 +85,43 @@ func TestParamDecoding(t *testing.T) {
 		{oidDate, 0, []byte("2024-13-01")},
 		{oidTimestamp, 0, []byte("yesterday-ish")},
 		{oidBool, 0, []byte("maybe")},
+		{oidJSONB, 1, []byte("2{}")},
+		{oidJSONB, 0, []byte("{")},
 	} {
 		if v, err := decodeParam(bad.oid, bad.format, bad.in); err == nil {
 			t.Errorf("oid %d %x: decoded %v, want an error", bad.oid, bad.in, v)
 		}
+	}
+}
+
+func jsonb(s string) types.Value {
+	v, err := types.ParseJSONB(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestJSONBResults reads jsonb results in text and binary with pgx.
+func TestJSONBResults(t *testing.T) {
+	m := pgtype.NewMap()
+	v := jsonb(`{"b": [1, 2.5], "a": "x"}`)
+	oid := pgcatalog.TypeOID(types.JSONB)
+	if oid != oidJSONB || !binaryOK(oid) {
+		t.Fatalf("JSONB is oid %d, binary %v", oid, binaryOK(oid))
+	}
+	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
+		b := appendText(nil, oid, v)
+		if f == pgtype.BinaryFormatCode {
+			b = appendBinary(nil, oid, v)
+		}
+		var got map[string]any
+		if err := m.Scan(oid, f, b, &got); err != nil || got["a"] != "x" || len(got["b"].([]any)) != 2 {
+			t.Errorf("jsonb format %d: %v, %v", f, got, err)
+		}
+	}
+	if lit, err := literal(v); err != nil || lit != `CAST('{"a": "x", "b": [1, 2.5]}' AS JSONB)` {
+		t.Errorf("literal = %s, %v", lit, err)
 	}
 }
 

@@ -44,6 +44,7 @@ const (
 	OIDInterval    uint32 = 1186
 	OIDNumeric     uint32 = 1700
 	OIDDate        uint32 = 1082
+	OIDJSONB       uint32 = 3802
 	OIDRegclass    uint32 = 2205
 	OIDRegtype     uint32 = 2206
 	OIDAnyArray    uint32 = 2277
@@ -69,6 +70,8 @@ func TypeOID(k types.Kind) uint32 {
 		return OIDNumeric
 	case types.Date:
 		return OIDDate
+	case types.JSONB:
+		return OIDJSONB
 	}
 	return OIDText
 }
@@ -127,6 +130,7 @@ var typeInfos = map[uint32]typeInfo{
 	OIDInterval:    {name: "interval", array: 1187, class: 's', length: 16},
 	OIDNumeric:     {name: "numeric", array: 1231, class: 'f', length: -1},
 	OIDDate:        {name: "date", array: 1182, class: 's', length: 4},
+	OIDJSONB:       {name: "jsonb", array: 3807, class: 's', length: -1},
 	OIDRegclass:    {name: "regclass", array: 2210, class: 'i', length: 4},
 	OIDRegtype:     {name: "regtype", array: 2211, class: 'i', length: 4},
 	OIDAnyArray:    {name: "anyarray", class: 'a', length: -1},
@@ -157,7 +161,7 @@ var typeByName = map[string]uint32{
 	"varchar": OIDVarchar, "character varying": OIDVarchar, "bpchar": OIDVarchar, "character": OIDVarchar,
 	"timestamp": OIDTimestamp, "timestamp without time zone": OIDTimestamp,
 	"timestamptz": OIDTimestampTZ, "timestamp with time zone": OIDTimestampTZ,
-	"interval": OIDInterval, "numeric": OIDNumeric, "decimal": OIDNumeric,
+	"interval": OIDInterval, "numeric": OIDNumeric, "decimal": OIDNumeric, "jsonb": OIDJSONB,
 	"regclass": OIDRegclass, "regtype": OIDRegtype, "regnamespace": OIDRegnamesp, "anyarray": OIDAnyArray,
 	"information_schema.sql_identifier": OIDName, "sql_identifier": OIDName,
 	"information_schema.character_data": OIDVarchar, "character_data": OIDVarchar,
