@@ -30,6 +30,7 @@ var arrayOIDs = map[types.Kind][2]uint32{
 	types.Interval:  {oidInterval, 1187},
 	types.Decimal:   {oidNumeric, 1231},
 	types.Date:      {oidDate, 1182},
+	types.JSONB:     {oidJSONB, 3807},
 }
 
 // pgEpochDays is 2000-01-01 in days since the Unix epoch: binary dates
@@ -91,7 +92,7 @@ func elemSize(k types.Kind) int {
 	switch k {
 	case types.Bool:
 		return 1
-	case types.Interval, types.String, types.Decimal:
+	case types.Interval, types.String, types.Decimal, types.JSONB:
 		return 16
 	case types.Date:
 		return 4
@@ -158,6 +159,12 @@ func appendElem(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
 		}
 		b = binary.BigEndian.AppendUint32(b, 4)
 		return binary.BigEndian.AppendUint32(b, uint32(int32(v.I-pgEpochDays))), nil
+	case types.JSONB: // jsonb's binary format: version 1, then the text
+		if v.K != types.JSONB {
+			return b, errKind
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(v.S)+1))
+		return append(append(b, 1), v.S...), nil
 	}
 	s := v.S
 	if v.K != types.String {

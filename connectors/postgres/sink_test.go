@@ -612,3 +612,38 @@ func TestNumericAndDateColumns(t *testing.T) {
 		t.Fatalf("narrow table: %v", err)
 	}
 }
+
+// TestJSONBColumns writes JSONB values as keys and values into a created
+// jsonb table and into an existing one, with upserts and deletes; a text
+// column does not fit.
+func TestJSONBColumns(t *testing.T) {
+	dsn := newDB(t)
+	schema := types.Schema{{Name: "k", Type: types.JSONB}, {Name: "doc", Type: types.JSONB}}
+	js := func(s string) types.Value {
+		v, err := types.ParseJSONB(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	s := openSink(t, schema, []int{0}, nil, map[string]string{"dsn": dsn, "table": "docs", "create_table": "true"})
+	mustWrite(t, s, up(js(`{"id": 1}`), js(`{"b": [1, 2.50], "a": "x\ny"}`)), up(js(`[2]`), js(`null`)), up(js(`"3"`), types.Value{}))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, del(js(`[2]`), types.Value{}), up(js(`"3"`), js(`{"é": true}`)))
+	mustCommit(t, s, 2)
+	same(t, "values", psql(t, dsn, "SELECT k::text, doc::text FROM docs ORDER BY k"),
+		`"3" {"é": true}`, `{"id": 1} {"a": "x\ny", "b": [1, 2.50]}`)
+	same(t, "created column types", psql(t, dsn, `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'docs'`),
+		"k jsonb", "doc jsonb")
+
+	exec(t, dsn, `CREATE TABLE jdocs (k jsonb PRIMARY KEY, doc jsonb); CREATE TABLE tdocs (k jsonb PRIMARY KEY, doc text)`)
+	w := openSink(t, schema, []int{0}, nil, map[string]string{"dsn": dsn, "table": "jdocs"})
+	mustWrite(t, w, up(js(`1`), js(`{"a": 1}`)))
+	mustCommit(t, w, 1)
+	same(t, "into jsonb", psql(t, dsn, "SELECT k::text, doc::text FROM jdocs"), `1 {"a": 1}`)
+	_, err := Factory(nil).New(connectors.SinkSpec{Name: "s3", Schema: schema, Key: []int{0},
+		Options: map[string]string{"connector": "postgres", "dsn": dsn, "table": "tdocs"}})
+	if err == nil || !strings.Contains(err.Error(), "doc") {
+		t.Fatalf("text column for a JSONB: %v", err)
+	}
+}

@@ -27,6 +27,7 @@ const (
 	oidInterval    = 1186
 	oidNumeric     = 1700
 	oidDate        = 1082
+	oidJSONB       = 3802
 )
 
 // pgType is the column type create_table uses for a view column.
@@ -46,6 +47,8 @@ func pgType(k types.Kind) string {
 		return "NUMERIC"
 	case types.Date:
 		return "DATE"
+	case types.JSONB:
+		return "JSONB"
 	}
 	return "TEXT" // String, and NULL-typed columns
 }
@@ -76,6 +79,8 @@ func arrayType(k types.Kind) string {
 		return "numeric[]"
 	case types.Date:
 		return "date[]"
+	case types.JSONB:
+		return "jsonb[]"
 	}
 	return "text[]"
 }
@@ -84,7 +89,9 @@ func arrayType(k types.Kind) string {
 // kind k through Postgres's assignment casts without losing meaning.
 // Narrower numeric types are accepted; a value out of their range is a
 // (permanent) write error. A DECIMAL goes only into numeric: a double
-// would round it. A DATE also goes into timestamps (its midnight).
+// would round it. A DATE also goes into timestamps (its midnight). A
+// JSONB goes only into jsonb: the write compares the target's values with
+// the staged jsonb ones, and json and text have no = with jsonb.
 func compatible(k types.Kind, oid uint32) bool {
 	var ok []uint32
 	switch k {
@@ -102,6 +109,8 @@ func compatible(k types.Kind, oid uint32) bool {
 		ok = []uint32{oidNumeric}
 	case types.Date:
 		ok = []uint32{oidDate, oidTimestamp, oidTimestamptz}
+	case types.JSONB:
+		ok = []uint32{oidJSONB}
 	default:
 		ok = []uint32{oidText, oidVarchar, oidBpchar}
 	}
