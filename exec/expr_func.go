@@ -115,6 +115,9 @@ func castValue(v types.Value, to types.Kind) (types.Value, *sqlerr.Error) {
 	if x, ok, err := castTime(v, to); ok {
 		return x, err
 	}
+	if x, ok, err := castJSONB(v, to); ok {
+		return x, err
+	}
 	switch to {
 	case types.String:
 		return types.StringValue(funcs.Text(v)), nil

@@ -157,6 +157,7 @@ var families = []struct {
 	{"Math", mathFuncs},
 	{"Date and time", timeFuncs},
 	{"Formatting", formatFuncs},
+	{"JSON", jsonFuncs},
 }
 
 var (

@@ -171,12 +171,14 @@ func (q *queryRewrite) castAs(i, open int) int {
 //	TIMESTAMP[(p)] TIMESTAMPTZ DATETIME[(p)]      -> DATETIME(6) (TypeDatetime)  -> Timestamp
 //	BOOLEAN BOOL                                  -> TypeTiny, flen 1, IsBooleanFlag -> Bool
 //	INTERVAL                                      -> IntervalCastFunc(x)          -> Interval
+//	JSONB                                         -> JSON        (TypeJSON)      -> JSONB
 //
 // TiDB has no BOOLEAN cast: the pass writes YEAR (same length as BOOL,
 // padded for BOOLEAN) and fixVisitor turns every YEAR cast into TypeTiny,
 // the type TiDB gives a BOOLEAN column; a user's own CAST(x AS YEAR) is
-// refused. TiDB-native targets (SIGNED, UNSIGNED, CHAR, DATE, TIME, JSON,
-// BINARY) pass through unchanged. TiDB reads a bare DECIMAL as
+// refused. TiDB-native targets (SIGNED, UNSIGNED, CHAR, DATE, TIME,
+// BINARY) pass through unchanged; Postgres's JSON (text kept as written)
+// is not JSONB and is refused. TiDB reads a bare DECIMAL as
 // DECIMAL(10,0); Postgres's bare NUMERIC is unconstrained, so the pass
 // writes DECIMAL(0,0), a precision Postgres does not allow (1 to 1000,
 // checked here), for it.
@@ -243,7 +245,11 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 		target = intervalTarget
 	case "YEAR":
 		return "", k, q.p.src.unsupported(t.off, "cast to YEAR")
-	case "DATE", "TIME", "JSON", "BINARY":
+	case "JSONB":
+		target = "JSON"
+	case "JSON":
+		return "", k, q.p.src.unsupported(t.off, "type JSON (use JSONB)")
+	case "DATE", "TIME", "BINARY":
 		optArgs()
 		return "", last, nil
 	default:

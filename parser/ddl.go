@@ -253,6 +253,8 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 		k = types.Bool
 	case "INTERVAL":
 		k = types.Interval
+	case "JSONB":
+		k = types.JSONB
 	default:
 		return c.typeErr(t)
 	}
@@ -264,7 +266,7 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 			return err
 		}
 		col.Precision, col.Scale = p, s
-	case c.peek(0).isOp("(") && k != types.Bool && k != types.Interval && k != types.Date:
+	case c.peek(0).isOp("(") && k != types.Bool && k != types.Interval && k != types.Date && k != types.JSONB:
 		if err := c.typeArgs(); err != nil {
 			return err
 		}
@@ -301,7 +303,7 @@ func (c *cursor) decimalArgs() (precision, scale int, err *sqlerr.Error) {
 // knownTypes are SQL types streamsql does not (yet) have: naming one is
 // FeatureNotSupport, any other unknown word a syntax error.
 var knownTypes = map[string]bool{
-	"TIME": true, "JSON": true, "JSONB": true, "BYTEA": true, "BLOB": true,
+	"TIME": true, "JSON": true, "BYTEA": true, "BLOB": true,
 	"BINARY": true, "VARBINARY": true, "UUID": true, "ARRAY": true, "MAP": true, "ROW": true,
 	"STRUCT": true, "BIT": true, "MONEY": true, "YEAR": true, "ENUM": true, "SET": true,
 	"UNSIGNED": true, "SIGNED": true, "INTERVAL": true,

@@ -127,7 +127,7 @@ func lex(src string) lexResult {
 				return r
 			}
 			i = j
-		case c == '#' || c < ' ' || c == 0x7f:
+		case (c == '#' && !strings.HasPrefix(src[i:], "#>")) || c < ' ' || c == 0x7f:
 			r.errOff, r.errMsg = i, "unexpected character"
 			return r
 		default:
@@ -188,7 +188,7 @@ func scanNumber(src string, i int) int {
 	return j
 }
 
-var multiOps = []string{"<=>", "->>", "::", "||", "<>", "!=", "<=", ">=", ":=", "->", "&&", "<<", ">>"}
+var multiOps = []string{"<=>", "->>", "#>>", "::", "#>", "@>", "||", "<>", "!=", "<=", ">=", ":=", "->", "&&", "<<", ">>"}
 
 func opLen(s string) int {
 	for _, op := range multiOps {

@@ -360,6 +360,8 @@ func TestQueryRestore(t *testing.T) {
 			`SELECT (NOT ("a" + 1 <=> ("b" = "c"))) AND "d" FROM "t" WHERE NOT (NOT ("x" <=> (("y"))))`},
 		{"regex match", `SELECT a ~ 'x', a || b ~* c, a::text !~ 'y' = TRUE, f(a) !~* 'z' FROM t`,
 			"SELECT REGEXP_LIKE(\"a\", 'x'),REGEXP_LIKE(CONCAT(\"a\", \"b\"), \"c\", 'i'),(NOT REGEXP_LIKE(CAST(\"a\" AS CHAR), 'y')) = TRUE,(NOT REGEXP_LIKE(F(\"a\"), 'z', 'i')) FROM \"t\""},
+		{"jsonb operators", `SELECT js->'a'->>0, js #> '{a,b}', js #>> p || 'x', js @> '{}'::jsonb, js ? k = TRUE, (js->>'n')::int + 1, f(js)->'a' FROM t`,
+			"SELECT `->>`(`->`(\"js\", 'a'), 0),`#>`(\"js\", '{a,b}'),CONCAT(`#>>`(\"js\", \"p\"), 'x'),`@>`(\"js\", CAST('{}' AS JSONB)),`?`(\"js\", \"k\") = TRUE,CAST((`->>`(\"js\", 'n')) AS SIGNED) + 1,`->`(F(\"js\"), 'a') FROM \"t\""},
 		{"extract pg fields", `SELECT EXTRACT(dow FROM ts), EXTRACT(HOUR FROM ts), EXTRACT(epoch FROM ts) FROM t`,
 			`SELECT DATE_PART('dow', "ts"),EXTRACT(HOUR FROM "ts"),DATE_PART('epoch', "ts") FROM "t"`},
 		{"strings", `SELECT 'it''s', 'a\b', "Col" FROM t`, `SELECT 'it''s','a\b',"Col" FROM "t"`},
@@ -412,6 +414,7 @@ func TestCastTargets(t *testing.T) {
 		{"x::numeric(12, 3)", mysql.TypeNewDecimal}, {"x::numeric", mysql.TypeNewDecimal}, {"x::date", mysql.TypeDate},
 		{"x::timestamp", mysql.TypeDatetime}, {"CAST(x AS TIMESTAMPTZ)", mysql.TypeDatetime},
 		{"x::boolean", mysql.TypeTiny}, {"CAST(x AS BOOL)", mysql.TypeTiny},
+		{"x::jsonb", mysql.TypeJSON}, {"CAST(x AS JSONB)", mysql.TypeJSON},
 	}
 	for _, tt := range tests {
 		q := parseOne(t, "SELECT "+tt.expr+" FROM t").(*QueryStmt)

@@ -10,6 +10,7 @@ import "strings"
 //	a ~ b, a ~* b              → regexp_like(a, b), regexp_like(a, b, 'i')
 //	a !~ b, a !~* b            → (NOT regexp_like(a, b[, 'i']))
 //	EXTRACT(dow FROM ts)       → DATE_PART('dow', ts) for the fields TiDB lacks
+//	a -> b (->> #> #>> @> ?)   → `->`(a, b): the funcs registry's JSONB operators
 //
 // Only the operator tokens are replaced and text inserted around the
 // operands, so error positions inside the operands stay exact.
@@ -33,6 +34,7 @@ var (
 	compareOps   = map[string]bool{
 		"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
 		"<=>": true, "||": true, "~": true, "!": true, "&&": true, "->": true, "->>": true,
+		"#>": true, "#>>": true, "@>": true, "?": true,
 	}
 )
 
@@ -51,14 +53,33 @@ func stopsOperand(t token, tight bool) bool {
 	return false
 }
 
-// stopsLeftOperand is stopsOperand scanning back from an operator: ~ is
-// left-associative with || at Postgres's "other operator" level, so its
-// left operand takes in a || chain.
+// stopsLeftOperand is stopsOperand scanning back from an operator: ~ and
+// the JSONB operators are left-associative with || at Postgres's "other
+// operator" level, so their left operand takes in a chain of them.
 func stopsLeftOperand(t token, tight bool) bool {
-	if t.isOp("||") {
+	if t.isOp("||") || isJSONOp(t) {
 		return false
 	}
 	return stopsOperand(t, tight)
+}
+
+// isJSONOp reports whether t is one of the JSONB operators.
+func isJSONOp(t token) bool {
+	return t.kind == tOp && (t.text == "->" || t.text == "->>" || t.text == "#>" || t.text == "#>>" || t.text == "@>" || t.text == "?")
+}
+
+// jsonOp rewrites the JSONB operator at i into a call of the registry
+// entry named by its symbol, `->`(a, b), and returns i.
+func (q *queryRewrite) jsonOp(i int) int {
+	t := q.toks[i]
+	s, e := q.operandStart(i-1, true), q.operandEnd(i+1, true)
+	if s < 0 || e < 0 || !q.isBinaryAt(i) {
+		q.errAt(t, "the operator "+t.text+" needs an operand on each side")
+		return i
+	}
+	q.rw.replace(t.off, t.end, ",")
+	q.wrapOperands(s, e, "`"+t.text+"`(", ")")
+	return i
 }
 
 // operandStart returns the first token of the operand that ends at token

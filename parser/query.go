@@ -140,6 +140,8 @@ func (q *queryRewrite) run() *sqlerr.Error {
 				frames = append(frames, frame{open: i + 1})
 				i = j
 			}
+		case isJSONOp(t):
+			i = q.jsonOp(i)
 		case t.kind == tNumber && !decimalFits(t.text):
 			q.errAt(t, "numeric literal too long")
 			q.rw.replace(t.off, t.end, "0")

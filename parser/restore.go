@@ -18,8 +18,10 @@ const restoreFlags = format.RestoreStringSingleQuotes | format.RestoreKeyWordUpp
 	format.RestoreSpacesAroundBinaryOperation
 
 // restoreNode renders a TiDB node and puts back what the pass took out:
-// window calls for their placeholders, * for StarArg and BOOLEAN for the
-// TypeTiny casts (TiDB writes `CAST(x AS )` for them).
+// window calls for their placeholders, * for StarArg, BOOLEAN for the
+// TypeTiny casts (TiDB writes `CAST(x AS )` for them) and JSONB for the
+// JSON casts (the only JSON the pass lets through is JSONB), and quotes
+// the JSONB operators' call names (`->`(a, b)), which TiDB writes bare.
 func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 	var b strings.Builder
 	if err := n.Restore(format.NewRestoreCtx(restoreFlags, &b)); err != nil {
@@ -40,6 +42,10 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 			}
 		case t.is("AS") && i+1 < len(lx.toks) && lx.toks[i+1].isOp(")"):
 			rw.replace(lx.toks[i+1].off, lx.toks[i+1].end, "BOOLEAN)")
+		case isJSONOp(t):
+			rw.replace(t.off, t.end, "`"+t.text+"`")
+		case t.is("AS") && i+2 < len(lx.toks) && lx.toks[i+1].is("JSON") && lx.toks[i+2].isOp(")"):
+			rw.replace(lx.toks[i+1].off, lx.toks[i+1].end, "JSONB")
 		}
 	}
 	s, _ := rw.build()

@@ -474,6 +474,8 @@ func (b *binder) bindCast(n *ast.FuncCastExpr) (Scalar, error) {
 		to = types.Timestamp
 	case mysql.TypeDate, mysql.TypeNewDate:
 		to = types.Date
+	case mysql.TypeJSON: // the parser writes ::jsonb as a JSON cast
+		to = types.JSONB
 	default:
 		return nil, notSupported(n, "cast to "+n.Tp.String()+" is")
 	}
@@ -580,6 +582,12 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 		if v, ok := ParseBool(s); ok {
 			return &Const{V: types.BoolValue(v)}, nil
 		}
+	case types.JSONB:
+		v, err := types.ParseJSONB(s)
+		if err != nil {
+			return nil, funcs.JSONErr(err)
+		}
+		return &Const{V: v}, nil
 	}
 	return nil, sqlerr.New(codeInvalidText, "invalid input syntax for type %s: '%s'", kindName(to), s)
 }

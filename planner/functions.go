@@ -13,7 +13,8 @@ import "github.com/streamsql/streamsql/types"
 // through 15 significant digits as in Postgres); Int casts to and from
 // BOOLEAN; NULL casts to anything. Timestamps and dates cast to each
 // other (a timestamp's date is its day); intervals cast only to
-// themselves and text.
+// themselves and text; JSONB casts to numbers and BOOLEAN (a JSON number
+// or boolean, as Postgres's jsonb casts).
 func CanCast(from, to types.Kind) bool {
 	if from == to || from == types.Null || from == types.String || to == types.String {
 		return true
@@ -31,6 +32,8 @@ func CanCast(from, to types.Kind) bool {
 		return to == types.Date
 	case types.Date:
 		return to == types.Timestamp
+	case types.JSONB:
+		return types.IsNumeric(to) || to == types.Bool
 	}
 	return false
 }

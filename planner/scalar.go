@@ -98,6 +98,8 @@ func (c *Const) String() string {
 		return "DATE '" + c.V.String() + "'"
 	case types.Interval:
 		return "INTERVAL '" + c.V.String() + "'"
+	case types.JSONB:
+		return "'" + c.V.String() + "'::JSONB"
 	}
 	return c.V.String()
 }
