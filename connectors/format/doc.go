@@ -27,6 +27,8 @@
 //	           exactly from its text and fitted to the column's (p, s):
 //	           0.2 is 0.20 in a DECIMAL(12,2); a value beyond p is an error
 //	DATE       'YYYY-MM-DD' (or timestamp text, whose day it takes)
+//	JSONB      any value, whole (objects and arrays nested as they are);
+//	           JSON null is NULL. In CSV the field is JSON text
 //
 // Flat objects are decoded by a single pass over the bytes; records with
 // escaped keys, nested values for VARCHAR columns or bad syntax take the
@@ -56,6 +58,6 @@
 // AppendJSONCols does the same for a subset of columns (a sink's key).
 // Timestamps are written as 'YYYY-MM-DD HH:MM:SS[.ffffff]' strings,
 // dates as 'YYYY-MM-DD' strings, decimals as JSON numbers with every digit
-// of their scale (0.30), intervals as their text, non-finite doubles as the strings "NaN",
+// of their scale (0.30), JSONB values nested as they are, intervals as their text, non-finite doubles as the strings "NaN",
 // "+Inf", "-Inf"; everything written decodes back to the same values.
 package format

@@ -141,8 +141,12 @@ func (d *JSONDecoder) dropSpan(i int) {
 	}
 }
 
-// jsonValue converts a non-null JSON value to a non-VARCHAR column's kind.
+// jsonValue converts a non-null JSON value to a non-VARCHAR column's kind;
+// a JSONB column takes the value whole.
 func jsonValue(col types.Column, v *fastjson.Value) (types.Value, error) {
+	if col.Type == types.JSONB {
+		return types.ParseJSONB(string(v.MarshalTo(nil)))
+	}
 	switch v.Type() {
 	case fastjson.TypeString:
 		return parseText(col, v.GetStringBytes(), "string")
@@ -238,6 +242,8 @@ func appendJSONValue(dst []byte, v types.Value) []byte {
 		return types.AppendDecimal(dst, v)
 	case types.Date:
 		return appendJSONString(dst, types.FormatDate(v.I))
+	case types.JSONB: // nested, as it is
+		return append(dst, v.S...)
 	}
 	return append(dst, "null"...)
 }

@@ -69,6 +69,9 @@ func (d *JSONDecoder) scan(b []byte, row types.Row) (ok bool, err error) {
 // scanValue reads the value at b[i] into column col (-1: skip it) and
 // returns the index after it.
 func (d *JSONDecoder) scanValue(b []byte, i, col int, row types.Row) (int, bool, error) {
+	if col >= 0 && d.schema[col].Type == types.JSONB {
+		return d.scanJSONB(b, i, col, row)
+	}
 	switch c := b[i]; {
 	case c == '"':
 		s, end, ok := d.scanString(b, i+1, col >= 0 && d.schema[col].Type == types.String)
@@ -148,6 +151,22 @@ func (d *JSONDecoder) scanValue(b []byte, i, col int, row types.Row) (int, bool,
 		return end, ok, nil
 	}
 	return 0, false, nil
+}
+
+// scanJSONB reads the value at b[i], whole, into the JSONB column col
+// (JSON null is SQL NULL, as for every column).
+func (d *JSONDecoder) scanJSONB(b []byte, i, col int, row types.Row) (int, bool, error) {
+	end, ok := skipValue(b, i, 0)
+	if !ok {
+		return 0, false, nil
+	}
+	if string(b[i:end]) == "null" {
+		row[col] = types.NullValue
+		return end, true, nil
+	}
+	v, err := types.ParseJSONB(string(b[i:end]))
+	row[col] = v
+	return end, true, err
 }
 
 // number converts JSON number text to column col's kind.

@@ -47,6 +47,10 @@ func parseText(col types.Column, b []byte, got string) (types.Value, error) {
 		if d, err := types.ParseDate(string(b)); err == nil {
 			return types.DateValue(d), nil
 		}
+	case types.JSONB: // a CSV field of JSON text
+		if v, err := types.ParseJSONB(string(b)); err == nil {
+			return v, nil
+		}
 	case types.Null:
 		return types.NullValue, nil
 	}
