@@ -48,9 +48,11 @@ type Object struct {
 	TimeCol int          // watermark column, or -1
 	Delay   int64        // watermark delay, microseconds
 	// Generated marks columns the engine fills instead of the input:
-	// GenIngestion (INGESTION_TIME()) or GenProcTime (PROCTIME()).
+	// GenIngestion (INGESTION_TIME()), GenProcTime (PROCTIME()) or
+	// GenComputed (AS (expression), the expression's text in Exprs).
 	Generated []uint8
-	Key       []int // primary key / view key column positions
+	Exprs     []string `json:",omitempty"`
+	Key       []int    // primary key / view key column positions
 	Options   map[string]string
 	From      string // a sink's view
 	// SideOf names the view that owns this side table ("" otherwise).
@@ -67,6 +69,7 @@ const (
 	GenNone      uint8 = iota
 	GenIngestion       // the moment the row was accepted (INSERT, or the connector's record time)
 	GenProcTime        // the wall clock when the row is processed
+	GenComputed        // an expression over the row's input columns
 )
 
 // OnError is a source's on_error option in lower case ("fail" when it is

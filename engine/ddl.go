@@ -54,8 +54,17 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 			gen = catalog.GenIngestion
 		case parser.ProcTime:
 			gen = catalog.GenProcTime
+		case parser.Computed:
+			gen = catalog.GenComputed
+			if st.IsTable {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupport, "computed column %q: a TABLE's columns are its input; use a view over it", c.Name)
+			}
+			for len(o.Exprs) < len(o.Schema) {
+				o.Exprs = append(o.Exprs, "")
+			}
+			o.Exprs = append(o.Exprs, c.ExprText)
 		}
-		if gen != catalog.GenNone {
+		if gen == catalog.GenIngestion || gen == catalog.GenProcTime {
 			t = types.Timestamp
 		}
 		o.Schema = append(o.Schema, types.Column{Name: c.Name, Type: t, Precision: c.Precision, Scale: c.Scale})
@@ -100,6 +109,9 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 	}
 	if o.Kind == catalog.Table && len(o.Key) == 0 {
 		return nil, sqlerr.New(sqlerr.InvalidObjectDef, "table %q needs a PRIMARY KEY (a TABLE is updated by key)", o.Name)
+	}
+	if _, err := compileComputed(o, nil); err != nil {
+		return nil, err
 	}
 	if err := e.cat.Add(o); err != nil {
 		return nil, sqlerr.New(sqlerr.DuplicateObject, "%s", err.Error())

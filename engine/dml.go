@@ -137,6 +137,9 @@ func (e *Engine) insertTarget(name, partition string, columns []string) (*insert
 			if i < 0 {
 				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", c, o.Name)
 			}
+			if i < len(o.Generated) && o.Generated[i] == catalog.GenComputed {
+				return nil, sqlerr.New(sqlerr.InvalidParameter, "column %q is computed from the other columns and cannot be inserted", c)
+			}
 			if i < len(o.Generated) && o.Generated[i] != catalog.GenNone {
 				return nil, sqlerr.New(sqlerr.InvalidParameter, "column %q is generated (%s) and cannot be inserted", c, o.Clock(i))
 			}

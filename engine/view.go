@@ -87,6 +87,10 @@ type reader struct {
 	// measures them); backlog is its last Backlog (nil: it has none).
 	bytes   []int64
 	backlog []int64
+	// computed are the source's computed columns, filled from each row
+	// before anything reads it; evalErrs counts their failures.
+	computed []computedCol
+	evalErrs exec.EvalErrors
 }
 
 func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, error) {
@@ -143,6 +147,9 @@ func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*reader, err
 	r := &reader{obj: o, parts: 1, in: o.InputColumns()}
 	var err error
 	if r.onError, err = onErrorPolicy(o); err != nil {
+		return nil, err
+	}
+	if r.computed, err = compileComputed(o, &r.evalErrs); err != nil {
 		return nil, err
 	}
 	if o.Options["connector"] == "memory" {
@@ -549,7 +556,7 @@ func (r *reader) feed(part int, rows []types.Row, now int64) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	rows = r.fillProcTime(rows, now)
+	rows = r.fillComputed(r.fillProcTime(rows, now))
 	wms := make([]int64, len(rows))
 	tc := r.obj.TimeCol
 	for i, row := range rows {

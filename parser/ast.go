@@ -50,6 +50,7 @@ const (
 	NotGenerated  GeneratedKind = iota
 	IngestionTime               // col TIMESTAMP AS INGESTION_TIME()
 	ProcTime                    // col AS PROCTIME()
+	Computed                    // col type AS (expression over the other columns)
 )
 
 // ColumnDef is one column of CREATE SOURCE / CREATE TABLE.
@@ -60,7 +61,11 @@ type ColumnDef struct {
 	Precision, Scale int
 	PrimaryKey       bool
 	Generated        GeneratedKind
-	Pos              sqlerr.Pos
+	// Expr is a Computed column's expression, as `SELECT expr` (the
+	// planner binds its one field); ExprText its canonical text.
+	Expr     *QueryStmt
+	ExprText string
+	Pos      sqlerr.Pos
 }
 
 // WatermarkClause is `WATERMARK FOR col AS col - INTERVAL ...`: bounded

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -174,8 +176,8 @@ func (c *cursor) watermark() (*WatermarkClause, *sqlerr.Error) {
 	return w, nil
 }
 
-// columnDef parses name [type] [AS INGESTION_TIME() | AS PROCTIME()]
-// [NOT NULL | NULL] [PRIMARY KEY].
+// columnDef parses name [type] [AS INGESTION_TIME() | AS PROCTIME() |
+// AS (expression)] [NOT NULL | NULL] [PRIMARY KEY].
 func (c *cursor) columnDef() (ColumnDef, *sqlerr.Error) {
 	var col ColumnDef
 	name, nt, err := c.name("a column name")
@@ -189,7 +191,12 @@ func (c *cursor) columnDef() (ColumnDef, *sqlerr.Error) {
 			return col, err
 		}
 	}
-	if c.accept("AS") {
+	if hasType && c.peek(0).is("AS") && c.peek(1).isOp("(") {
+		c.next()
+		if err := c.computed(&col); err != nil {
+			return col, err
+		}
+	} else if c.accept("AS") {
 		g := c.peek(0)
 		switch {
 		case g.is("INGESTION_TIME"):
@@ -220,6 +227,54 @@ func (c *cursor) columnDef() (ColumnDef, *sqlerr.Error) {
 		col.PrimaryKey = true
 	}
 	return col, nil
+}
+
+// computed parses the (expression) of a computed column at the cursor:
+// parsed as `SELECT expression`, so it takes every operator and function
+// a query does; the planner binds it over the source's other columns.
+func (c *cursor) computed(col *ColumnDef) *sqlerr.Error {
+	open := c.next()
+	depth, end := 1, -1
+	for k := c.i; k < len(c.toks) && end < 0; k++ {
+		switch {
+		case c.toks[k].isOp("("):
+			depth++
+		case c.toks[k].isOp(")"):
+			if depth--; depth == 0 {
+				end = k
+			}
+		}
+	}
+	if end < 0 || end == c.i {
+		return c.errAt(open, "expected (expression) after AS")
+	}
+	text := c.p.src.text[c.toks[c.i].off:c.toks[end-1].end]
+	q, err := ParseExpr(text)
+	if err != nil {
+		return &sqlerr.Error{Code: sqlerr.Code(err), Msg: "in the expression of column " + col.Name, Err: err, Pos: c.p.src.pos(c.toks[c.i].off)}
+	}
+	col.Generated, col.Expr = Computed, q
+	col.ExprText = strings.TrimPrefix(q.Restore(), "SELECT ")
+	c.i = end + 1
+	return nil
+}
+
+// ParseExpr parses one scalar expression (a computed column's), as the
+// query `SELECT expression`, whose one field the planner binds.
+func ParseExpr(text string) (*QueryStmt, error) {
+	stmts, err := Parse("SELECT " + text)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) == 1 {
+		if q, ok := stmts[0].(*QueryStmt); ok {
+			if sel, ok := q.Select.(*ast.SelectStmt); ok && sel.From == nil && sel.Fields != nil &&
+				len(sel.Fields.Fields) == 1 && sel.Fields.Fields[0].Expr != nil && sel.Where == nil {
+				return q, nil
+			}
+		}
+	}
+	return nil, sqlerr.New(sqlerr.SyntaxError, "expected one expression, got %q", text)
 }
 
 // columnType parses a column type and maps it to a kind (and a

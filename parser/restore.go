@@ -165,6 +165,8 @@ func restoreColumn(c ColumnDef, singleKey bool) string {
 		s += " AS PROCTIME()"
 	case IngestionTime:
 		s += " TIMESTAMP AS INGESTION_TIME()"
+	case Computed:
+		s += " " + types.Column{Type: c.Type, Precision: c.Precision, Scale: c.Scale}.TypeName() + " AS (" + c.ExprText + ")"
 	default:
 		s += " " + types.Column{Type: c.Type, Precision: c.Precision, Scale: c.Scale}.TypeName()
 	}
