@@ -29,10 +29,11 @@ const (
 	kBool
 	kInterval
 	kDate
+	kJSON // only an argument of the JSONB productions (jsonb_test.go)
 )
 
 func (k kind) String() string {
-	return [...]string{"BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "TIMESTAMP", "BOOLEAN", "INTERVAL", "DATE"}[k]
+	return [...]string{"BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "TIMESTAMP", "BOOLEAN", "INTERVAL", "DATE", "JSONB"}[k]
 }
 
 // expr is a scalar production: it has a kind and renders in both
@@ -321,6 +322,8 @@ func (g *gen) lit(k kind) expr {
 		return lit{k: k, st: g.oneOf(intervalLiterals...)}
 	case kDate:
 		return cast{x: g.lit(kTs), to: kDate, st: "DATE", pg: "date"}
+	case kJSON:
+		return jsonLit(g)
 	}
 	panic(fmt.Sprintf("difftest: no literal of kind %v", k))
 }
@@ -384,6 +387,9 @@ func init() {
 			func(g *gen, d int) expr { return neg{g.expr(kInterval, d)} },
 		},
 		kDate: {castTo(kDate)},
+		kJSON: {jsonFromRow, func(g *gen, d int) expr {
+			return call{fn: &scalarFunc{name: "->", result: kJSON, st: jsonOp("->"), pg: jsonOp("->")}, args: jsonArgs(jsonKeys)(g, d)}
+		}},
 		kBool: {
 			comparison, comparison, comparison,
 			func(g *gen, d int) expr {

@@ -66,7 +66,10 @@ func jsonResult(j *types.JSON, text bool) (types.Value, *sqlerr.Error) {
 func jsonGet(text bool) func(a, b types.Value) (types.Value, *sqlerr.Error) {
 	return func(a, b types.Value) (types.Value, *sqlerr.Error) {
 		j := types.JSONOf(a)
-		if b.K == types.Int {
+		switch {
+		case b.K == types.Int && j.Kind < types.JSONArray && (b.I == 0 || b.I == -1):
+			return jsonResult(j, text) // a scalar is jsonb's one-element "raw scalar" array
+		case b.K == types.Int:
 			return jsonResult(j.Index(b.I), text)
 		}
 		return jsonResult(j.Field(b.S), text)
