@@ -11,7 +11,8 @@ import (
 
 // accumulator folds the values of one aggregate call over append-only
 // input. Its state is a small row (see encode), except count(DISTINCT)
-// which keeps the set of distinct values of its group.
+// which keeps the set of distinct values of its group and the JSONB
+// aggregates (accumulator_json.go), which keep every value.
 type accumulator interface {
 	add(v types.Value)
 	result() types.Value
@@ -34,6 +35,8 @@ func newAccumulator(c planner.AggCall) accumulator {
 		return &minMaxAcc{}
 	case "avg":
 		return &avgAcc{}
+	case "jsonb_agg", "jsonb_object_agg":
+		return &jsonAggAcc{obj: c.Fn == "jsonb_object_agg"}
 	}
 	return &countAcc{}
 }

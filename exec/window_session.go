@@ -111,6 +111,8 @@ func mergeAcc(dst, src accumulator) {
 		for k, v := range src.(*distinctAcc).seen {
 			d.seen[k] = v
 		}
+	case *jsonAggAcc:
+		d.vals = append(d.vals, src.(*jsonAggAcc).vals...)
 	}
 }
 

@@ -176,6 +176,11 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		return q.exprInterval(i)
 	case "IS":
 		return q.isDistinct(i)
+	case "JSONB_AGG", "JSONB_OBJECT_AGG":
+		// TiDB's grammar knows these aggregates by MySQL's names.
+		if i+1 < len(q.toks) && q.toks[i+1].isOp("(") {
+			q.rw.replace(t.off, t.end, jsonAggNames[strings.ToUpper(t.text)])
+		}
 	case "AS":
 		if f.isCast && !f.castDone {
 			f.castDone = true
@@ -191,6 +196,10 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 	}
 	return i
 }
+
+// jsonAggNames are TiDB's names of the JSONB aggregates; restoreNode
+// writes Postgres's back.
+var jsonAggNames = map[string]string{"JSONB_AGG": "JSON_ARRAYAGG", "JSONB_OBJECT_AGG": "JSON_OBJECTAGG"}
 
 // tidbCompoundUnits are TiDB's compound interval units; an interval with
 // one of them is left as written (the binder refuses it).

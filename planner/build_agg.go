@@ -110,6 +110,9 @@ func (b *builder) groupExpr(e ast.ExprNode, scope *relScope, fields *ast.FieldLi
 // aggCall binds one aggregate call.
 func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol func(Scalar) int) (AggCall, error) {
 	fn := strings.ToLower(a.F)
+	if pg, ok := jsonAggs[fn]; ok {
+		return b.jsonAggCall(a, pg, scope, extraCol)
+	}
 	call := AggCall{Fn: fn, Arg: -1, Distinct: a.Distinct, Name: fn}
 	switch fn {
 	case "count", "sum", "min", "max", "avg":
@@ -156,6 +159,39 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	default:
 		call.T = k
 	}
+	return call, nil
+}
+
+// jsonAggs maps TiDB's names of the JSONB aggregates (the parser writes
+// jsonb_agg as JSON_ARRAYAGG) to Postgres's.
+var jsonAggs = map[string]string{"json_arrayagg": "jsonb_agg", "json_objectagg": "jsonb_object_agg"}
+
+// jsonAggCall binds jsonb_agg(x) and jsonb_object_agg(k, v). The latter's
+// two arguments become one: the one-key object jsonb_build_object(k, v),
+// which the accumulator merges (a NULL key fails that row's object, so the
+// row is skipped and the failure counted, as any runtime error).
+func (b *builder) jsonAggCall(a *ast.AggregateFuncExpr, fn string, scope *relScope, extraCol func(Scalar) int) (AggCall, error) {
+	call := AggCall{Fn: fn, Arg: -1, Distinct: a.Distinct, Name: fn, T: types.JSONB}
+	want := 1
+	if fn == "jsonb_object_agg" {
+		want = 2
+	}
+	if len(a.Args) != want || isStarCall(a.Args) {
+		return call, sqlerr.New(sqlerr.UndefinedFunction, "%s takes %d argument(s)", fn, want)
+	}
+	args := make([]Scalar, len(a.Args))
+	for i, e := range a.Args {
+		s, err := BindScalar(e, scope)
+		if err != nil {
+			return call, err
+		}
+		args[i] = s
+	}
+	arg := args[0]
+	if want == 2 {
+		arg = &Call{Fn: "jsonb_build_object", Args: args, T: types.JSONB}
+	}
+	call.Arg = extraCol(arg)
 	return call, nil
 }
 

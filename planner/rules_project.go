@@ -32,14 +32,15 @@ func MergeProjects(n Node) (Node, bool) {
 // the window end and the contract, all known to the local phase; count,
 // sum, min, max and avg merge exactly; and watermarks pass through the
 // local phase unchanged, after its partials. SESSION windows (which merge
-// per row) and DISTINCT aggregates (whose partials are sets) stay whole.
+// per row), DISTINCT aggregates (whose partials are sets) and the JSONB
+// aggregates (whose partials are lists of values) stay whole.
 func SplitAggregate(n Node) (Node, bool) {
 	w, ok := n.(*WindowAggregate)
 	if !ok || w.TwoPhase || w.Window.Kind == "session" {
 		return n, false
 	}
 	for _, a := range w.Aggs {
-		if a.Distinct {
+		if a.Distinct || a.Fn == "jsonb_agg" || a.Fn == "jsonb_object_agg" {
 			return n, false
 		}
 	}

@@ -636,3 +636,7 @@ func Exists(j *JSON, key string) bool {
 	}
 	return false
 }
+
+// CompareJSONElems orders two JSON nodes as elements of one container
+// (jsonb's order without the top-level raw-scalar rule).
+func CompareJSONElems(a, b *JSON) int { return compareNode(a, b) }
