@@ -176,6 +176,13 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		return q.exprInterval(i)
 	case "IS":
 		return q.isDistinct(i)
+	case "JSONB_ARRAY_ELEMENTS", "JSONB_ARRAY_ELEMENTS_TEXT", "JSONB_EACH", "JSONB_EACH_TEXT", "JSONB_OBJECT_KEYS":
+		// Set-returning functions: a stream's row would become many, which
+		// no operator does yet. Refused where a table goes (also after
+		// LATERAL), rather than left to TiDB's syntax error.
+		if i+1 < len(q.toks) && q.toks[i+1].isOp("(") && (isTablePos(prev, *f) || prev.is("LATERAL")) {
+			q.errs.add(q.p.src.unsupported(t.off, "the set-returning function "+strings.ToLower(t.text)+" in FROM"))
+		}
 	case "JSONB_AGG", "JSONB_OBJECT_AGG":
 		// TiDB's grammar knows these aggregates by MySQL's names.
 		if i+1 < len(q.toks) && q.toks[i+1].isOp("(") {
