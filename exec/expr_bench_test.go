@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/streamsql/streamsql/planner"
@@ -141,4 +142,37 @@ func BenchmarkProjectLower(b *testing.B) {
 func BenchmarkProjectRegexpLike(b *testing.B) {
 	s := &planner.Cast{Arg: benchSchema[1], To: types.String}
 	benchProject(b, &planner.Call{Fn: "regexp_like", T: types.Bool, Args: []planner.Scalar{s, &planner.Const{V: types.StringValue("^1[0-9]*7$")}}})
+}
+
+// BenchmarkProjectJSONField measures `payload->>'name'` on a 200-byte
+// Nexmark-like JSON payload (a JSONB column).
+func BenchmarkProjectJSONField(b *testing.B) {
+	rows := make([]types.Row, benchBatch)
+	for i := range rows {
+		v, err := types.ParseJSONB(`{"auction": 1000, "bidder": ` + strconv.Itoa(i) + `, "price": 8765, "channel": "Google", "url": "https://www.nexmark.com/tmuv/vwzx/item.htm?query=1", "name": "bidder-` + strconv.Itoa(i) + `", "extra": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows[i] = types.Row{v}
+	}
+	if n := len(rows[0][0].S); n < 180 || n > 220 {
+		b.Fatalf("payload is %d bytes, want about 200", n)
+	}
+	ev, err := CompileScalar(&planner.Call{Fn: "->>", T: types.String, Args: []planner.Scalar{
+		&planner.ColRef{Index: 0, Name: "payload", T: types.JSONB}, &planner.Const{V: types.StringValue("name")}}}, &EvalErrors{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]types.Value, benchBatch)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, r := range rows {
+			out[j] = ev(r)
+		}
+	}
+	reportPerRow(b)
+	if out[7].S != "bidder-7" {
+		b.Fatalf("payload->>'name' = %v", out[7])
+	}
 }

@@ -63,16 +63,30 @@ func jsonResult(j *types.JSON, text bool) (types.Value, *sqlerr.Error) {
 	return types.StringValue(s), nil
 }
 
+// jsonGet is -> and ->>: it scans the canonical text for the field or
+// element (types.JSONBField), without parsing the document.
 func jsonGet(text bool) func(a, b types.Value) (types.Value, *sqlerr.Error) {
 	return func(a, b types.Value) (types.Value, *sqlerr.Error) {
-		j := types.JSONOf(a)
+		var part string
+		var ok bool
 		switch {
-		case b.K == types.Int && j.Kind < types.JSONArray && (b.I == 0 || b.I == -1):
-			return jsonResult(j, text) // a scalar is jsonb's one-element "raw scalar" array
-		case b.K == types.Int:
-			return jsonResult(j.Index(b.I), text)
+		case b.K != types.Int:
+			part, ok = types.JSONBField(a, b.S)
+		case a.S != "" && a.S[0] != '[' && a.S[0] != '{':
+			part, ok = a.S, b.I == 0 || b.I == -1 // a scalar is jsonb's one-element "raw scalar" array
+		default:
+			part, ok = types.JSONBIndex(a, b.I)
 		}
-		return jsonResult(j.Field(b.S), text)
+		switch {
+		case !ok:
+			return types.NullValue, nil
+		case !text:
+			return types.Value{K: types.JSONB, S: part}, nil
+		}
+		if s, ok := types.JSONBText(part); ok {
+			return types.StringValue(s), nil
+		}
+		return types.NullValue, nil
 	}
 }
 

@@ -92,3 +92,40 @@ func TestContainsAndExists(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONBFastPath checks the text scanner against the parsed document
+// for every field and index of a few documents.
+func TestJSONBFastPath(t *testing.T) {
+	docs := []string{
+		`{"a": {"b": [1, "x,]}"]}, "s": "q\"uo,te", "n": null, "e\u00e9": true, "arr": [[], {}, [1, [2]]], "k\"ey": 1}`,
+		`[1, "a", [2, 3], {"k": "v"}, null, "\\"]`, `[]`, `{}`, `"x"`, `1.50`,
+	}
+	for _, d := range docs {
+		v, err := ParseJSONB(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := JSONOf(v)
+		for _, k := range append(append([]string(nil), j.Keys...), "zz", "") {
+			got, ok := JSONBField(v, k)
+			want := j.Field(k)
+			if ok != (want != nil) || (ok && got != string(want.AppendText(nil))) {
+				t.Errorf("%s -> %q = %q, %v; want %v", d, k, got, ok, want)
+			}
+			if ok {
+				txt, tok := JSONBText(got)
+				wtxt, wok := want.Text()
+				if txt != wtxt || tok != wok {
+					t.Errorf("%s ->> %q = %q, %v; want %q, %v", d, k, txt, tok, wtxt, wok)
+				}
+			}
+		}
+		for i := int64(-7); i <= 7; i++ {
+			got, ok := JSONBIndex(v, i)
+			want := j.Index(i)
+			if ok != (want != nil) || (ok && got != string(want.AppendText(nil))) {
+				t.Errorf("%s -> %d = %q, %v; want %v", d, i, got, ok, want)
+			}
+		}
+	}
+}
