@@ -362,6 +362,8 @@ func TestQueryRestore(t *testing.T) {
 			"SELECT REGEXP_LIKE(\"a\", 'x'),REGEXP_LIKE(CONCAT(\"a\", \"b\"), \"c\", 'i'),(NOT REGEXP_LIKE(CAST(\"a\" AS CHAR), 'y')) = TRUE,(NOT REGEXP_LIKE(F(\"a\"), 'z', 'i')) FROM \"t\""},
 		{"jsonb operators", `SELECT js->'a'->>0, js #> '{a,b}', js #>> p || 'x', js @> '{}'::jsonb, js ? k = TRUE, (js->>'n')::int + 1, f(js)->'a' FROM t`,
 			"SELECT `->>`(`->`(\"js\", 'a'), 0),`#>`(\"js\", '{a,b}'),CONCAT(`#>>`(\"js\", \"p\"), 'x'),`@>`(\"js\", CAST('{}' AS JSONB)),`?`(\"js\", \"k\") = TRUE,CAST((`->>`(\"js\", 'n')) AS SIGNED) + 1,`->`(F(\"js\"), 'a') FROM \"t\""},
+		{"extract pg field in a cast", `SELECT CAST(EXTRACT(dow FROM ts) AS VARCHAR), CAST(max(EXTRACT(epoch FROM ts)) AS BIGINT) FROM t`,
+			`SELECT CAST(DATE_PART('dow', "ts") AS CHAR),CAST(MAX(DATE_PART('epoch', "ts")) AS SIGNED) FROM "t"`},
 		{"extract pg fields", `SELECT EXTRACT(dow FROM ts), EXTRACT(HOUR FROM ts), EXTRACT(epoch FROM ts) FROM t`,
 			`SELECT DATE_PART('dow', "ts"),EXTRACT(HOUR FROM "ts"),DATE_PART('epoch', "ts") FROM "t"`},
 		{"strings", `SELECT 'it''s', 'a\b', "Col" FROM t`, `SELECT 'it''s','a\b',"Col" FROM "t"`},

@@ -146,7 +146,13 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			q.errAt(t, "numeric literal too long")
 			q.rw.replace(t.off, t.end, "0")
 		case t.kind == tIdent:
-			i = q.keyword(i, prev, f)
+			j := q.keyword(i, prev, f)
+			if t.is("EXTRACT") && j > i {
+				// DATE_PART( took the place of EXTRACT(field FROM: its
+				// parenthesis still opens a frame (CAST(EXTRACT(...) AS t)).
+				frames = append(frames, frame{open: i + 1})
+			}
+			i = j
 		}
 	}
 	return q.errs.first()
