@@ -1,5 +1,7 @@
 package difftest
 
+import "strings"
+
 // agg is an aggregate call: count(*), count/sum/min/max/avg of an
 // expression, count and sum also DISTINCT. avg is a double in streamsql
 // (dialect.md) and numeric in Postgres, so Postgres' side casts it.
@@ -8,10 +10,15 @@ type agg struct {
 	arg      expr // nil for count(*)
 	distinct bool
 	k        kind
+	// render, when set, renders the call from its argument's SQL.
+	render func(d dialect, arg string) string
 }
 
 func (a agg) kind() kind { return a.k }
 func (a agg) sql(d dialect) string {
+	if a.render != nil {
+		return a.render(d, a.arg.sql(d))
+	}
 	s := a.fn + "(*)"
 	if a.arg != nil {
 		dist := ""
@@ -48,6 +55,44 @@ var aggProductions = []func(g *gen) agg{
 		k := []kind{kInt, kFloat, kDec}[g.pick(3)]
 		return agg{fn: "avg", arg: g.expr(k, 1), k: kFloat}
 	},
+	jsonbAgg, jsonbObjectAgg,
+}
+
+// jsonbAgg is jsonb_agg, read as text. streamsql orders the elements
+// (a stream has no read order); Postgres is asked for the same order:
+// jsonb's, where NULL (JSON null) comes first and strings compare
+// bytewise.
+func jsonbAgg(g *gen) agg {
+	k := []kind{kInt, kDec, kStr}[g.pick(3)]
+	order := " ORDER BY $ NULLS FIRST"
+	if k == kStr {
+		order = ` ORDER BY $ COLLATE "C" NULLS FIRST`
+	}
+	return agg{fn: "jsonb_agg", arg: g.expr(k, 1), k: kStr, render: func(d dialect, arg string) string {
+		if d == postgres {
+			if k == kStr {
+				arg = "CAST(" + arg + " AS text)" // a literal is of unknown type
+			}
+			return "CAST(jsonb_agg(" + arg + strings.ReplaceAll(order, "$", arg) + ") AS text)"
+		}
+		return "CAST(jsonb_agg(" + arg + ") AS VARCHAR)"
+	}}
+}
+
+// jsonbObjectAgg is jsonb_object_agg over a key that is never NULL (where
+// Postgres fails the query, streamsql skips the row), read as text. A
+// key given twice keeps its greatest value in streamsql, the last one in
+// Postgres, ordered to be the greatest.
+func jsonbObjectAgg(g *gen) agg {
+	k := g.leaf(kInt)
+	return agg{fn: "jsonb_object_agg", arg: g.expr(kInt, 1), k: kStr, render: func(d dialect, arg string) string {
+		if d == postgres {
+			key := "coalesce(CAST(" + k.sql(d) + " AS text), 'none')"
+			return "CAST(jsonb_object_agg(" + key + ", " + arg + " ORDER BY " + arg + " NULLS FIRST) AS text)"
+		}
+		key := "coalesce(CAST(" + k.sql(d) + " AS VARCHAR), 'none')"
+		return "CAST(jsonb_object_agg(" + key + ", " + arg + ") AS VARCHAR)"
+	}}
 }
 
 // aggs draws n aggregate calls.

@@ -49,7 +49,7 @@ func TestCorpusCoversEveryFunction(t *testing.T) {
 			t.Errorf("no case of the default run calls %s: add a production for it (funcs_test.go or exprProductions)", fn)
 		}
 	}
-	for _, want := range []string{"count(*)", "count(DISTINCT ", "sum(", "sum(DISTINCT ", "min(", "max(", "avg(",
+	for _, want := range []string{"count(*)", "count(DISTINCT ", "sum(", "sum(DISTINCT ", "min(", "max(", "avg(", "jsonb_agg(", "jsonb_object_agg(",
 		"TUMBLE(", "HOP(", "SESSION(", "EMIT ON WINDOW CLOSE", "EMIT ON UPDATE", "STATE TTL", " <=> ",
 		"CAST(ts AS DATE)", "DECIMAL(12,2)", " IS NOT DISTINCT FROM ", " ~ ", " ~* ", " !~ ", " !~* ", "ESCAPE '!'", " BETWEEN a.ts AND a.te"} {
 		if !strings.Contains(corpus, want) {
