@@ -146,13 +146,7 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			q.errAt(t, "numeric literal too long")
 			q.rw.replace(t.off, t.end, "0")
 		case t.kind == tIdent:
-			j := q.keyword(i, prev, f)
-			if t.is("EXTRACT") && j > i {
-				// DATE_PART( took the place of EXTRACT(field FROM: its
-				// parenthesis still opens a frame (CAST(EXTRACT(...) AS t)).
-				frames = append(frames, frame{open: i + 1})
-			}
-			i = j
+			i = q.keyword(i, prev, f)
 		}
 	}
 	return q.errs.first()
