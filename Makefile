@@ -1,5 +1,5 @@
 # The one entry point for building and checking streamsql.
-.PHONY: test lint bench nexmark viewcost fuzz build difftest chromium
+.PHONY: test lint bench nexmark viewcost peers fuzz build difftest chromium
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -46,6 +46,13 @@ nexmark:
 # only, over 1 M JSON bids (issue 13; docs/benchmarks.md).
 viewcost:
 	bench/viewcost/run.sh 1000000 3
+
+# peers runs issue 13's file workload in streamsql (view + sink, sink
+# only) and DuckDB side by side, 1 M bids, 3 rounds, and checks the
+# outputs are identical (docs/benchmarks.md). bench/peers/duckdb is its
+# own cgo module; the streamsql module and binary stay free of cgo.
+peers:
+	bench/peers/run.sh 1000000 3
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser/

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +31,7 @@ func benchCmd() *cobra.Command {
 		queries  string
 		jsonFile string
 		bidsFile string
+		bidShape string
 		tempDir  string
 		asJSON   bool
 		interval time.Duration
@@ -48,7 +50,7 @@ wall s), peak RSS and the state size at the end.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if bidsFile != "" {
-				return writeBidsFile(bidsFile, events)
+				return writeBidsFile(bidsFile, bidShape, events)
 			}
 			cfg := bench.Config{Registry: registry(io.Discard), TempDir: tempDir, CheckpointInterval: interval}
 			var reps []bench.Report
@@ -109,6 +111,7 @@ wall s), peak RSS and the state size at the end.`,
 	f.StringVar(&queries, "queries", strings.Join(bench.Queries, ","), "comma-separated queries of bench/ (or paths to .sql files)")
 	f.StringVar(&jsonFile, "json-file", "", "run q0 over the JSON-lines bids in FILE (parsing included)")
 	f.StringVar(&bidsFile, "write-bids", "", "write --events Nexmark bids as JSON lines to FILE (the input of --json-file) and exit")
+	f.StringVar(&bidShape, "bid-shape", "datagen", "what --write-bids writes: datagen (every bid column, timestamps as text, 10,000 bids/s) or peers (auction, bidder, price and date_time in epoch ms, 1,000 bids/s, up to 2 s out of order: bench/peers)")
 	f.StringVar(&tempDir, "temp-dir", "", "where the per-run state directories are created (default: the system temp dir)")
 	f.DurationVar(&interval, "checkpoint-interval", bench.CheckpointInterval, "wall time between checkpoints (the protocol's is 10s; checkpoints cannot be turned off)")
 	f.BoolVar(&asJSON, "json", false, "print the reports (every run) as JSON instead of a table")
@@ -149,21 +152,22 @@ func countLines(path string) (int64, error) {
 	}
 }
 
-// writeBidsFile writes n Nexmark bids (datagen's, seed 42) as JSON lines.
-func writeBidsFile(path string, n int64) error {
+// writeBidsFile writes n Nexmark bids (datagen's, seed 42) as JSON lines
+// in the given shape (see bidWriter).
+func writeBidsFile(path, shape string, n int64) error {
+	line, err := bidWriter(shape)
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	g := datagen.NewGenerator(datagen.DefaultConfig())
-	schema, _ := datagen.Schema("bid")
-	row := make(types.Row, len(schema))
-	var line []byte
+	var buf []byte
 	for i := int64(0); i < n; i++ {
-		g.Bid(i, row)
-		line = append(format.AppendJSON(line[:0], schema, row), '\n')
-		if _, err := w.Write(line); err != nil {
+		buf = line(buf[:0], i)
+		if _, err := w.Write(buf); err != nil {
 			f.Close()
 			return err
 		}
@@ -173,4 +177,45 @@ func writeBidsFile(path string, n int64) error {
 		return err
 	}
 	return f.Close()
+}
+
+// Peers bids: 1,000 per second of event time, each shifted back by up to
+// 2 s, so a 2 s watermark delay drops none of them.
+const (
+	peersRate     = 1000
+	peersDisorder = 2 * types.Second
+)
+
+// bidWriter returns the function appending bid n as one JSON line in the
+// shape --bid-shape names: "datagen" is every column of datagen's bid
+// (timestamps as text, 10,000 bids per second of event time, in order);
+// "peers" is the four columns bench/peers compares engines on, {auction,
+// bidder, price, date_time} with date_time in epoch milliseconds, 1,000
+// bids per second and up to 2 s out of order. Both are deterministic
+// (seed 42).
+func bidWriter(shape string) (func(dst []byte, n int64) []byte, error) {
+	schema, _ := datagen.Schema("bid")
+	row := make(types.Row, len(schema))
+	switch shape {
+	case "datagen":
+		g := datagen.NewGenerator(datagen.DefaultConfig())
+		return func(dst []byte, n int64) []byte {
+			g.Bid(n, row)
+			return append(format.AppendJSON(dst, schema, row), '\n')
+		}, nil
+	case "peers":
+		cfg := datagen.DefaultConfig()
+		cfg.Rate, cfg.OutOfOrderness = peersRate, peersDisorder
+		g := datagen.NewGenerator(cfg)
+		auction, bidder, price, at := schema.Index("auction"), schema.Index("bidder"), schema.Index("price"), schema.Index("date_time")
+		return func(dst []byte, n int64) []byte {
+			g.Bid(n, row)
+			dst = strconv.AppendInt(append(dst, `{"auction":`...), row[auction].I, 10)
+			dst = strconv.AppendInt(append(dst, `,"bidder":`...), row[bidder].I, 10)
+			dst = strconv.AppendInt(append(dst, `,"price":`...), row[price].I, 10)
+			dst = strconv.AppendInt(append(dst, `,"date_time":`...), row[at].I/1000, 10)
+			return append(dst, "}\n"...)
+		}, nil
+	}
+	return nil, fmt.Errorf("--bid-shape %q: want datagen or peers", shape)
 }
