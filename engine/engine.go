@@ -65,6 +65,13 @@ type Options struct {
 	// when they start), as a fresh run of the script would; the script's
 	// own SETs run only after recovery. Other objects start with Settings.
 	Script string
+	// SetMemoryLimit, when set, receives the memory_limit setting in bytes
+	// (0: no limit) when the engine opens (the script's SET, else
+	// Settings', else the default: the value Badger's buffers are sized
+	// from, see state.BadgerSizes) and whenever SET changes it; the
+	// command passes debug.SetMemoryLimit. Nil leaves the Go runtime's
+	// limit alone (tests, embedders).
+	SetMemoryLimit func(bytes int64)
 	// ReadOnly opens the state read-only and answers queries from its
 	// last checkpoint without starting the pipelines (engine/readonly.go):
 	// `streamsql query`.
@@ -130,10 +137,11 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	var err error
 	var repaired bool
 	start := time.Now() // the restore time includes the store's own recovery
+	memLimit := memoryLimitAtOpen(opts)
 	if opts.ReadOnly {
 		st, err = openReadOnlyStore(opts.StateDir, &repaired)
 	} else {
-		st, err = state.Open(opts.StateDir)
+		st, err = state.Open(opts.StateDir, state.WithMemoryLimit(memLimit))
 	}
 	if err != nil {
 		return nil, err
@@ -141,6 +149,7 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{repaired: repaired, mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, pointShapes: map[string]pointShape{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000", "flush_limit_rows": "40000000", "watermark_stall_timeout": "1m",
+		"memory_limit": defaultMemoryLimit,
 	}}
 	for k, v := range opts.Settings {
 		if err := checkSetting(strings.ToLower(k), v); err != nil {
@@ -155,6 +164,9 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, err
 		}
 		return e, nil
+	}
+	if opts.SetMemoryLimit != nil {
+		opts.SetMemoryLimit(memLimit)
 	}
 	if err := e.recover(ctx); err != nil {
 		e.closeAll() // the connectors recovery opened before it failed

@@ -14,7 +14,8 @@ import (
 // The engine's SET parameters. strict, parallelism, checkpoint_interval
 // and flush_limit_rows shape the statements that follow, so they belong to
 // the session that sets them (see WithSession); state_cache_size sizes a
-// resource all views share, so SET changes it for the whole engine.
+// resource all views share and memory_limit the process's memory, so SET
+// changes them for the whole engine.
 var settingChecks = map[string]struct {
 	valid func(v string) bool
 	hint  string // what a valid value looks like
@@ -35,6 +36,10 @@ var settingChecks = map[string]struct {
 		n, err := strconv.Atoi(v)
 		return err == nil && n >= 0
 	}, "a non-negative integer (0: no limit)"},
+	"memory_limit": {func(v string) bool {
+		_, err := parseMemorySize(v)
+		return err == nil
+	}, "a size such as '512MB' or '2GB' (0: no limit)"},
 	"watermark_stall_timeout": {func(v string) bool {
 		d, err := connectors.ParseDuration(v)
 		return err == nil && d >= 0
@@ -46,7 +51,7 @@ var settingChecks = map[string]struct {
 }
 
 // engineWide are the settings SET changes for every session.
-var engineWide = map[string]bool{"state_cache_size": true, "watermark_stall_timeout": true}
+var engineWide = map[string]bool{"state_cache_size": true, "watermark_stall_timeout": true, "memory_limit": true}
 
 // parseBool reads on/off, true/false, yes/no, 1/0.
 func parseBool(v string) (bool, bool) {
@@ -63,7 +68,7 @@ func parseBool(v string) (bool, bool) {
 func checkSetting(name, value string) error {
 	check, ok := settingChecks[name]
 	if !ok {
-		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size, flush_limit_rows and watermark_stall_timeout)", name)
+		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size, memory_limit, flush_limit_rows and watermark_stall_timeout)", name)
 	}
 	if !check.valid(value) {
 		return sqlerr.New(sqlerr.InvalidParameter, "invalid value for parameter %q: %q (want %s)", name, value, check.hint)
@@ -109,6 +114,9 @@ func (e *Engine) set(name, value string) error {
 		return nil
 	}
 	e.settings[name] = value
+	if name == "memory_limit" {
+		e.applyMemoryLimit(value)
+	}
 	return nil
 }
 

@@ -63,7 +63,7 @@ func init() {
 // engineSettings are the names SET and SHOW hand to the engine.
 var engineSettings = map[string]bool{
 	"strict": true, "parallelism": true, "checkpoint_interval": true, "state_cache_size": true, "flush_limit_rows": true,
-	"metrics": true,
+	"memory_limit": true, "metrics": true,
 }
 
 // customSetting reports whether name is a custom ("placeholder") setting:

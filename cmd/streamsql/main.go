@@ -158,6 +158,7 @@ func runCmd(stateDir *string) *cobra.Command {
 		interval time.Duration
 		prof     profiles
 		web      httpFlags
+		memLimit string
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE.sql",
@@ -173,7 +174,7 @@ func runCmd(stateDir *string) *cobra.Command {
 				printErr(err)
 				return exitError{1}
 			}
-			err = runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd), web, prof.atEnd)
+			err = runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd), memLimit, web, prof.atEnd)
 			if perr := stopProf(); err == nil {
 				err = perr
 			}
@@ -185,6 +186,7 @@ func runCmd(stateDir *string) *cobra.Command {
 		},
 	}
 	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 0, "time between checkpoints (default: the file's SET checkpoint_interval, else 10s)")
+	cmd.Flags().StringVar(&memLimit, "memory-limit", "", memoryLimitUsage)
 	cmd.Flags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
 	cmd.Flags().StringVar(&prof.mem, "memprofile", "", "write a heap profile to FILE when the run ends, before its final checkpoint (in-use memory then, and the allocations of the whole run)")
 	cmd.Flags().StringVar(&web.addr, "http", "", "serve Prometheus metrics at http://ADDR/metrics and the dashboard at http://ADDR/ while the run lasts (a loopback address unless --insecure)")
@@ -213,7 +215,7 @@ func checkpointInterval(cmd *cobra.Command) time.Duration {
 
 // runPipeline runs file until its bounded sources end or ctx ends; atEnd
 // (may be nil) is called once the run ends, before the final checkpoint.
-func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration, web httpFlags, atEnd func() error) error {
+func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration, memLimit string, web httpFlags, atEnd func() error) error {
 	// Signals are caught before recovery starts, so a SIGTERM at any point
 	// ends the run with a checkpoint instead of killing it.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -224,7 +226,7 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	}
 	status := &statusLine{on: term.IsTerminal(int(os.Stderr.Fd()))}
 	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true, Script: src,
-		Logf: logTo(clearingWriter{os.Stderr, status})})
+		Settings: memorySettings(memLimit), SetMemoryLimit: setMemoryLimit, Logf: logTo(clearingWriter{os.Stderr, status})})
 	if err != nil && ctx.Err() != nil {
 		return nil // interrupted while recovering (waiting for a source): the state is as it was
 	}

@@ -25,6 +25,7 @@ type serveFlags struct {
 	insecure                                           bool
 	interval                                           time.Duration
 	stepRows                                           int
+	memLimit                                           string
 	web                                                httpFlags
 }
 
@@ -57,6 +58,7 @@ SIGTERM checkpoints and stops.`,
 	fl.StringVar(&f.tlsKey, "tls-key", "", "TLS private key (PEM)")
 	fl.BoolVar(&f.insecure, "insecure", false, "allow a non-loopback --listen without passwords")
 	fl.DurationVar(&f.interval, "checkpoint-interval", 10*time.Second, "time between checkpoints")
+	fl.StringVar(&f.memLimit, "memory-limit", "", memoryLimitUsage)
 	fl.IntVar(&f.stepRows, "step-rows", 1024, "rows read per source per pipeline step (smaller: shorter query waits)")
 	fl.StringVar(&f.web.addr, "http", "127.0.0.1:9187", "serve Prometheus metrics at http://ADDR/metrics and the dashboard at http://ADDR/ (\"\": off); a non-loopback address needs --password/--users (HTTP basic authentication) or --insecure, as --listen does")
 	return cmd
@@ -83,7 +85,8 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	if err := f.web.check(users); err != nil {
 		return err
 	}
-	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true, Logf: logTo(os.Stderr)})
+	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true,
+		Settings: memorySettings(f.memLimit), SetMemoryLimit: setMemoryLimit, Logf: logTo(os.Stderr)})
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,7 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 		return err
 	}
 	w := &Writer{buffering: true, staged: &stagedFile{path: stagedPath(s.dir, id)}}
+	w.maxBytes, w.maxChanges = txnLimits(s.db)
 	if err := fn(w); err != nil {
 		w.staged.discard()
 		return err

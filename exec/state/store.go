@@ -36,7 +36,11 @@ type Store struct {
 }
 
 // Open opens (or creates) the store in dir.
-func Open(dir string) (*Store, error) {
+func Open(dir string, options ...Option) (*Store, error) {
+	var cfg openConfig
+	for _, o := range options {
+		o(&cfg)
+	}
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithMemTableSize(64 << 20). // checkpoints over one transaction are staged (checkpoint.go)
@@ -44,6 +48,10 @@ func Open(dir string) (*Store, error) {
 		WithSyncWrites(true). // an acknowledged INSERT and a committed checkpoint survive a crash
 		WithCompactL0OnClose(false).
 		WithDetectConflicts(false) // one writer at a time: no transaction conflicts to find
+	if cfg.memoryLimit > 0 {
+		sz := BadgerSizes(cfg.memoryLimit)
+		opts = opts.WithMemTableSize(sz.MemTable).WithBlockCacheSize(sz.BlockCache).WithIndexCacheSize(sz.IndexCache)
+	}
 	db, err := badger.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
@@ -273,9 +281,11 @@ type Writer struct {
 	// A checkpoint buffers its first changes (buffered) and writes them in
 	// one transaction when they stay small; past the limit it starts
 	// staging (creates its staging file) and flushes the buffer there.
-	buffering bool
-	buf       []change
-	bufBytes  int
+	buffering  bool
+	buf        []change
+	bufBytes   int
+	maxBytes   int // the buffer's limits: txnLimits
+	maxChanges int
 	// A staging checkpoint packs its changes into chunks written to its
 	// staging file (see stage).
 	staged *stagedFile
@@ -289,7 +299,8 @@ type change struct {
 }
 
 // Limits of a checkpoint written as one transaction, well under Badger's
-// per-transaction limits.
+// per-transaction limits with its 64 MiB memtable; txnLimits lowers them
+// for a smaller one.
 const (
 	txnMaxBytes   = 8 << 20
 	txnMaxChanges = 50_000
@@ -303,7 +314,7 @@ func (w *Writer) buffer(key, val []byte, del bool) error {
 	copy(kv[len(key):], val)
 	w.buf = append(w.buf, change{key: kv[:len(key):len(key)], val: kv[len(key):], del: del})
 	w.bufBytes += len(key) + len(val) + 16
-	if w.bufBytes < txnMaxBytes && len(w.buf) < txnMaxChanges {
+	if w.bufBytes < w.maxBytes && len(w.buf) < w.maxChanges {
 		return nil
 	}
 	w.buffering = false

@@ -1,0 +1,57 @@
+package state
+
+import badger "github.com/dgraph-io/badger/v4"
+
+// Option configures Open.
+type Option func(*openConfig)
+
+// openConfig is what the options set; the zero value keeps Open's
+// defaults (Badger's 256 MiB block cache, a 64 MiB memtable, every table
+// index in memory).
+type openConfig struct {
+	memoryLimit int64
+}
+
+// WithMemoryLimit sizes Badger's memtable, block cache and index cache
+// from limit, the process's memory limit in bytes (see BadgerSizes);
+// zero or less keeps the defaults.
+func WithMemoryLimit(limit int64) Option {
+	return func(c *openConfig) { c.memoryLimit = limit }
+}
+
+// Sizes are the Badger buffers Open sizes from a memory limit, in bytes.
+type Sizes struct {
+	// MemTable is one memtable; Badger keeps up to five (one being
+	// written, the rest waiting to be flushed to level 0), so the write
+	// path holds up to five times this.
+	MemTable int64
+	// BlockCache caches decompressed table blocks for reads.
+	BlockCache int64
+	// IndexCache caches table indexes and bloom filters; without it every
+	// table's index stays in memory however large the state grows.
+	IndexCache int64
+}
+
+// BadgerSizes returns the buffers for a memory limit: a memtable of
+// 1/16 of it (8–64 MiB: Badger needs 8 MiB for its 1 MiB value threshold,
+// and the 64 MiB cap is the size without a limit), a
+// block cache of 1/16 (4–256 MiB) and an index cache of 1/32 (2–128
+// MiB), so the buffers Badger can fill take about a third of the limit
+// and the rest is left to the pipelines' own state.
+func BadgerSizes(limit int64) Sizes {
+	return Sizes{
+		MemTable:   clamp(limit/16, 8<<20, 64<<20),
+		BlockCache: clamp(limit/16, 4<<20, 256<<20),
+		IndexCache: clamp(limit/32, 2<<20, 128<<20),
+	}
+}
+
+func clamp(v, lo, hi int64) int64 { return min(max(v, lo), hi) }
+
+// txnLimits returns the bytes and changes a checkpoint may buffer for one
+// transaction: txnMaxBytes and txnMaxChanges, or under a smaller memtable
+// (whose transactions Badger caps at 15% of it) 5/6 of Badger's byte cap
+// and half its entry cap, the margins the constants keep at 64 MiB.
+func txnLimits(db *badger.DB) (maxBytes, maxChanges int) {
+	return int(min(txnMaxBytes, db.MaxBatchSize()*5/6)), int(min(txnMaxChanges, db.MaxBatchCount()/2))
+}
