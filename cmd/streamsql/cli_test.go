@@ -38,7 +38,8 @@ func TestCLIErrorsSayWhatWentWrong(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.sql")
 	comments := filepath.Join(dir, "comments.sql")
-	for f, text := range map[string]string{empty: "", comments: "-- a pipeline, some day\n/* not yet */\n"} {
+	set := filepath.Join(dir, "set.sql")
+	for f, text := range map[string]string{empty: "", comments: "-- a pipeline, some day\n/* not yet */\n", set: "SET strict = on;\n"} {
 		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +65,7 @@ func TestCLIErrorsSayWhatWentWrong(t *testing.T) {
 		{[]string{"run", "/nonexistent.sql"}, 1, "ERROR: open /nonexistent.sql: no such file or directory", ""},
 		{[]string{"run", "--state-dir", filepath.Join(dir, "state"), empty}, 1, "ERROR: " + empty + " holds no statements", ""},
 		{[]string{"check", comments}, 1, "ERROR: " + comments + " holds no statements", ""},
+		{[]string{"run", "--state-dir", filepath.Join(dir, "state"), "--memory-limit", "lots", set}, 1, `ERROR: invalid value for parameter "memory_limit": "lots" (want a size such as '512MB' or '2GB' (0: no limit))`, ""},
 		{[]string{"explain", comments}, 1, "ERROR: " + comments + " holds no statements", ""},
 		{[]string{"query", "--state-dir", typo, "SELECT 1"}, 1, "ERROR: state directory " + typo + " does not exist (give the --state-dir of a pipeline that ran)", ""},
 		{[]string{"query", "--state-dir", emptyState, "SELECT 1"}, 1, "ERROR: state directory " + emptyState + " is empty (give the --state-dir of a pipeline that ran)", ""},

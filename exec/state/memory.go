@@ -33,14 +33,14 @@ type Sizes struct {
 }
 
 // BadgerSizes returns the buffers for a memory limit: a memtable of
-// 1/16 of it (8–64 MiB: Badger needs 8 MiB for its 1 MiB value threshold,
-// and the 64 MiB cap is the size without a limit), a
-// block cache of 1/16 (4–256 MiB) and an index cache of 1/32 (2–128
-// MiB), so the buffers Badger can fill take about a third of the limit
-// and the rest is left to the pipelines' own state.
+// 1/10 of it (8–64 MiB: Badger needs 8 MiB for its 1 MiB value
+// threshold, and the 64 MiB cap is the size without a limit; a smaller
+// one means more flushes, and Badger caps a transaction at 15% of it), a
+// block cache of 1/16 (4–256 MiB) and an index cache of 1/32 (2–128 MiB).
+// The rest of the limit is left to the pipelines' own state.
 func BadgerSizes(limit int64) Sizes {
 	return Sizes{
-		MemTable:   clamp(limit/16, 8<<20, 64<<20),
+		MemTable:   clamp(limit/10, 8<<20, 64<<20),
 		BlockCache: clamp(limit/16, 4<<20, 256<<20),
 		IndexCache: clamp(limit/32, 2<<20, 128<<20),
 	}

@@ -10,7 +10,7 @@ func TestBadgerSizes(t *testing.T) {
 		limit int64
 		want  Sizes
 	}{
-		{320 << 20, Sizes{MemTable: 20 << 20, BlockCache: 20 << 20, IndexCache: 10 << 20}},
+		{320 << 20, Sizes{MemTable: 32 << 20, BlockCache: 20 << 20, IndexCache: 10 << 20}},
 		{16 << 20, Sizes{MemTable: 8 << 20, BlockCache: 4 << 20, IndexCache: 2 << 20}},
 		{64 << 30, Sizes{MemTable: 64 << 20, BlockCache: 256 << 20, IndexCache: 128 << 20}},
 	} {
@@ -29,7 +29,7 @@ func TestOpenSizesBadgerFromTheMemoryLimit(t *testing.T) {
 	}
 	defer s.Close()
 	o := s.db.Opts()
-	if o.MemTableSize != 20<<20 || o.BlockCacheSize != 20<<20 || o.IndexCacheSize != 10<<20 {
+	if o.MemTableSize != 32<<20 || o.BlockCacheSize != 20<<20 || o.IndexCacheSize != 10<<20 {
 		t.Fatalf("memtable %d, block cache %d, index cache %d", o.MemTableSize, o.BlockCacheSize, o.IndexCacheSize)
 	}
 	if err := s.Update(func(w *Writer) error { return w.Set([]byte("k"), []byte("v")) }); err != nil {
