@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -76,9 +77,10 @@ type Options struct {
 	// last checkpoint without starting the pipelines (engine/readonly.go):
 	// `streamsql query`.
 	ReadOnly bool
-	// Logf, when set, receives the engine's warnings (a stalled
-	// watermark, see stall.go) as printf-style lines.
-	Logf func(format string, args ...any)
+	// Logger receives the engine's events as structured records: stalled
+	// watermarks (stall.go) at warn, checkpoints at debug (their failures
+	// at error), what recovery restored at info. Nil discards them.
+	Logger *slog.Logger
 }
 
 // Engine is one streamsql instance over a state directory. Its methods
@@ -132,6 +134,9 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	var st *state.Store
 	var err error

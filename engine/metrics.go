@@ -238,8 +238,10 @@ func (e *Engine) timedCheckpoint(run func() (uint64, error)) error {
 	s.recent = append(s.recent, rec)
 	if err != nil {
 		s.failures++
+		e.opts.Logger.Error("checkpoint failed", "id", id, "duration", d, "error", rec.Err)
 		return err
 	}
+	e.opts.Logger.Debug("checkpoint stored", "id", id, "duration", d, "bytes", rec.Bytes, "rows", rec.Changes)
 	s.duration.observe(d)
 	s.last = rec.At
 	return nil

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -99,22 +99,27 @@ func totals(lines string) string {
 	return strings.Join(keep, "\n")
 }
 
-// logBuffer collects an engine's log lines.
+// logBuffer collects an engine's log records as text lines.
 type logBuffer struct {
-	mu    sync.Mutex
-	lines []string
+	mu  sync.Mutex
+	buf strings.Builder
 }
 
-func (l *logBuffer) logf(format string, args ...any) {
+func (l *logBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	return l.buf.Write(p)
+}
+
+// logger returns a debug-level text logger writing to l.
+func (l *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 func (l *logBuffer) text() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
+	return l.buf.String()
 }
 
 // TestWatermarkStall drives the engine clock by hand: a view whose input
@@ -125,7 +130,7 @@ func (l *logBuffer) text() string {
 func TestWatermarkStall(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var log logBuffer
-	e, err := Open(Options{StateDir: t.TempDir(), Clock: func() time.Time { return now }, Logf: log.logf,
+	e, err := Open(Options{StateDir: t.TempDir(), Clock: func() time.Time { return now }, Logger: log.logger(),
 		Settings: map[string]string{"parallelism": "1", "watermark_stall_timeout": "1m"}})
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +171,8 @@ func TestWatermarkStall(t *testing.T) {
 	if !step(time.Minute) {
 		t.Fatalf("not stalled after a minute with input; log:\n%s", log.text())
 	}
-	for _, want := range []string{"view m: watermark stuck at 2024-01-01 00:00:01", "source s partition 1 holds it", "set idle_timeout on source s"} {
+	for _, want := range []string{"view m: watermark stuck at 2024-01-01 00:00:01", "source s partition 1 holds it", "set idle_timeout on source s",
+		"level=WARN ", ` view=m watermark="2024-01-01 00:00:01" source=s partition=1`} {
 		if !strings.Contains(log.text(), want) {
 			t.Fatalf("log lacks %q:\n%s", want, log.text())
 		}
@@ -178,7 +184,7 @@ func TestWatermarkStall(t *testing.T) {
 	if step(time.Second) {
 		t.Fatal("still stalled after partition 1 caught up")
 	}
-	if !strings.Contains(log.text(), "view m: watermark moved again, to 2024-01-01 00:00:35") {
+	if !strings.Contains(log.text(), `level=INFO msg="watermark moved again" view=m watermark="2024-01-01 00:00:35"`) {
 		t.Fatalf("log lacks the release:\n%s", log.text())
 	}
 	if m := metricLines(t, exec); strings.Contains(m, "watermark_stalled") {

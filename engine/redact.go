@@ -34,3 +34,9 @@ type redactedError struct{ err error }
 
 func (r redactedError) Error() string { return redact(r.err.Error()) }
 func (r redactedError) Unwrap() error { return r.err }
+
+// Redact hides passwords in s as the engine does in what it shows: the
+// password of a URL DSN (postgres://u:***@h) and the value of password,
+// secret and token options (password=***). The CLI's log handler runs
+// every logged string through it.
+func Redact(s string) string { return redact(s) }

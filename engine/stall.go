@@ -69,7 +69,7 @@ func (e *Engine) checkStall(v *viewRT, now int64, timeout time.Duration) {
 	wm := r.gen.Current()
 	if !st.seen || wm != st.wm {
 		if st.stalled {
-			e.logf("streamsql: view %s: watermark moved again, to %s", v.plan.Name, fmtWatermark(wm))
+			e.opts.Logger.Info("watermark moved again", "view", v.plan.Name, "watermark", fmtWatermark(wm))
 		}
 		*st = stallState{seen: true, wm: wm, rowsAt: in}
 		return
@@ -81,13 +81,13 @@ func (e *Engine) checkStall(v *viewRT, now int64, timeout time.Duration) {
 		return
 	}
 	st.stalled = true
-	e.logf("%s", stallMessage(v.plan.Name, r, now, time.Duration(now-st.since)*time.Microsecond))
+	e.opts.Logger.Warn(stallMessage(v.plan.Name, r, now, time.Duration(now-st.since)*time.Microsecond), stallAttrs(v.plan.Name, r)...)
 }
 
 // stallMessage names the source and partition holding view's watermark
 // and what would release them.
 func stallMessage(view string, r *reader, now int64, stuck time.Duration) string {
-	msg := fmt.Sprintf("streamsql: warning: view %s: watermark stuck at %s: rows have arrived for %s without moving it", view, fmtWatermark(r.gen.Current()), stuck.Round(time.Second))
+	msg := fmt.Sprintf("view %s: watermark stuck at %s: rows have arrived for %s without moving it", view, fmtWatermark(r.gen.Current()), stuck.Round(time.Second))
 	p, ok := r.gen.Holder()
 	if !ok {
 		return msg
@@ -110,8 +110,12 @@ func fmtWatermark(wm int64) string {
 	return types.TimestampValue(wm).String()
 }
 
-func (e *Engine) logf(format string, args ...any) {
-	if e.opts.Logf != nil {
-		e.opts.Logf(format, args...)
+// stallAttrs are the structured fields of a stall warning: the view, and
+// the source and partition holding its watermark when one does.
+func stallAttrs(view string, r *reader) []any {
+	attrs := []any{"view", view, "watermark", fmtWatermark(r.gen.Current())}
+	if p, ok := r.gen.Holder(); ok {
+		attrs = append(attrs, "source", r.obj.Name, "partition", p)
 	}
+	return attrs
 }

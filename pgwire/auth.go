@@ -51,9 +51,7 @@ func (s *session) authenticate() error {
 func (s *session) delayFailure() {
 	host := s.remoteHost()
 	n, d := s.srv.auth.failed(host)
-	if s.srv.cfg.Logf != nil {
-		s.srv.cfg.Logf("pgwire: password authentication failed for user %q from %s (%d in a row); answering after %v", s.user, host, n, d)
-	}
+	s.srv.cfg.Logger.Warn("pgwire: password authentication failed", s.logAttrs("failures_in_a_row", n, "delay", d)...)
 	_ = s.srv.auth.sleep(s.srv.ctx, d)
 }
 

@@ -196,7 +196,18 @@ func (s *session) begin(m *pgproto3.StartupMessage) (bool, error) {
 	}
 	s.be.Send(&pgproto3.BackendKeyData{ProcessID: s.pid, SecretKey: []byte{byte(s.secret >> 24), byte(s.secret >> 16), byte(s.secret >> 8), byte(s.secret)}})
 	s.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	s.srv.cfg.Logger.Debug("pgwire: connection authorized", s.logAttrs("application_name", s.params["application_name"])...)
 	return true, s.be.Flush()
+}
+
+// logAttrs are the fields of s's log records: the client's address, the
+// user and database (once its startup named them), then more.
+func (s *session) logAttrs(more ...any) []any {
+	attrs := []any{"remote_addr", s.conn.RemoteAddr().String()}
+	if s.user != "" {
+		attrs = append(attrs, "user", s.user, "database", s.database)
+	}
+	return append(attrs, more...)
 }
 
 // fatal sends a FATAL error (the connection ends after it).

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -37,9 +38,10 @@ type Config struct {
 	StartupTimeout time.Duration
 	// Database is what current_database() reports (default "streamsql").
 	Database string
-	// Logf, when set, receives one line per dropped connection and per
-	// failed login.
-	Logf func(format string, args ...any)
+	// Logger receives connection events with the client's address, user
+	// and database as fields: a session's start and end at debug, a
+	// dropped connection and a failed login at warn. Nil discards them.
+	Logger *slog.Logger
 	// AuthDelay is how long the answer to a failed login waits (default
 	// DefaultAuthDelay, 100ms); it doubles with each consecutive failure
 	// from the same address up to AuthDelayMax (default
@@ -82,6 +84,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Database == "" {
 		cfg.Database = "streamsql"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.AuthDelay <= 0 {
 		cfg.AuthDelay = DefaultAuthDelay
@@ -157,8 +162,10 @@ func (s *Server) ServeConn(c net.Conn) {
 	}()
 	sess := newSession(s, c)
 	defer c.Close()
-	if err := sess.run(); err != nil && s.cfg.Logf != nil {
-		s.cfg.Logf("pgwire: connection from %s dropped: %v", c.RemoteAddr(), err)
+	if err := sess.run(); err != nil {
+		s.cfg.Logger.Warn("pgwire: connection dropped", sess.logAttrs("error", err.Error())...)
+	} else if sess.user != "" {
+		s.cfg.Logger.Debug("pgwire: connection closed", sess.logAttrs()...)
 	}
 	sess.cleanup()
 }

@@ -69,7 +69,7 @@ wall s), peak RSS and the state size at the end.`,
 					if q == "" {
 						continue
 					}
-					fmt.Fprintf(os.Stderr, "%s: %d events × %d ...\n", q, events, repeats)
+					logger.Info("bench: query started", "query", q, "events", events, "repeats", repeats)
 					start := time.Now()
 					rep, err := bench.RunWith(ctx, cfg, q, events, repeats)
 					if err != nil && rep.Failed == "" {
@@ -81,11 +81,11 @@ wall s), peak RSS and the state size at the end.`,
 					}
 					if rep.Failed != "" {
 						failed = true
-						fmt.Fprintf(os.Stderr, "%s: failed: %s\n", q, rep.Failed)
+						logger.Error("bench: query failed", "query", q, "error", rep.Failed)
 					} else if rep.NotSupported != "" {
-						fmt.Fprintf(os.Stderr, "%s: not supported: %s\n", q, rep.NotSupported)
+						logger.Warn("bench: query not supported", "query", q, "reason", rep.NotSupported)
 					} else {
-						fmt.Fprintf(os.Stderr, "%s: done in %.1fs\n", q, time.Since(start).Seconds())
+						logger.Info("bench: query done", "query", q, "elapsed", time.Since(start).Round(100*time.Millisecond))
 					}
 					reps = append(reps, rep)
 				}

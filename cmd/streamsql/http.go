@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/streamsql/streamsql/dashboard"
@@ -42,14 +40,9 @@ func (f httpFlags) start(e *engine.Engine, users map[string]string) (stop func()
 		dash.Close()
 		return nil, fmt.Errorf("--http: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "streamsql metrics on http://%s/metrics, dashboard on http://%s/\n", srv.Addr(), srv.Addr())
+	logger.Info("metrics and dashboard listening", "metrics", "http://"+srv.Addr()+"/metrics", "dashboard", "http://"+srv.Addr()+"/")
 	return func() {
 		_ = srv.Close()
 		dash.Close()
 	}, nil
-}
-
-// logTo returns an engine Logf that writes lines to w.
-func logTo(w io.Writer) func(string, ...any) {
-	return func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 }

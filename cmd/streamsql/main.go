@@ -108,7 +108,10 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func rootCmd() *cobra.Command {
-	var stateDir string
+	var (
+		stateDir string
+		logs     logFlags
+	)
 	root := &cobra.Command{
 		Use:   "streamsql",
 		Short: "Streaming SQL with event-time windows and a stated lateness contract",
@@ -119,9 +122,19 @@ restarts and crashes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(debug.ReadBuildInfo()),
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			l, err := logs.logger(stderrLog)
+			if err != nil {
+				return err
+			}
+			logger = l
+			return nil
+		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&stateDir, "state-dir", "./.streamsql", "directory for state and checkpoints")
+	root.PersistentFlags().StringVar(&logs.level, "log-level", "info", "the least severe log records written to stderr: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&logs.format, "log-format", "text", "log records as text (key=value) or json (one object a line)")
 	root.AddCommand(runCmd(&stateDir), testCmd(), explainCmd(&stateDir, false), explainCmd(&stateDir, true), benchCmd(), devCmd(), docsCmd(), queryCmd(&stateDir))
 	root.AddCommand(serveCmd(&stateDir), versionCmd())
 	guard(root)
@@ -194,11 +207,11 @@ func runCmd(stateDir *string) *cobra.Command {
 	return cmd
 }
 
-// printRecovered prints one stderr line with the size of the state the
-// engine recovered and how long it took, when it recovered any.
+// printRecovered logs the size of the state the engine recovered and how
+// long it took, when it recovered any.
 func printRecovered(e *engine.Engine) {
 	if r, ok := e.Recovered(); ok {
-		fmt.Fprintln(os.Stderr, r)
+		logger.Info(r.String(), "bytes", r.Bytes, "duration", r.Duration)
 	}
 }
 
@@ -225,8 +238,9 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 		return err
 	}
 	status := &statusLine{on: term.IsTerminal(int(os.Stderr.Fd()))}
+	defer stderrLog.under(status)()
 	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true, Script: src,
-		Settings: memorySettings(memLimit), SetMemoryLimit: setMemoryLimit, Logf: logTo(clearingWriter{os.Stderr, status})})
+		Settings: memorySettings(memLimit), SetMemoryLimit: setMemoryLimit, Logger: logger})
 	if err != nil && ctx.Err() != nil {
 		return nil // interrupted while recovering (waiting for a source): the state is as it was
 	}

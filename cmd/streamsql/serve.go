@@ -65,7 +65,7 @@ SIGTERM checkpoints and stops.`,
 }
 
 func serve(ctx context.Context, stateDir string, f serveFlags) error {
-	cfg := pgwire.Config{Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }}
+	cfg := pgwire.Config{Logger: logger}
 	users, err := loadUsers(f)
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 		return err
 	}
 	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(os.Stdout), SkipSameDDL: true,
-		Settings: memorySettings(f.memLimit), SetMemoryLimit: setMemoryLimit, Logf: logTo(os.Stderr)})
+		Settings: memorySettings(f.memLimit), SetMemoryLimit: setMemoryLimit, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv := pgwire.New(cfg)
-	fmt.Fprintf(os.Stderr, "streamsql serving on %s (state in %s); connect with: psql -h %s -p %s\n", ln.Addr(), stateDir, hostOf(ln.Addr().String()), portOf(ln.Addr().String()))
+	logger.Info("streamsql serving", "listen", ln.Addr().String(), "state_dir", stateDir, "connect", "psql -h "+hostOf(ln.Addr().String())+" -p "+portOf(ln.Addr().String()))
 	runErr := make(chan error, 1)
 	go func() { runErr <- drivePipelines(ctx, e, f) }()
 	serveErr := make(chan error, 1)
@@ -140,7 +140,7 @@ func serve(ctx context.Context, stateDir string, f serveFlags) error {
 func drivePipelines(ctx context.Context, e *engine.Engine, f serveFlags) error {
 	err := e.Run(ctx, engine.RunOptions{CheckpointInterval: f.interval, StepRows: f.stepRows})
 	if err != nil && ctx.Err() == nil {
-		fmt.Fprintf(os.Stderr, "streamsql: pipelines stopped: %v\nThe server keeps answering queries; restart it to resume from the last checkpoint.\n", err)
+		logger.Error("pipelines stopped; the server keeps answering queries, restart it to resume from the last checkpoint", "error", err)
 	}
 	return nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"io"
-	"log/slog"
-	"os"
 
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/connectors/blackhole"
@@ -16,20 +14,16 @@ import (
 	"github.com/streamsql/streamsql/sqllogic"
 )
 
-// connectorLog is where connectors say that the system they talk to is
-// unreachable and that it is back (once per change), at the info level.
-var connectorLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-
 // registry wires the concrete connectors; cmd/streamsql is the only place
 // that knows them all.
 func registry(out io.Writer) *connectors.Registry {
 	r := connectors.NewRegistry()
 	r.AddSource(datagen.Factory())
 	r.AddSource(file.SourceFactory())
-	r.AddSource(kafka.SourceFactory(kafka.WithLogger(connectorLog)))
+	r.AddSource(kafka.SourceFactory(kafka.WithLogger(logger)))
 	r.AddSink(file.SinkFactory())
-	r.AddSink(kafka.SinkFactory(kafka.WithLogger(connectorLog)))
-	r.AddSink(postgres.Factory(connectorLog))
+	r.AddSink(kafka.SinkFactory(kafka.WithLogger(logger)))
+	r.AddSink(postgres.Factory(logger))
 	r.AddSink(stdout.Factory(out))
 	r.AddSink(blackhole.Factory())
 	return r
