@@ -102,6 +102,17 @@ type Backlogger interface {
 	Backlog() []int64
 }
 
+// Progresser is implemented by bounded sources that know how much input
+// they hold: `streamsql run`'s progress bar and ETA read it. The engine
+// calls it after each Read, from the goroutine that reads.
+type Progresser interface {
+	// Progress returns the input consumed since Open and the input there
+	// was to consume at Open, in one unit the source picks (bytes of its
+	// files, events of its sequence); total ≤ 0 means it does not know
+	// (an unbounded source).
+	Progress() (done, total int64)
+}
+
 // Op is the kind of a change row.
 type Op uint8
 

@@ -90,6 +90,10 @@ type SourceStats struct {
 	Watermark    int64
 	HasWatermark bool
 	Partitions   []PartitionStats
+	// Done and Total are a bounded source's progress since the process
+	// opened it, in a unit of its own (connectors.Progresser); Total ≤ 0
+	// when it does not know.
+	Done, Total int64
 }
 
 // PartitionStats are the figures of one partition of a source.
@@ -415,7 +419,7 @@ func (r *reader) total() int64 {
 // stats copies r's figures; pipeline names what reads it.
 func (r *reader) stats(pipeline string) SourceStats {
 	s := SourceStats{Pipeline: pipeline, Source: r.obj.Name, OnError: r.onError, DecodeErrors: r.decodeErrs,
-		Watermark: r.gen.Current(), HasWatermark: r.obj.TimeCol >= 0}
+		Watermark: r.gen.Current(), HasWatermark: r.obj.TimeCol >= 0, Done: r.progDone, Total: r.progTotal}
 	for p := 0; p < r.gen.Partitions(); p++ {
 		ps := r.gen.Partition(p)
 		st := PartitionStats{Read: at(r.read, p), Bytes: at(r.bytes, p), Watermark: ps.Watermark, Idle: ps.Idle}

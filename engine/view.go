@@ -91,6 +91,8 @@ type reader struct {
 	// before anything reads it; evalErrs counts their failures.
 	computed []computedCol
 	evalErrs exec.EvalErrors
+	// progDone and progTotal are its last Progress (total ≤ 0: it has none).
+	progDone, progTotal int64
 }
 
 func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, error) {
@@ -888,6 +890,9 @@ func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b
 	r.grow(e.now())
 	if bl, ok := r.src.(connectors.Backlogger); ok {
 		r.backlog = bl.Backlog()
+	}
+	if pr, ok := r.src.(connectors.Progresser); ok {
+		r.progDone, r.progTotal = pr.Progress()
 	}
 	if b.Partition < 0 || b.Partition >= len(r.offs) {
 		return false, fmt.Errorf("read %s: batch for partition %d of %d", r.obj.Name, b.Partition, len(r.offs))

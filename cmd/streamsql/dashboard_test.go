@@ -55,7 +55,7 @@ func startDashboard(t *testing.T) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- runPipeline(ctx, file, filepath.Join(dir, "state"), 500*time.Millisecond, "", httpFlags{addr: web, sample: 200 * time.Millisecond}, nil)
+		done <- runPipeline(ctx, file, filepath.Join(dir, "state"), 500*time.Millisecond, "", httpFlags{addr: web, sample: 200 * time.Millisecond}, nil, "never")
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -169,6 +169,7 @@ func printErr(err error) {
 func runCmd(stateDir *string) *cobra.Command {
 	var (
 		interval time.Duration
+		progress string
 		prof     profiles
 		web      httpFlags
 		memLimit string
@@ -187,7 +188,10 @@ func runCmd(stateDir *string) *cobra.Command {
 				printErr(err)
 				return exitError{1}
 			}
-			err = runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd), memLimit, web, prof.atEnd)
+			if progress != "auto" && progress != "always" && progress != "never" {
+				return fmt.Errorf("--progress %q: want auto, always or never", progress)
+			}
+			err = runPipeline(cmd.Context(), args[0], *stateDir, checkpointInterval(cmd), memLimit, web, prof.atEnd, progress)
 			if perr := stopProf(); err == nil {
 				err = perr
 			}
@@ -200,6 +204,7 @@ func runCmd(stateDir *string) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&interval, "checkpoint-interval", 0, "time between checkpoints (default: the file's SET checkpoint_interval, else 10s)")
 	cmd.Flags().StringVar(&memLimit, "memory-limit", "", memoryLimitUsage)
+	cmd.Flags().StringVar(&progress, "progress", "auto", "the status line and progress bar on stderr: auto (on a terminal), always or never")
 	cmd.Flags().StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
 	cmd.Flags().StringVar(&prof.mem, "memprofile", "", "write a heap profile to FILE when the run ends, before its final checkpoint (in-use memory then, and the allocations of the whole run)")
 	cmd.Flags().StringVar(&web.addr, "http", "", "serve Prometheus metrics at http://ADDR/metrics and the dashboard at http://ADDR/ while the run lasts (a loopback address unless --insecure)")
@@ -228,7 +233,10 @@ func checkpointInterval(cmd *cobra.Command) time.Duration {
 
 // runPipeline runs file until its bounded sources end or ctx ends; atEnd
 // (may be nil) is called once the run ends, before the final checkpoint.
-func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration, memLimit string, web httpFlags, atEnd func() error) error {
+// On a terminal (or with --progress always) stderr shows a status line:
+// a progress bar while every source knows how much input it has left.
+// Whatever the outcome, the run ends with one summary line on stderr.
+func runPipeline(ctx context.Context, file, stateDir string, interval time.Duration, memLimit string, web httpFlags, atEnd func() error, progress string) (err error) {
 	// Signals are caught before recovery starts, so a SIGTERM at any point
 	// ends the run with a checkpoint instead of killing it.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -237,8 +245,10 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	if err != nil {
 		return err
 	}
-	status := &statusLine{on: term.IsTerminal(int(os.Stderr.Fd()))}
+	status := &statusLine{on: progress == "always" || progress == "auto" && term.IsTerminal(int(os.Stderr.Fd()))}
 	defer stderrLog.under(status)()
+	rep := &runReport{start: time.Now(), width: termWidth()}
+	defer func() { rep.print(clearingWriter{os.Stderr, status}, outcome(ctx, err)) }()
 	e, err := engine.OpenContext(ctx, engine.Options{StateDir: stateDir, Registry: registry(clearingWriter{os.Stdout, status}), SkipSameDDL: true, Script: src,
 		Settings: memorySettings(memLimit), SetMemoryLimit: setMemoryLimit, Logger: logger})
 	if err != nil && ctx.Err() != nil {
@@ -247,19 +257,20 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 	if err != nil {
 		return err
 	}
+	rep.opened(e)
 	printRecovered(e)
 	stopHTTP, err := web.start(e, nil)
 	if err != nil {
-		_ = e.Close()
+		_ = rep.close()
 		return err
 	}
 	defer stopHTTP()
 	res, err := e.Exec(ctx, src)
 	if err != nil && ctx.Err() != nil {
-		return e.Close() // interrupted while starting: a clean stop
+		return rep.close() // interrupted while starting: a clean stop
 	}
 	if err != nil {
-		_ = e.Close()
+		_ = rep.close()
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if res != nil {
@@ -270,31 +281,39 @@ func runPipeline(ctx context.Context, file, stateDir string, interval time.Durat
 			printRows(res)
 		}
 	}
-	start := time.Now()
-	var events int64
-	line := func() string {
-		upd, wm := e.Stats()
-		return fmt.Sprintf("%6.1fs  batches %d  watermark %s  view changes %d", time.Since(start).Seconds(), events, fmtWM(wm), upd)
-	}
 	err = e.Run(ctx, engine.RunOptions{CheckpointInterval: interval, UntilDone: true, OnStep: func(progressed bool) {
 		if progressed {
-			events++
+			rep.batches++
 		}
-		if status.on {
-			status.draw(line())
-		}
+		status.draw(rep.status)
 	}})
 	if err == nil && atEnd != nil {
 		err = atEnd()
 	}
 	if err != nil {
-		_ = e.Close()
+		_ = rep.close()
 		return err
 	}
-	if status.on {
-		status.finish(line())
+	return rep.close()
+}
+
+// outcome names how a run ended for its summary line.
+func outcome(ctx context.Context, err error) string {
+	switch {
+	case err != nil:
+		return "failed"
+	case ctx.Err() != nil:
+		return "interrupted"
 	}
-	return e.Close()
+	return "done"
+}
+
+// termWidth is stderr's width in columns (80 when it is no terminal).
+func termWidth() int {
+	if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 80
 }
 
 func fmtWM(wm int64) string {

@@ -19,17 +19,25 @@ type statusLine struct {
 	last  time.Time
 }
 
-// draw shows text, at most every 100 ms.
-func (s *statusLine) draw(text string) {
+// draw shows the text of status, at most every 100 ms (status is not
+// called in between). status runs without s's lock: it may wait for the
+// engine, whose goroutines may log (and so erase the line) meanwhile.
+func (s *statusLine) draw(status func() string) {
 	if !s.on {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if time.Since(s.last) < 100*time.Millisecond {
+	due := time.Since(s.last) >= 100*time.Millisecond
+	if due {
+		s.last = time.Now()
+	}
+	s.mu.Unlock()
+	if !due {
 		return
 	}
-	s.last = time.Now()
+	text := status()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	fmt.Fprintf(os.Stderr, "\r\033[K%s", text)
 	s.shown = true
 }
@@ -42,15 +50,6 @@ func (s *statusLine) clear() {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 		s.shown = false
 	}
-}
-
-// finish leaves the last status text on its own line.
-func (s *statusLine) finish(text string) {
-	if !s.on {
-		return
-	}
-	s.clear()
-	fmt.Fprintln(os.Stderr, text)
 }
 
 // clearingWriter erases the status line before each write to w.

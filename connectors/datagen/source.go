@@ -54,6 +54,7 @@ type source struct {
 	throttle int64                        // sequence events per wall second; 0: none
 	parts    []cursor                     // next matching event per partition
 	pos      []int64                      // offset per partition: next event number to consider
+	opened   []int64                      // pos at Open, for Progress
 	next     int                          // partition the next Read tries first
 	start    time.Time                    // wall time of Open, for throttling
 	startN   int64                        // smallest offset at Open, for throttling
@@ -130,6 +131,7 @@ func (s *source) Open(_ context.Context, offsets []int64) error {
 		s.parts[p].seek(n)
 		s.startN = min(s.startN, n)
 	}
+	s.opened = append(s.opened[:0], s.pos...)
 	s.next, s.closed = 0, false
 	s.start = s.now()
 	return nil

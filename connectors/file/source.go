@@ -80,6 +80,8 @@ type partition struct {
 	// line to read.
 	needHeader bool
 	done       bool      // bounded and fully read
+	size       int64     // bounded: the file's size at Open (-1: unknown), see Progress
+	start      int64     // bounded: the byte position at Open
 	used       int64     // Read count when last read, for closing the least recently used file
 	checked    time.Time // last checkFollowed
 }
@@ -202,6 +204,7 @@ func (s *source) Open(_ context.Context, offsets []int64) error {
 		}
 		p.ord, p.pos = ord, pos
 	}
+	s.measure()
 	s.next, s.closed = 0, false
 	return nil
 }
