@@ -202,8 +202,12 @@ func (r *runReport) status() string {
 	return fmt.Sprintf("%6.1fs  rows %d (%s/s)  batches %d  watermark %s  view changes %d", elapsed.Seconds(), f.read, fmtCount(rate), r.batches, fmtWM(wm), upd)
 }
 
-// print writes the summary line to w.
+// print writes the summary line to w; nothing when the engine never
+// opened because of an error (the error line says all there is).
 func (r *runReport) print(w io.Writer, outcome string) {
+	if r.e == nil && outcome == "failed" {
+		return // the engine never opened (a bad setting, unreadable state): the error is the whole story
+	}
 	r.end()
 	fmt.Fprintln(w, summaryLine(outcome, r.last, time.Since(r.start)))
 }
