@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
@@ -14,6 +15,9 @@ import (
 // TTL: a group not updated for TTL (event time when the input has a
 // watermark, the wall clock otherwise) is dropped and its row retracted
 // from the view, so the view holds the groups active within the TTL.
+// When each group expires is kept in a timer queue (timers.go), in memory
+// and, from each checkpoint, in Badger, so expiry visits only the groups
+// it drops and evicted groups leave memory whole.
 type Aggregate struct {
 	id      string
 	groups  []int
@@ -28,14 +32,15 @@ type Aggregate struct {
 	entries map[string]*aggEntry
 	// changed lists the keys of groups changed since the last
 	// checkpoint; gone the keys a checkpoint wrote whose groups expired
-	// since.
+	// since, with their stored timers.
 	changed dirtyList[string]
-	gone    []string
+	gone    map[string]int64
+	timers  timerQueue
+	marked  bool // this run wrote the timer marker
 
-	store    *state.Store
-	budget   int
-	resident int // groups whose values are in memory
-	spill    spillArea
+	store  *state.Store
+	budget int
+	spill  spillArea
 	// onDisk: groups not in entries may be in Badger (restored lazily,
 	// or evicted whole: see aggregate_spill.go).
 	onDisk  bool
@@ -49,10 +54,10 @@ type aggEntry struct {
 	acc       accs
 	emitted   types.Row
 	last      int64 // event (or processing) time of the last update
+	indexed   int64 // the group's timer in the last checkpoint (noTimer: none)
 	pending   bool
 	persisted bool // a checkpoint holds this key
 	dirty     bool // changed since the last checkpoint (listed in changed)
-	evicted   bool // acc and emitted are in Badger, not in memory
 }
 
 // AggregateConfig configures an Aggregate.
@@ -74,8 +79,8 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 	a := &Aggregate{
 		id: c.ID, groups: c.Node.GroupCols, calls: c.Node.Aggs, ttl: c.Node.TTL, timeCol: c.TimeCol,
 		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
-		entries: map[string]*aggEntry{},
-		spill:   newSpillArea(c.Store, c.ID),
+		entries: map[string]*aggEntry{}, gone: map[string]int64{},
+		spill: newSpillArea(c.Store, c.ID), timers: newTimerQueue(c.Store, c.ID),
 	}
 	if c.Store != nil && c.Budget > 0 {
 		a.store, a.budget = c.Store, c.Budget
@@ -93,26 +98,9 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		for _, c := range a.groups {
 			a.keyBuf = state.AppendKey(a.keyBuf, r[c])
 		}
-		e, ok := a.entries[string(a.keyBuf)]
-		if !ok && a.onDisk {
-			var err error
-			if e, err = a.load(string(a.keyBuf)); err != nil {
-				return err
-			}
-			ok = e != nil
-		}
-		if ok {
-			if err := a.use(e); err != nil {
-				return err
-			}
-		} else {
-			g := make(types.Row, len(a.groups))
-			for j, c := range a.groups {
-				g[j] = r[c]
-			}
-			e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime}
-			a.entries[e.key] = e
-			a.resident++
+		e, created, err := a.entry(r)
+		if err != nil {
+			return err
 		}
 		e.acc.add(a.calls, r)
 		if a.timeCol >= 0 && !r[a.timeCol].IsNull() {
@@ -121,6 +109,9 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			}
 		} else {
 			e.last = a.now
+		}
+		if created && a.ttl > 0 {
+			a.timers.push(a.expiry(e), e.key)
 		}
 		a.markDirty(e)
 		if !e.pending {
@@ -154,30 +145,85 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 	return a.evict()
 }
 
-// expire drops groups last updated at or before limit.
+// entry returns the group of row r (in keyBuf's key form): from memory,
+// else from Badger, else a new one (created).
+func (a *Aggregate) entry(r types.Row) (e *aggEntry, created bool, err error) {
+	if e, err = a.lookup(string(a.keyBuf)); e != nil || err != nil {
+		return e, false, err
+	}
+	g := make(types.Row, len(a.groups))
+	for j, c := range a.groups {
+		g[j] = r[c]
+	}
+	e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime, indexed: noTimer}
+	if old, ok := a.gone[e.key]; ok { // stored, expired since: rewritten
+		e.persisted, e.indexed = true, old
+		delete(a.gone, e.key)
+	}
+	a.entries[e.key] = e
+	return e, true, nil
+}
+
+// lookup returns the group stored under key k, loading it from Badger
+// when it is not in memory; nil when there is none.
+func (a *Aggregate) lookup(k string) (*aggEntry, error) {
+	if e, ok := a.entries[k]; ok || !a.onDisk {
+		return e, nil
+	}
+	return a.load(k)
+}
+
+// expiry is when group e expires: TTL after its last update.
+func (a *Aggregate) expiry(e *aggEntry) int64 {
+	if a.ttl <= 0 {
+		return noTimer
+	}
+	return e.last + a.ttl
+}
+
+// expire drops the groups last updated at or before limit, visiting the
+// groups whose timers are due: a group updated since its timer was set
+// is covered again at its new expiry.
 func (a *Aggregate) expire(limit int64) error {
 	if a.ttl <= 0 {
 		return nil
 	}
-	out := &Batch{}
-	for k, e := range a.entries {
-		if e.last+a.ttl <= limit {
-			if err := a.use(e); err != nil {
-				return err
-			}
-			a.resident--
-			a.spill.forget(k)
-			if e.emitted != nil {
-				out.Rows = append(out.Rows, e.emitted)
-				out.Diffs = append(out.Diffs, -1)
-			}
-			delete(a.entries, k)
-			if e.persisted { // a checkpoint wrote it: the next one deletes it
-				a.gone = append(a.gone, k)
-			}
-		}
+	due, err := a.timers.due(limit, a.onDisk, a.ownsKey)
+	if err != nil {
+		return err
 	}
-	return a.out.Emit(out)
+	out := &Batch{}
+	for _, it := range due {
+		e, err := a.lookup(it.key)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			continue // expired already (visited twice)
+		}
+		if a.expiry(e) > limit {
+			a.timers.push(a.expiry(e), e.key)
+			continue
+		}
+		if e.emitted != nil {
+			out.Rows = append(out.Rows, e.emitted)
+			out.Diffs = append(out.Diffs, -1)
+		}
+		a.remove(e)
+	}
+	if err := a.out.Emit(out); err != nil {
+		return err
+	}
+	return a.evict()
+}
+
+// remove forgets group e; a checkpoint that wrote it owes a delete.
+func (a *Aggregate) remove(e *aggEntry) {
+	delete(a.entries, e.key)
+	a.spill.forget(e.key)
+	if e.persisted {
+		a.gone[e.key] = e.indexed
+	}
 }
 
 // Watermark implements Operator: event-time TTL expiry.
@@ -203,39 +249,64 @@ func (a *Aggregate) Tick(now int64) error {
 	return nil
 }
 
-// Checkpoint implements Stateful.
+// Checkpoint implements Stateful: deletes for expired groups a checkpoint
+// wrote, then every group changed since, each with its stored timer
+// moved to its expiry (under STATE TTL).
 func (a *Aggregate) Checkpoint(w *state.Writer) error {
-	for _, k := range a.gone {
+	if a.ttl > 0 && !a.marked {
+		if err := w.Set(a.timers.marker, timersMark); err != nil {
+			return err
+		}
+		a.marked = true
+	}
+	for k, old := range a.gone {
 		if err := w.Delete([]byte(a.id + k)); err != nil {
 			return err
 		}
-	}
-	a.gone = nil
-	for _, k := range a.changed.take() {
-		e, ok := a.entries[k]
-		var val []byte
-		var err error
-		switch {
-		case ok && !e.dirty:
-			continue // listed twice
-		case ok:
-			val, err = a.value(e)
-		case a.spill.has(k): // evicted whole while changed
-			val, err = a.spill.get(k)
-		default:
-			continue // expired since
+		if err := a.timers.move(w, k, old, noTimer); err != nil {
+			return err
 		}
+	}
+	a.gone = map[string]int64{}
+	for _, k := range a.changed.take() {
+		if err := a.checkpointGroup(w, k); err != nil {
+			return err
+		}
+	}
+	if err := a.spill.clear(w); err != nil {
+		return err
+	}
+	a.timers.prune(func(k string) bool { return a.entries[k] != nil })
+	return nil
+}
+
+// checkpointGroup writes the group stored under k, if it changed since
+// the last checkpoint: from memory, else from the spill area.
+func (a *Aggregate) checkpointGroup(w *state.Writer, k string) error {
+	e, ok := a.entries[k]
+	switch {
+	case ok && !e.dirty:
+		return nil // listed twice
+	case !ok && !a.spill.has(k):
+		return nil // expired since
+	case !ok: // evicted whole while changed
+		val, err := a.spill.get(k)
 		if err != nil {
 			return err
 		}
-		if err := w.Set([]byte(a.id+k), val); err != nil {
+		if e, err = a.decodeEntry(k, val, true); err != nil {
 			return err
 		}
-		if ok {
-			e.dirty, e.persisted = false, true
-		}
 	}
-	return a.spill.clear(w)
+	if err := w.Set([]byte(a.id+k), a.encode(e)); err != nil {
+		return err
+	}
+	now := a.expiry(e)
+	if err := a.timers.move(w, k, e.indexed, now); err != nil {
+		return err
+	}
+	e.dirty, e.persisted, e.indexed = false, true, now
+	return nil
 }
 
 // markDirty lists e as changed since the last checkpoint.
@@ -261,38 +332,51 @@ func (a *Aggregate) encodeWith(e *aggEntry, extra ...types.Value) []byte {
 }
 
 // owns reports whether this instance keeps the group stored under key,
-// from the key alone (the group's values in key form, which Owner hashes
-// alike).
-func (a *Aggregate) owns(key []byte) (bool, error) {
+// from the key alone.
+func (a *Aggregate) owns(key []byte) (bool, error) { return a.ownsKey(string(key[len(a.id):])) }
+
+// ownsKey reports whether this instance keeps group key k (the group's
+// values in key form, which Owner hashes alike).
+func (a *Aggregate) ownsKey(k string) (bool, error) {
 	if a.keep == nil {
 		return true, nil
 	}
-	g, err := state.DecodeKeys(key[len(a.id):])
+	g, err := state.DecodeKeys([]byte(k))
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", a.id, err)
 	}
 	return a.keep(g), nil
 }
 
-// Restore implements Stateful. A spilling aggregate without TTL reads
-// nothing: a group comes into memory from the checkpoint when its next
-// row arrives (lazy), so a restart costs no time per stored group. With
-// TTL every owned group is loaded, since expiry visits them all.
+// Restore implements Stateful. A spilling aggregate reads nothing: a
+// group comes into memory from the checkpoint when its next row arrives
+// or its stored timer fires (lazy), so a restart costs no time per stored
+// group. Otherwise, or from a store whose STATE TTL groups have no stored
+// timers yet (written before them), every owned group is loaded, covered
+// by the heap; in the latter case each is marked changed so the next
+// checkpoint writes its timer.
 func (a *Aggregate) Restore(s *state.Store) error {
-	if a.evictsWhole() {
+	timers, err := a.timers.marked(s)
+	if err != nil {
+		return err
+	}
+	if a.store != nil && (a.ttl <= 0 || timers) {
 		a.onDisk = true
 		return nil
 	}
-	err := s.ScanOwned([]byte(a.id), a.owns, func(key, val []byte) error {
+	err = s.ScanOwned([]byte(a.id), a.owns, func(key, val []byte) error {
 		e, err := a.decodeEntry(string(key[len(a.id):]), val, false)
 		if err != nil {
 			return err
 		}
-		if a.keep != nil && !a.keep(e.group) {
-			return nil
-		}
 		a.entries[e.key] = e
-		a.resident++
+		if a.ttl > 0 {
+			a.timers.push(a.expiry(e), e.key)
+		}
+		if a.ttl > 0 && !timers {
+			e.indexed = noTimer
+			a.markDirty(e)
+		}
 		return nil
 	})
 	if err != nil {
@@ -301,9 +385,10 @@ func (a *Aggregate) Restore(s *state.Store) error {
 	return a.evict()
 }
 
-// decodeEntry decodes the group stored under key: checkpointed, or from
-// the spill area (spilled), whose values carry (last, persisted) and whose
-// groups are still changed since the checkpoint (listed in changed).
+// decodeEntry decodes the group stored under key: checkpointed (its
+// timer is its expiry), or from the spill area (spilled), whose values
+// carry (last, persisted, indexed) and whose groups are still changed
+// since the checkpoint (listed in changed).
 func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry, error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
@@ -319,8 +404,12 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry
 	if err := e.acc.decode(rows[3:]); err != nil {
 		return nil, err
 	}
+	e.indexed = a.expiry(e)
 	if spilled {
-		e.persisted, e.dirty = len(rows[0]) > 1 && rows[0][1].Bool(), true
+		if len(rows[0]) < 3 {
+			return nil, errCorrupt(a.id)
+		}
+		e.persisted, e.indexed, e.dirty = rows[0][1].Bool(), rows[0][2].I, true
 	}
 	return e, nil
 }
@@ -328,8 +417,11 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry
 // load brings the group stored under key into memory from Badger (a
 // group evicted whole, or not loaded since a lazy restore): from the spill
 // area when it changed since the last checkpoint, else from the
-// checkpoint; nil when neither holds it.
+// checkpoint; nil when neither holds it or it expired since.
 func (a *Aggregate) load(key string) (*aggEntry, error) {
+	if _, ok := a.gone[key]; ok {
+		return nil, nil
+	}
 	spilled := a.spill.has(key)
 	var val []byte
 	var err error
@@ -350,7 +442,6 @@ func (a *Aggregate) load(key string) (*aggEntry, error) {
 		return nil, fmt.Errorf("load group state: %w", err)
 	}
 	a.entries[key] = e
-	a.resident++
 	return e, nil
 }
 

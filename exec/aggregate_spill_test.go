@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 
@@ -9,60 +10,108 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// TestAggregateSpillAgreesWithMemory feeds the same random rows, with
-// checkpoints and (lazy) restores at random points, to a GROUP BY limited
-// to two groups in memory (evicted groups leave memory whole) and to an
-// unlimited one, each into a view; the views must agree at every step.
+// TestAggregateSpillAgreesWithMemory feeds the same random rows,
+// watermarks and ticks, with checkpoints and (lazy) restores at random
+// points, to a GROUP BY limited to two groups in memory (evicted groups
+// leave memory whole; under STATE TTL their expiry lives in the stored
+// timers) and to an unlimited one, each into a view; the views must agree
+// at every step. Cases: no TTL, an event-time TTL and a wall-clock TTL.
+// Some restores of a TTL aggregate first strip the stored timers, as a
+// store written before them has none: the restore then loads every group
+// and the next checkpoint writes the timers. The input ends with the
+// watermark of a bounded source's end.
 func TestAggregateSpillAgreesWithMemory(t *testing.T) {
-	node := &planner.Aggregate{GroupCols: []int{0}, Aggs: allAggs}
-	for seed := int64(1); seed <= 5; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		stA, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
+	cases := map[string]struct {
+		ttl     int64
+		timeCol int
+	}{"no-ttl": {0, -1}, "ttl/event": {15, 1}, "ttl/wall": {6, -1}}
+	for name, c := range cases {
+		node := &planner.Aggregate{GroupCols: []int{0}, Aggs: allAggs, TTL: c.ttl}
+		for seed := int64(1); seed <= 5; seed++ {
+			aggregateSpillAgrees(t, name, node, c.timeCol, seed)
 		}
-		build := func() (*Aggregate, *Materialize) {
-			view := NewMaterialize("v/", nil, nil).WithSpill(stA, 2, 3)
-			agg := NewAggregate(AggregateConfig{Store: stA, Budget: 2, ID: "a/", Node: node, TimeCol: -1, Out: Output{Op: view}})
-			return agg, view
-		}
-		spillAgg, spillView := build()
-		memView := NewMaterialize("m/", nil, nil)
-		memAgg := NewAggregate(AggregateConfig{ID: "b/", Node: node, TimeCol: -1, Out: Output{Op: memView}})
-		var id uint64
-		for step := 0; step < 300; step++ {
-			row := types.Row{types.IntValue(rng.Int63n(8)), types.IntValue(0), types.IntValue(rng.Int63n(100))}
+	}
+}
+
+func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, timeCol int, seed int64) {
+	rng := rand.New(rand.NewSource(seed))
+	stA, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stA.Close()
+	build := func() (*Aggregate, *Materialize) {
+		view := NewMaterialize("v/", nil, nil).WithSpill(stA, 2, 3)
+		agg := NewAggregate(AggregateConfig{Store: stA, Budget: 2, ID: "a/", Node: node, TimeCol: timeCol, Out: Output{Op: view}})
+		return agg, view
+	}
+	spillAgg, spillView := build()
+	memView := NewMaterialize("m/", nil, nil)
+	memAgg := NewAggregate(AggregateConfig{ID: "b/", Node: node, TimeCol: timeCol, Out: Output{Op: memView}})
+	var id uint64
+	wm, clock, now := types.MinTime, int64(0), int64(0)
+	for step := 0; step <= 300; step++ {
+		feed := func(do func(a *Aggregate) error) {
 			for _, a := range []*Aggregate{spillAgg, memAgg} {
-				if err := a.Process(0, &Batch{Rows: []types.Row{row.Clone()}}); err != nil {
+				if err := do(a); err != nil {
+					t.Fatalf("%s seed %d step %d: %v", name, seed, step, err)
+				}
+			}
+		}
+		switch r := rng.Intn(15); {
+		case step == 300: // the end of a bounded input
+			feed(func(a *Aggregate) error { return a.Watermark(0, math.MaxInt64) })
+			if n, m := len(spillAgg.entries), len(memAgg.entries); timeCol >= 0 && n+m > 0 {
+				t.Fatalf("%s seed %d: %d and %d groups held after the input's end", name, seed, n, m)
+			}
+		case r == 0:
+			id++
+			checkpointAll(t, stA, id, spillAgg, spillView)
+		case r == 1: // restore from the last checkpoint, replaying nothing since
+			id++
+			checkpointAll(t, stA, id, spillAgg, spillView)
+			if n, held := spillAgg.timers.heap.Len(), len(spillAgg.entries); n > 2*held {
+				t.Fatalf("%s seed %d step %d: %d timers in the heap after a checkpoint, %d groups held", name, seed, step, n, held)
+			}
+			if node.TTL > 0 && rng.Intn(3) == 0 { // a store written before timers
+				stripTimers(t, stA, "a@")
+			}
+			spillAgg, spillView = build()
+			for _, s := range []Stateful{spillAgg, spillView} {
+				if err := s.Restore(stA); err != nil {
 					t.Fatal(err)
 				}
 			}
-			switch rng.Intn(15) {
-			case 0:
-				id++
-				checkpointAll(t, stA, id, spillAgg, spillView)
-			case 1: // restore from the last checkpoint, replaying nothing since
-				id++
-				checkpointAll(t, stA, id, spillAgg, spillView)
-				spillAgg, spillView = build()
-				for _, s := range []Stateful{spillAgg, spillView} {
-					if err := s.Restore(stA); err != nil {
-						t.Fatal(err)
-					}
+			if wm != types.MinTime { // the engine re-sends the watermark
+				if err := spillAgg.Watermark(0, wm); err != nil {
+					t.Fatal(err)
 				}
 			}
-			got, err := spillView.Rows()
-			if err != nil {
-				t.Fatal(err)
+			feed(func(a *Aggregate) error { return a.Tick(now) })
+		case r < 4:
+			if x := clock - rng.Int63n(6); x > wm {
+				wm = x
+				feed(func(a *Aggregate) error { return a.Watermark(0, x) })
 			}
-			want, _ := memView.Rows()
-			if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
-				t.Fatalf("seed %d step %d: spilling GROUP BY %v, in memory %v", seed, step, got, want)
-			}
-			if n := len(spillAgg.entries); n > 3 {
-				t.Fatalf("seed %d step %d: %d groups in memory, budget 2", seed, step, n)
-			}
+		case r < 6:
+			now += rng.Int63n(4)
+			feed(func(a *Aggregate) error { return a.Tick(now) })
+		default:
+			ts := clock - rng.Int63n(8)
+			row := types.Row{types.IntValue(rng.Int63n(8)), types.TimestampValue(ts), types.IntValue(rng.Int63n(100))}
+			feed(func(a *Aggregate) error { return a.Process(0, &Batch{Rows: []types.Row{row.Clone()}}) })
+			clock += rng.Int63n(3)
 		}
-		_ = stA.Close()
+		got, err := spillView.Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := memView.Rows()
+		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
+			t.Fatalf("%s seed %d step %d: spilling GROUP BY %v, in memory %v", name, seed, step, got, want)
+		}
+		if n := len(spillAgg.entries); n > 2 {
+			t.Fatalf("%s seed %d step %d: %d groups in memory, budget 2", name, seed, step, n)
+		}
 	}
 }

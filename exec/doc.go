@@ -12,6 +12,9 @@
 //     lateness, joins by their interval (or window) and the other input's
 //     watermark, non-windowed aggregates by STATE TTL.
 //   - A checkpoint holds each operator's keys changed since the previous
-//     one; Restore reloads them, the parallel instances concurrently, each
-//     reading only the values of the keys it owns (decided from the key).
+//     one, and for windows, TTL groups and join keys a stored timer at
+//     the watermark each next needs (timers.go, join_timers.go); a spilling
+//     operator's Restore reads nothing and loads keys on use, otherwise
+//     the parallel instances reload concurrently, each reading only the
+//     values of the keys it owns (decided from the key).
 package exec

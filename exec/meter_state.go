@@ -78,11 +78,9 @@ func (a *Aggregate) stateSize() StateSize {
 		if s.full() {
 			break
 		}
-		if !e.evicted {
-			s.add(len(a.encode(e)))
-		}
+		s.add(len(a.encode(e)))
 	}
-	return a.spill.size(a.StateKeys(), s.times(int64(a.resident)))
+	return a.spill.size(a.StateKeys(), s.times(a.StateKeys()))
 }
 
 func (j *Join) stateSize() StateSize {

@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"sort"
+	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
@@ -18,11 +18,16 @@ import (
 // to Badger at checkpoints when changed. A window fires when the watermark
 // reaches its end and its state is dropped once the watermark reaches
 // end + allowed lateness, so state is bounded by the number of keys active
-// within size + lateness of event time. With a budget, at most that many
-// windows keep their accumulators in memory: the others keep only their
-// key, bounds and group (the index) and their values live in Badger — in
-// the last checkpoint when unchanged since, else in a spill area that is
-// not part of any checkpoint (see spill.go).
+// within size + lateness of event time. When each window next needs the
+// watermark (its close, then its drop) is kept in a timer queue
+// (timers.go): a heap in memory and, from each checkpoint, timers in
+// Badger. With a budget, at most that many TUMBLE and HOP windows stay in
+// memory: the others leave it whole and live in Badger — in the last
+// checkpoint when unchanged since, else in a spill area that is not part
+// of any checkpoint (see spill.go) — and come back when a row, a partial
+// or their timer needs them; restore reads nothing. SESSION windows keep
+// an index entry (key, bounds, group) in memory, since a row must find
+// its group's sessions to merge them, and are loaded at restore.
 type WindowAggregate struct {
 	id       string
 	groups   []int
@@ -38,14 +43,16 @@ type WindowAggregate struct {
 	wm      int64
 	windows map[string]*winEntry
 	byGroup map[string][]*winEntry // sessions of a group, by start
-	ends    []int64                // distinct window ends held, sorted
-	endSet  map[int64][]*winEntry
-	// changed lists the windows marked dirty since the last checkpoint;
-	// gone the keys a checkpoint wrote whose windows were removed since.
-	// Flags on winEntry avoid map churn per row.
-	changed  dirtyList[*winEntry]
-	gone     []string
+	timers  timerQueue
+	// changed lists the keys of windows marked dirty since the last
+	// checkpoint; gone the keys a checkpoint wrote whose windows were
+	// removed since, with their stored timers. Flags on winEntry avoid
+	// map churn per row.
+	changed  dirtyList[string]
+	gone     map[string]int64
+	marked   bool        // this run wrote the timer marker
 	pending  []*winEntry // entries to (re-)emit at the end of this batch
+	every    []string    // EMIT EVERY: keys changed since the last early firing
 	lastTick int64
 	keyBuf   []byte
 
@@ -56,6 +63,7 @@ type WindowAggregate struct {
 	budget   int // windows with values in memory; 0 = no limit
 	resident int // windows whose values are in memory
 	spill    spillArea
+	onDisk   bool // windows not in windows may be in Badger
 }
 
 // winEntry is one window of one group.
@@ -69,9 +77,10 @@ type winEntry struct {
 	pending    bool
 	changed    bool // changed since the last early firing (EMIT EVERY)
 	gone       bool
-	evicted    bool // acc and emitted are in Badger, not in memory
-	persisted  bool // a checkpoint holds this key
-	dirty      bool // changed since the last checkpoint (listed in changed)
+	evicted    bool  // a session's acc and emitted are in Badger, not in memory
+	indexed    int64 // the window's timer in the last checkpoint (noTimer: none)
+	persisted  bool  // a checkpoint holds this key
+	dirty      bool  // changed since the last checkpoint (listed in changed)
 	// stale are rows downstream still holds for sessions merged into this
 	// one; its next emission retracts them.
 	stale []types.Row
@@ -102,7 +111,7 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		id: c.ID, groups: n.GroupCols, calls: n.Aggs, win: n.Window, contract: n.Contract,
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
-		endSet: map[int64][]*winEntry{}, lastTick: c.StartsAt,
+		gone: map[string]int64{}, lastTick: c.StartsAt, timers: newTimerQueue(c.Store, c.ID),
 		store: c.Store, budget: c.Budget, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
 	}
 	if w.store == nil {
@@ -188,30 +197,54 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 // created for a late row is born fired (Flink's late firing).
 func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) (*winEntry, error) {
 	k := w.entryKey(group, start)
-	if e, ok := w.windows[k]; ok {
-		return e, w.use(e)
+	if e, err := w.lookup(k); e != nil || err != nil {
+		return e, err
 	}
-	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late}
-	w.windows[k] = e
-	w.resident++
-	w.addEnd(e)
+	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late, indexed: noTimer}
+	if old, ok := w.gone[k]; ok { // stored, removed since: rewritten
+		e.persisted, e.indexed = true, old
+		delete(w.gone, k)
+	}
+	w.add(e)
 	return e, nil
 }
 
-func (w *WindowAggregate) addEnd(e *winEntry) {
-	if _, ok := w.endSet[e.end]; !ok {
-		i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= e.end })
-		w.ends = append(w.ends, 0)
-		copy(w.ends[i+1:], w.ends[i:])
-		w.ends[i] = e.end
+// add holds the new window e and covers it in the timer heap.
+func (w *WindowAggregate) add(e *winEntry) {
+	w.windows[e.key] = e
+	w.resident++
+	w.timers.push(w.nextEvent(e), e.key)
+}
+
+// lookup returns the window stored under key k with its values in
+// memory, loading it from Badger when it is not held; nil when there is
+// none.
+func (w *WindowAggregate) lookup(k string) (*winEntry, error) {
+	if e, ok := w.windows[k]; ok {
+		return e, w.use(e)
 	}
-	w.endSet[e.end] = append(w.endSet[e.end], e)
+	if !w.onDisk {
+		return nil, nil
+	}
+	return w.load(k)
+}
+
+// nextEvent is the watermark window e next needs: its close until it
+// has fired, then the end of its allowed lateness, when it is dropped.
+func (w *WindowAggregate) nextEvent(e *winEntry) int64 {
+	if !e.fired {
+		return w.closeAt(e.end)
+	}
+	return w.closeAt(e.end) + w.contract.Lateness
 }
 
 // touch marks e changed: dirty for the checkpoint and, when it must be
 // (re-)emitted now, pending.
 func (w *WindowAggregate) touch(e *winEntry) {
 	w.markDirty(e)
+	if !e.changed && w.contract.Emit == "every" {
+		w.every = append(w.every, e.key)
+	}
 	e.changed = true
 	if (e.fired || w.contract.Emit == "on_update") && !e.pending {
 		e.pending = true
@@ -281,45 +314,74 @@ func (w *WindowAggregate) flushPending() error {
 	return w.out.Emit(out)
 }
 
-// Watermark implements Operator: fire windows whose end is <= wm (in end
-// order, forwarding the watermark in steps so downstream sees each
-// window's rows before event time passes it), then drop windows whose
-// end + lateness is <= wm.
+// Watermark implements Operator: visit the windows whose timers wm
+// passed, in time order — fire those whose end is <= wm, forwarding the
+// watermark in steps so downstream sees each window's rows before event
+// time passes it, and drop those whose end + lateness is <= wm.
 func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 	if wm <= w.wm {
 		return nil
 	}
+	prev := w.wm
 	w.wm = wm
-	for _, end := range w.ends {
-		if w.closeAt(end) > wm {
-			break
+	due, err := w.timers.due(wm, w.onDisk, w.ownsKey)
+	if err != nil {
+		return err
+	}
+	for len(due) > 0 {
+		n := 1
+		for n < len(due) && due[n].at == due[0].at {
+			n++
 		}
-		out := &Batch{}
-		for _, e := range w.endSet[end] {
-			if e.fired || e.gone {
-				continue
-			}
-			if err := w.use(e); err != nil {
-				return err
-			}
-			e.fired = true
-			w.markDirty(e)
-			if w.contract.Emit != "on_update" || e.emitted == nil {
-				w.emit(e, out)
-			}
+		if err := w.visitAt(max(due[0].at, prev), due[:n], wm); err != nil {
+			return err
 		}
+		due = due[n:]
+	}
+	return w.out.EmitWatermark(wm)
+}
+
+// visitAt visits the windows of timers due at time at: emits the rows of
+// the windows that fire, then the watermark at, and evicts what the visit
+// loaded past the budget.
+func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error {
+	out := &Batch{}
+	for _, it := range items {
+		e, err := w.lookup(it.key)
+		if err != nil {
+			return err
+		}
+		if e != nil && !e.gone {
+			w.visit(e, wm, out)
+		}
+	}
+	if len(out.Rows) > 0 {
 		if err := w.out.Emit(out); err != nil {
 			return err
 		}
-		if err := w.out.EmitWatermark(w.closeAt(end)); err != nil {
+		if err := w.out.EmitWatermark(at); err != nil {
 			return err
 		}
 	}
-	w.purge(wm)
-	if err := w.evict(); err != nil {
-		return err
+	return w.evict()
+}
+
+// visit fires window e if watermark wm passed its close, drops it if wm
+// passed the end of its lateness, and otherwise covers it again at its
+// next event.
+func (w *WindowAggregate) visit(e *winEntry, wm int64, out *Batch) {
+	if !e.fired && w.closeAt(e.end) <= wm {
+		e.fired = true
+		w.markDirty(e)
+		if w.contract.Emit != "on_update" || e.emitted == nil {
+			w.emit(e, out)
+		}
 	}
-	return w.out.EmitWatermark(wm)
+	if w.closeAt(e.end)+w.contract.Lateness <= wm {
+		w.drop(e)
+		return
+	}
+	w.timers.push(w.nextEvent(e), e.key)
 }
 
 // closeAt is the watermark at which a window ending at end closes: end for
@@ -334,104 +396,158 @@ func (w *WindowAggregate) closeAt(end int64) int64 {
 	return end
 }
 
-// purge drops every window whose state is gone at watermark wm.
-func (w *WindowAggregate) purge(wm int64) {
-	n := 0
-	for _, end := range w.ends {
-		if w.closeAt(end)+w.contract.Lateness > wm {
-			break
-		}
-		// drop removes sessions from endSet[end]: iterate over a copy.
-		for _, e := range append([]*winEntry(nil), w.endSet[end]...) {
-			if e.gone {
-				continue
-			}
-			w.drop(e)
-		}
-		delete(w.endSet, end)
-		n++
-	}
-	w.ends = w.ends[n:]
-}
-
+// drop removes window e; a checkpoint that wrote it owes a delete.
 func (w *WindowAggregate) drop(e *winEntry) {
 	if !e.evicted {
 		w.resident--
 	}
 	e.gone = true
 	delete(w.windows, e.key)
+	w.spill.forget(e.key)
 	// A removed key needs a delete in the next checkpoint only if an
 	// earlier one wrote it.
 	if e.persisted {
-		w.gone = append(w.gone, e.key)
+		w.gone[e.key] = e.indexed
 	}
 	if w.win.Kind == "session" {
 		w.removeSession(e)
 	}
 }
 
-// Tick implements Operator: EMIT EVERY fires early results of open
-// windows on the wall clock.
+// Tick implements Operator: EMIT EVERY fires early results of the open
+// windows changed since the last early firing (a window loaded back from
+// Badger lost its changed flag: emit replaces its row only if it differs).
 func (w *WindowAggregate) Tick(now int64) error {
 	if w.contract.Emit != "every" || w.contract.Every <= 0 || now-w.lastTick < w.contract.Every {
 		return nil
 	}
 	w.lastTick = now
 	out := &Batch{}
-	for _, end := range w.ends {
-		for _, e := range w.endSet[end] {
-			if !e.fired && !e.gone && e.changed {
-				if err := w.use(e); err != nil {
-					return err
-				}
-				w.emit(e, out)
-			}
+	keys := w.every
+	w.every = nil
+	for _, k := range keys {
+		e, held := w.windows[k]
+		if held && !e.changed {
+			continue // emitted already (listed twice)
 		}
-	}
-	return w.out.Emit(out)
-}
-
-// Checkpoint implements Stateful.
-func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
-	for _, k := range w.gone {
-		if err := wr.Delete([]byte(w.id + k)); err != nil {
-			return err
-		}
-	}
-	for _, e := range w.changed.take() {
-		if e.gone || !e.dirty {
-			continue // removed since, or listed twice
-		}
-		val, err := w.value(e)
+		e, err := w.lookup(k)
 		if err != nil {
 			return err
 		}
-		if err := wr.Set([]byte(w.id+e.key), val); err != nil {
+		if e != nil && !e.fired && !e.gone {
+			w.emit(e, out)
+		}
+	}
+	if err := w.out.Emit(out); err != nil {
+		return err
+	}
+	return w.evict()
+}
+
+// timed reports whether the windows' timers are stored at checkpoints:
+// TUMBLE and HOP windows (sessions are loaded whole at restore).
+func (w *WindowAggregate) timed() bool { return w.win.Kind != "session" }
+
+// Checkpoint implements Stateful: deletes for removed windows a
+// checkpoint wrote, then every window changed since, each with its stored
+// timer moved to its next event; the heap then forgets the windows no
+// longer in memory.
+func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
+	if w.timed() && !w.marked {
+		if err := wr.Set(w.timers.marker, timersMark); err != nil {
 			return err
 		}
-		e.dirty, e.persisted = false, true
+		w.marked = true
 	}
-	w.gone = nil
-	return w.spill.clear(wr)
+	for k, old := range w.gone {
+		if err := wr.Delete([]byte(w.id + k)); err != nil {
+			return err
+		}
+		if !w.timed() {
+			continue
+		}
+		if err := w.timers.move(wr, k, old, noTimer); err != nil {
+			return err
+		}
+	}
+	w.gone = map[string]int64{}
+	for _, k := range w.changed.take() {
+		if err := w.checkpointWindow(wr, k); err != nil {
+			return err
+		}
+	}
+	if err := w.spill.clear(wr); err != nil {
+		return err
+	}
+	if w.onDisk {
+		w.timers.prune(func(k string) bool { return w.windows[k] != nil })
+	}
+	return nil
+}
+
+// checkpointWindow writes the window stored under k, if it changed since
+// the last checkpoint: from memory (or, for a session, its spilled
+// values), else from the spill area (evicted whole).
+func (w *WindowAggregate) checkpointWindow(wr *state.Writer, k string) error {
+	e, ok := w.windows[k]
+	var val []byte
+	var err error
+	switch {
+	case ok && !e.dirty:
+		return nil // listed twice
+	case ok:
+		val, err = w.value(e)
+	case !w.spill.has(k):
+		return nil // removed since
+	default:
+		if val, err = w.spill.get(k); err == nil {
+			e, err = w.decodeEntry(k, val, true)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := wr.Set([]byte(w.id+k), val); err != nil {
+		return err
+	}
+	now := noTimer
+	if w.timed() {
+		now = w.nextEvent(e)
+		if err := w.timers.move(wr, k, e.indexed, now); err != nil {
+			return err
+		}
+	}
+	e.dirty, e.persisted, e.indexed = false, true, now
+	return nil
 }
 
 // markDirty lists e as changed since the last checkpoint.
 func (w *WindowAggregate) markDirty(e *winEntry) {
 	if !e.dirty {
 		e.dirty = true
-		w.changed.add(e, len(w.windows), func(x *winEntry) bool { return !x.gone && x.dirty })
+		w.changed.add(e.key, len(w.windows), func(k string) bool {
+			x := w.windows[k]
+			return (x != nil && x.dirty) || w.spill.has(k)
+		})
 	}
 }
 
 // encode is the state value of a resident window: a header (start, end,
-// fired, number of stale rows), the group, the emitted row, the stale
-// rows, then one row per accumulator.
-func (w *WindowAggregate) encode(e *winEntry) []byte {
+// fired, number of stale rows, then any extra values), the group, the
+// emitted row, the stale rows, then one row per accumulator.
+func (w *WindowAggregate) encode(e *winEntry, extra ...types.Value) []byte {
 	hdr := types.Row{types.TimestampValue(e.start), types.TimestampValue(e.end), types.BoolValue(e.fired), types.IntValue(int64(len(e.stale)))}
-	rows := []types.Row{hdr, e.group, e.emitted}
+	rows := []types.Row{append(hdr, extra...), e.group, e.emitted}
 	rows = append(rows, e.stale...)
 	rows = append(rows, e.acc.encode()...)
 	return state.EncodeValue(rows...)
+}
+
+// spillValue is the spill-area value of a window evicted whole while
+// changed: encode's, with whether a checkpoint holds it and the timer the
+// checkpoint has for it.
+func (w *WindowAggregate) spillValue(e *winEntry) []byte {
+	return w.encode(e, types.BoolValue(e.persisted), types.IntValue(e.indexed))
 }
 
 // decodeValues fills e's emitted row, stale rows and accumulators from a
@@ -455,28 +571,79 @@ func (w *WindowAggregate) decodeValues(e *winEntry, rows []types.Row) error {
 	return e.acc.decode(rows[3+n:])
 }
 
-// Restore implements Stateful.
+// decodeEntry decodes the window stored under key: checkpointed (its
+// timer is its next event), or from the spill area (spilled), whose
+// values carry (persisted, indexed) and whose windows are still changed
+// since the checkpoint (listed in changed).
+func (w *WindowAggregate) decodeEntry(key string, val []byte, spilled bool) (*winEntry, error) {
+	rows, err := state.DecodeValue(val)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < 3 || len(rows[0]) < 4 {
+		return nil, errCorrupt(w.id)
+	}
+	hdr := rows[0]
+	e := &winEntry{key: key, start: hdr[0].I, end: hdr[1].I, fired: hdr[2].Bool(), group: rows[1], persisted: true}
+	if err := w.decodeValues(e, rows); err != nil {
+		return nil, err
+	}
+	e.indexed = noTimer
+	if w.timed() {
+		e.indexed = w.nextEvent(e)
+	}
+	if spilled {
+		if len(hdr) < 6 {
+			return nil, errCorrupt(w.id)
+		}
+		e.persisted, e.indexed, e.dirty = hdr[4].Bool(), hdr[5].I, true
+	}
+	return e, nil
+}
+
+// owns reports whether this instance keeps the window stored under key.
+func (w *WindowAggregate) owns(key []byte) (bool, error) { return w.ownsKey(string(key[len(w.id):])) }
+
+// ownsKey reports whether this instance keeps the window of entry key k
+// (the group's key row, then the start), from its group.
+func (w *WindowAggregate) ownsKey(k string) (bool, error) {
+	if w.keep == nil {
+		return true, nil
+	}
+	g, _, err := state.DecodeRow([]byte(k))
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", w.id, err)
+	}
+	return w.keep(g), nil
+}
+
+// Restore implements Stateful. A spilling TUMBLE or HOP aggregate over a
+// store that keeps timers reads nothing: windows come into memory when a
+// row needs them or their stored timer fires. Otherwise every owned
+// window is loaded and covered by the heap; loaded from a store written
+// before timers, each is marked changed so the next checkpoint writes
+// its timer.
 func (w *WindowAggregate) Restore(s *state.Store) error {
-	err := s.Scan([]byte(w.id), func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
+	timers, err := w.timers.marked(s)
+	if err != nil {
+		return err
+	}
+	if w.evictsWhole() && timers {
+		w.onDisk = true
+		return nil
+	}
+	err = s.ScanOwned([]byte(w.id), w.owns, func(key, val []byte) error {
+		e, err := w.decodeEntry(string(key[len(w.id):]), val, false)
 		if err != nil {
 			return err
 		}
-		if len(rows) < 3 || len(rows[0]) < 4 {
-			return errCorrupt(w.id)
-		}
-		e := &winEntry{key: string(key[len(w.id):]), start: rows[0][0].I, end: rows[0][1].I, fired: rows[0][2].Bool(), group: rows[1], persisted: true}
-		if w.keep != nil && !w.keep(e.group) {
-			return nil
-		}
-		if err := w.decodeValues(e, rows); err != nil {
-			return err
-		}
-		w.windows[e.key] = e
-		w.resident++
-		w.addEnd(e)
+		w.add(e)
 		if w.win.Kind == "session" {
 			w.insertSession(e)
+		}
+		if w.timed() && !timers {
+			e.indexed = noTimer
+			w.markDirty(e)
 		}
 		return nil
 	})

@@ -52,7 +52,7 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 			w.moveEnd(target, end)
 		}
 	} else {
-		target = &winEntry{group: group, start: start, end: end, acc: newAccs(w.calls), fired: v != lateness.OnTime}
+		target = &winEntry{group: group, start: start, end: end, acc: newAccs(w.calls), fired: v != lateness.OnTime, indexed: noTimer}
 		target.key = w.entryKey(group, start)
 		for _, s := range merge {
 			w.mergeInto(target, s)
@@ -64,9 +64,7 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 			}
 			w.drop(s)
 		}
-		w.windows[target.key] = target
-		w.resident++
-		w.addEnd(target)
+		w.add(target)
 		w.insertSession(target)
 	}
 	target.acc.add(w.calls, r)
@@ -116,20 +114,14 @@ func mergeAcc(dst, src accumulator) {
 	}
 }
 
-// moveEnd re-files a session whose end grew.
+// moveEnd re-files a session whose end grew: its timer entry at the old
+// end finds nothing due and the new one covers it.
 func (w *WindowAggregate) moveEnd(e *winEntry, end int64) {
-	list := w.endSet[e.end]
-	for i, x := range list {
-		if x == e {
-			w.endSet[e.end] = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
 	e.end = end
 	if w.closeAt(end) > w.wm {
 		e.fired = false // the session is open again until its new end
 	}
-	w.addEnd(e)
+	w.timers.push(w.nextEvent(e), e.key)
 }
 
 func (w *WindowAggregate) insertSession(e *winEntry) {
@@ -152,13 +144,5 @@ func (w *WindowAggregate) removeSession(e *winEntry) {
 		delete(w.byGroup, gk)
 	} else {
 		w.byGroup[gk] = list
-	}
-	if el := w.endSet[e.end]; el != nil {
-		for i, x := range el {
-			if x == e {
-				w.endSet[e.end] = append(el[:i], el[i+1:]...)
-				break
-			}
-		}
 	}
 }

@@ -1,0 +1,140 @@
+package exec
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TestWindowSpillAgreesWithMemory feeds the same random rows (some late),
+// watermarks and ticks, with checkpoints and lazy restores at random
+// points, to a window aggregate limited to two windows in memory (TUMBLE
+// and HOP windows leave memory whole; their close and drop live in the
+// stored timers) and to an unlimited one, each into a view; the views
+// must agree at every step. Some restores first strip the stored timers,
+// as a store written before them has none: the restore then loads every
+// window and the next checkpoint writes the timers. The spilling
+// aggregate must hold at most its budget of windows, and after a
+// checkpoint a heap of at most a few entries per window it holds. The
+// input ends with the watermark of a bounded source's end.
+func TestWindowSpillAgreesWithMemory(t *testing.T) {
+	cases := map[string]planner.WindowAggregate{
+		"tumble/close": {Window: planner.WindowSpec{Kind: "tumble", Size: 10, Slide: 10},
+			Contract: planner.Contract{Policy: lateness.Drop, Emit: "on_window_close"}},
+		"tumble/close/lateness/update": {Window: planner.WindowSpec{Kind: "tumble", Size: 10, Slide: 10},
+			Contract: planner.Contract{Lateness: 6, Policy: lateness.Update, Emit: "on_window_close"}},
+		"hop/update/lateness": {Window: planner.WindowSpec{Kind: "hop", Size: 10, Slide: 5},
+			Contract: planner.Contract{Lateness: 4, Policy: lateness.Update, Emit: "on_update"}},
+		"hop/every": {Window: planner.WindowSpec{Kind: "hop", Size: 12, Slide: 4},
+			Contract: planner.Contract{Lateness: 3, Policy: lateness.Update, Emit: "every", Every: 5}},
+		"session/update": {Window: planner.WindowSpec{Kind: "session", Gap: 4},
+			Contract: planner.Contract{Lateness: 5, Policy: lateness.Update, Emit: "on_window_close"}},
+	}
+	for name, node := range cases {
+		node.Window.TimeCol = 1
+		node.GroupCols, node.Aggs = []int{0}, allAggs
+		for seed := int64(1); seed <= 5; seed++ {
+			windowSpillAgrees(t, name, &node, seed)
+		}
+	}
+}
+
+func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate, seed int64) {
+	rng := rand.New(rand.NewSource(seed))
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	spillOut, memOut := NewMaterialize("s/", nil, nil), NewMaterialize("m/", nil, nil)
+	build := func() *WindowAggregate {
+		return NewWindowAggregate(WindowAggregateConfig{ID: "w/", Node: node, Out: Output{Op: spillOut},
+			Late: &lateness.Counters{}, Store: st, Budget: 2})
+	}
+	spill := build()
+	mem := NewWindowAggregate(WindowAggregateConfig{ID: "w/", Node: node, Out: Output{Op: memOut}, Late: &lateness.Counters{}})
+	// EMIT EVERY fires what changed since the last tick, which a restart
+	// forgets in both layouts: that case checkpoints without restarting.
+	restarts := node.Contract.Emit != "every"
+	wm, clock, now := types.MinTime, int64(0), int64(0)
+	var id uint64
+	for step := 0; step <= 400; step++ {
+		feed := func(do func(w *WindowAggregate) error) {
+			for _, w := range []*WindowAggregate{spill, mem} {
+				if err := do(w); err != nil {
+					t.Fatalf("%s seed %d step %d: %v", name, seed, step, err)
+				}
+			}
+		}
+		switch r := rng.Intn(12); {
+		case step == 400: // the end of a bounded input closes every window
+			feed(func(w *WindowAggregate) error { return w.Watermark(0, math.MaxInt64) })
+			if n, m := len(spill.windows), len(mem.windows); n+m > 0 {
+				t.Fatalf("%s seed %d: %d and %d windows held after the input's end", name, seed, n, m)
+			}
+		case r < 7:
+			ts := clock - rng.Int63n(15) // some rows late, some past their lateness
+			row := types.Row{types.IntValue(rng.Int63n(6)), types.TimestampValue(ts), types.IntValue(rng.Int63n(100))}
+			feed(func(w *WindowAggregate) error { return w.Process(0, &Batch{Rows: []types.Row{row.Clone()}}) })
+			clock += rng.Int63n(3)
+		case r < 9:
+			if x := clock - rng.Int63n(6); x > wm {
+				wm = x
+				feed(func(w *WindowAggregate) error { return w.Watermark(0, x) })
+			}
+		case r < 10:
+			now += rng.Int63n(4)
+			feed(func(w *WindowAggregate) error { return w.Tick(now) })
+		default:
+			id++
+			checkpointAll(t, st, id, spill)
+			if n, held := spill.timers.heap.Len(), len(spill.windows); n > 3*held {
+				t.Fatalf("%s seed %d step %d: %d timers in the heap after a checkpoint, %d windows held", name, seed, step, n, held)
+			}
+			if !restarts || rng.Intn(2) == 0 {
+				break
+			}
+			if rng.Intn(3) == 0 { // a store written before timers
+				stripTimers(t, st, "w@")
+			}
+			spill = build() // restart from that checkpoint; the engine re-sends the watermark
+			if err := spill.Restore(st); err != nil {
+				t.Fatal(err)
+			}
+			if wm != types.MinTime {
+				if err := spill.Watermark(0, wm); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		got, err := spillOut.Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := memOut.Rows()
+		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
+			t.Fatalf("%s seed %d step %d: spilling window aggregate emitted %v, in memory %v", name, seed, step, got, want)
+		}
+		if resident, _ := spill.ResidentWindows(); resident > 2 {
+			t.Fatalf("%s seed %d step %d: %d windows' values in memory, budget 2", name, seed, step, resident)
+		}
+		if n := len(spill.windows); n > 2 && node.Window.Kind != "session" {
+			t.Fatalf("%s seed %d step %d: %d windows in memory, budget 2", name, seed, step, n)
+		}
+	}
+}
+
+// stripTimers deletes an operator's stored timers and their marker (the
+// keys starting with prefix), leaving its state as a store written before
+// stored timers holds it.
+func stripTimers(t *testing.T, st *state.Store, prefix string) {
+	t.Helper()
+	if err := st.DeletePrefix([]byte(prefix)); err != nil {
+		t.Fatal(err)
+	}
+}
