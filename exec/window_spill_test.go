@@ -38,7 +38,7 @@ func TestWindowSpillAgreesWithMemory(t *testing.T) {
 	for name, node := range cases {
 		node.Window.TimeCol = 1
 		node.GroupCols, node.Aggs = []int{0}, allAggs
-		for seed := int64(1); seed <= 5; seed++ {
+		for seed := int64(1); seed <= 3; seed++ {
 			windowSpillAgrees(t, name, &node, seed)
 		}
 	}
