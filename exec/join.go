@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"container/heap"
 	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -44,9 +43,9 @@ type Join struct {
 	wm    [2]int64
 	now   int64 // the last Tick's wall clock, for wall-clock STATE TTL
 	sides [2]map[string]*joinKey
-	// expiries orders each side's keys by when their rows expire, so a
-	// watermark visits only the keys it purges.
-	expiries [2]expiryHeap
+	// timers orders each side's keys by when their rows expire, so a
+	// watermark visits only the keys it purges (join_timers.go).
+	timers [2]timerQueue
 	// changed lists the keys (per side) marked dirty since the last
 	// checkpoint; gone the keys a checkpoint wrote that were removed since
 	// (they need a delete), with their stored timers. Flags on joinKey
@@ -61,8 +60,7 @@ type Join struct {
 	budget   int
 	resident [2]int // rows in memory per side
 	onDisk   bool
-	firedTo  [2]int64 // stored timers before this have fired
-	marked   bool     // this run wrote the timer marker
+	marked   bool // this run wrote the timer marker
 	spill    spillArea
 	width    [2]int
 }
@@ -101,10 +99,13 @@ type JoinConfig struct {
 // NewJoin returns the operator for n.
 func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
-		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now, firedTo: [2]int64{types.MinTime, types.MinTime}}
+		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now}
 	j.sides[0], j.sides[1] = map[string]*joinKey{}, map[string]*joinKey{}
 	j.gone[0], j.gone[1] = map[string]int64{}, map[string]int64{}
 	j.spill = newSpillArea(c.Store, c.ID)
+	for side := range j.timers {
+		j.timers[side] = newTimerQueueAt(c.Store, c.ID+"t"+string(rune('0'+side)), c.ID+"m")
+	}
 	if c.Store != nil && c.Budget > 0 {
 		j.store, j.budget = c.Store, c.Budget
 	}
@@ -237,7 +238,7 @@ func (j *Join) Process(port int, b *Batch) error {
 			jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
 			j.resident[port]++
 			if j.expires() {
-				heap.Push(&j.expiries[port], expiryItem{at: j.expiry(port, t), key: k})
+				j.timers[port].push(j.expiry(port, t), k)
 			}
 			j.markDirty(port, k, jk)
 		} else if !matched {
@@ -264,7 +265,7 @@ func (j *Join) storeWindowRow(side int, k string, r types.Row, t int64) error {
 	}
 	jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
 	j.resident[side]++
-	heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, t), key: k})
+	j.timers[side].push(j.expiry(side, t), k)
 	j.markDirty(side, k, jk)
 	return nil
 }
@@ -274,7 +275,7 @@ func (j *Join) storeWindowRow(side int, k string, r types.Row, t int64) error {
 func (j *Join) closeWindows(wm int64) error {
 	out := &Batch{}
 	for side := 0; side < 2; side++ {
-		if err := j.fireDue(side, wm+1, func(k string) error { return j.closeKey(k, wm, out) }); err != nil {
+		if err := j.fireDue(side, wm, func(k string) error { return j.closeKey(k, wm, out) }); err != nil {
 			return err
 		}
 	}
@@ -339,7 +340,7 @@ func (j *Join) watermark(port int, wm int64) error {
 		return j.out.EmitWatermark(m)
 	}
 	if j.expires() && !j.wallTTL() && j.n.Kind != planner.WindowJoin {
-		if err := j.fireDue(other, wm, func(k string) error { return j.purgeKey(other, k, wm) }); err != nil {
+		if err := j.fireDue(other, wm-1, func(k string) error { return j.purgeKey(other, k, wm) }); err != nil {
 			return err
 		}
 	}
@@ -373,7 +374,7 @@ func (j *Join) takeRows(side int, k string, gone func(expiry int64) bool, take f
 		}
 	}
 	if jk.unheaped && len(kept) > 0 {
-		heap.Push(&j.expiries[side], expiryItem{at: j.minExpiry(side, kept), key: k})
+		j.timers[side].push(j.minExpiry(side, kept), k)
 	}
 	if len(kept) == len(jk.rows) {
 		return nil
@@ -454,7 +455,7 @@ func (j *Join) Tick(now int64) error {
 // expireWall purges the rows whose wall-clock STATE TTL passed.
 func (j *Join) expireWall(now int64) error {
 	for side := 0; side < 2; side++ {
-		if err := j.fireDue(side, now, func(k string) error { return j.purgeKey(side, k, now) }); err != nil {
+		if err := j.fireDue(side, now-1, func(k string) error { return j.purgeKey(side, k, now) }); err != nil {
 			return err
 		}
 	}
@@ -466,7 +467,7 @@ func (j *Join) expireWall(now int64) error {
 // timer moved to its rows' earliest expiry (join_timers.go).
 func (j *Join) Checkpoint(w *state.Writer) error {
 	if !j.marked {
-		if err := w.Set(j.markerKey(), joinTimerMark); err != nil {
+		if err := w.Set(j.timers[0].marker, timersMark); err != nil {
 			return err
 		}
 		j.marked = true
@@ -476,7 +477,7 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 			if err := w.Delete([]byte(j.id + j.stateKey(side, k))); err != nil {
 				return err
 			}
-			if err := j.checkpointTimer(w, side, k, old, noTimer); err != nil {
+			if err := j.timers[side].move(w, k, old, noTimer); err != nil {
 				return err
 			}
 		}
@@ -493,7 +494,7 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 				return err
 			}
 			now := j.minExpiry(side, jk.rows)
-			if err := j.checkpointTimer(w, side, k, jk.indexed, now); err != nil {
+			if err := j.timers[side].move(w, k, jk.indexed, now); err != nil {
 				return err
 			}
 			jk.dirty, jk.persisted, jk.indexed = false, true, now
@@ -536,11 +537,10 @@ func (j *Join) ownsKey(side int, k string) (bool, error) {
 // expiry-heap entry per row; loaded from a store written before timers,
 // each key is marked changed so the next checkpoint writes its timer.
 func (j *Join) Restore(s *state.Store) error {
-	mark, ok, err := s.Get(j.markerKey())
+	timers, err := j.timers[0].marked(s)
 	if err != nil {
 		return err
 	}
-	timers := ok && string(mark) == string(joinTimerMark)
 	if j.store != nil && timers {
 		j.onDisk = true
 		return nil
@@ -556,7 +556,7 @@ func (j *Join) Restore(s *state.Store) error {
 		j.resident[side] += len(jk.rows)
 		for _, jr := range jk.rows {
 			if j.expires() {
-				heap.Push(&j.expiries[side], expiryItem{at: j.expiry(side, jr.time), key: sk[1:]})
+				j.timers[side].push(j.expiry(side, jr.time), sk[1:])
 			}
 		}
 		if !timers {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 
@@ -16,7 +17,8 @@ import (
 // their expiry lives in the stored timers) and to an unlimited one, for
 // an interval join, a window join and a STATE TTL join. Their outputs
 // must agree at every step, and the spilling join must hold no more than
-// its budget (plus one batch) in memory.
+// its budget (plus one batch) in memory, and nothing once both inputs'
+// watermarks reach a bounded input's end.
 func TestJoinSpillAgreesWithMemory(t *testing.T) {
 	scan := func() *planner.Scan { return &planner.Scan{Out: joinSchema} }
 	nodes := map[string]*planner.Join{
@@ -49,7 +51,7 @@ func joinSpillAgrees(t *testing.T, name string, node *planner.Join, seed int64) 
 	wm := [2]int64{types.MinTime, types.MinTime}
 	clock := int64(0)
 	var id uint64
-	for step := 0; step < 400; step++ {
+	for step := 0; step <= 400; step++ {
 		feed := func(do func(j *Join) error) {
 			for _, j := range []*Join{spill, mem} {
 				if err := do(j); err != nil {
@@ -58,6 +60,15 @@ func joinSpillAgrees(t *testing.T, name string, node *planner.Join, seed int64) 
 			}
 		}
 		switch r := rng.Intn(10); {
+		case step == 400: // the end of bounded inputs: every window closes, every row expires
+			for port := 0; port < 2; port++ {
+				feed(func(j *Join) error { return j.Watermark(port, math.MaxInt64) })
+			}
+			for side := 0; side < 2; side++ {
+				if n, m := spill.storedRows(side), mem.storedRows(side); n+m > 0 {
+					t.Fatalf("%s seed %d: side %d holds %d and %d rows after the inputs' end", name, seed, side, n, m)
+				}
+			}
 		case r < 7:
 			port := rng.Intn(2)
 			ts := clock - rng.Int63n(12)

@@ -14,8 +14,8 @@ import (
 // timerQueue is when the entries of a keyed operator (windows of
 // WindowAggregate, groups of a GROUP BY with STATE TTL) next need a visit,
 // so that an entry whose values are not in memory (evicted whole, or not
-// loaded since a lazy restore) still closes or expires on time. It works
-// as the join's timers do (join_timers.go), with one queue per operator.
+// loaded since a lazy restore) still closes or expires on time. The join
+// keeps one per side, in its own key layout (join_timers.go).
 //
 // Each entry a checkpoint holds has one stored timer, at the time the
 // checkpoint knew for it (the entry's indexed field): the Badger key
@@ -47,6 +47,12 @@ var timersMark = []byte("timers/1")
 func newTimerQueue(store *state.Store, id string) timerQueue {
 	base := strings.TrimSuffix(id, "/")
 	return timerQueue{store: store, space: base + "@t/", marker: []byte(base + "@m")}
+}
+
+// newTimerQueueAt returns a queue whose timers are stored under space,
+// with marker key marker (the join's layout: join_timers.go).
+func newTimerQueueAt(store *state.Store, space, marker string) timerQueue {
+	return timerQueue{store: store, space: space, marker: []byte(marker)}
 }
 
 // push covers key k at time at in memory.
