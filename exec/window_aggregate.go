@@ -347,6 +347,9 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error {
 	out := &Batch{}
 	for _, it := range items {
+		if w.dropUnloaded(it, wm) {
+			continue
+		}
 		e, err := w.lookup(it.key)
 		if err != nil {
 			return err
@@ -364,6 +367,44 @@ func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error 
 		}
 	}
 	return w.evict()
+}
+
+// dropUnloaded drops, without reading its values, a TUMBLE or HOP
+// window that is not in memory, unchanged since the last checkpoint, and
+// whose timer at the end of its allowed lateness wm passed: with
+// lateness its close comes first, so a timer there means it had fired
+// and only the drop is left. It reports whether the timer needs nothing
+// more.
+func (w *WindowAggregate) dropUnloaded(it expiryItem, wm int64) bool {
+	if !w.evictsWhole() || !w.onDisk || w.contract.Lateness <= 0 || it.at > wm {
+		return false
+	}
+	if _, held := w.windows[it.key]; held || w.spill.has(it.key) {
+		return false
+	}
+	if _, ok := w.gone[it.key]; ok {
+		return true // dropped already
+	}
+	start, ok := keyStart(it.key)
+	if !ok || it.at != start+w.win.Size+w.contract.Lateness {
+		return false
+	}
+	w.gone[it.key] = it.at // the checkpoint holds it, with this timer
+	return true
+}
+
+// keyStart is the window start of entry key k (the group's key row, then
+// the start).
+func keyStart(k string) (int64, bool) {
+	_, rest, err := state.DecodeRow([]byte(k))
+	if err != nil {
+		return 0, false
+	}
+	r, _, err := state.DecodeRow(rest)
+	if err != nil || len(r) != 1 {
+		return 0, false
+	}
+	return r[0].I, true
 }
 
 // visit fires window e if watermark wm passed its close, drops it if wm
