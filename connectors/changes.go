@@ -11,9 +11,10 @@ import (
 // changesVersion is the layout version EncodeChanges writes. Version 2
 // added DECIMAL and DATE values, version 3 intervals with months or days
 // (types.CodecIntervalParts), version 4 JSONB (its canonical text, as a
-// string); DecodeChanges still reads versions 1 to 3 (staged by an older
-// build), which hold only the older kinds.
-const changesVersion = 4
+// string), version 5 TIMESTAMPTZ and TIME (varints); DecodeChanges still
+// reads versions 1 to 4 (staged by an older build), which hold only the
+// older kinds.
+const changesVersion = 5
 
 // EncodeChanges serialises changes for a sink's staged bytes (see
 // Recoverer). The layout starts with a version byte.
@@ -118,8 +119,8 @@ func DecodeChanges(b []byte) ([]Change, error) {
 					return nil, errBadChanges
 				}
 				row[j], b = v, rest
-			case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date:
-				if version == 1 && kind == types.Date {
+			case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date, types.TimestampTZ, types.Time:
+				if (version == 1 && kind == types.Date) || (version < 5 && (kind == types.TimestampTZ || kind == types.Time)) {
 					return nil, errBadChanges
 				}
 				v, k := binary.Varint(b)

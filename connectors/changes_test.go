@@ -24,3 +24,18 @@ func TestChangesIntervalParts(t *testing.T) {
 		t.Fatalf("Collapse merged '1 mon 2 days 3 µs' with '3 µs': %v", got)
 	}
 }
+
+// TestChangesTimeZoneKinds: TIMESTAMPTZ and TIME changes round-trip;
+// version 4 bytes holding either kind are refused.
+func TestChangesTimeZoneKinds(t *testing.T) {
+	row := types.Row{types.TimestampTZValue(-5), types.TimeValue(86400000000)}
+	got, err := DecodeChanges(EncodeChanges([]Change{{Op: Upsert, Row: row}}))
+	if err != nil || len(got) != 1 || got[0].Row[0] != row[0] || got[0].Row[1] != row[1] {
+		t.Fatalf("round trip = %v, %v", got, err)
+	}
+	for _, k := range []types.Kind{types.TimestampTZ, types.Time} {
+		if _, err := DecodeChanges([]byte{4, 1, byte(Upsert), 1, byte(k), 2}); err == nil {
+			t.Errorf("version 4 bytes holding %s decoded", k)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kind is the SQL type of a value or column.
@@ -27,6 +28,8 @@ const (
 	Decimal
 	Date
 	JSONB
+	TimestampTZ
+	Time
 )
 
 // String returns the SQL name of the kind.
@@ -52,12 +55,17 @@ func (k Kind) String() string {
 		return "DATE"
 	case JSONB:
 		return "JSONB"
+	case TimestampTZ:
+		return "TIMESTAMPTZ"
+	case Time:
+		return "TIME"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// Value is one SQL value. I holds Bool (0/1), Int, Timestamp and Interval
-// (microseconds) and Date (days); F holds Float; S holds String and a
+// Value is one SQL value. I holds Bool (0/1), Int, Timestamp, TimestampTZ
+// (UTC microseconds since the epoch), Time (microseconds since midnight)
+// and Interval (microseconds) and Date (days); F holds Float; S holds String and a
 // JSONB's canonical text (jsonb.go). A Decimal
 // is I (or S, when large) scaled by Scale digits (decimal.go). An Interval
 // also has months and days, as Postgres's does: D holds its days and F its
@@ -232,6 +240,10 @@ func (v Value) String() string {
 		return FormatDecimal(v)
 	case Date:
 		return FormatDate(v.I)
+	case TimestampTZ:
+		return FormatTimestampTZ(v.I, time.UTC)
+	case Time:
+		return FormatTime(v.I)
 	}
 	return "?"
 }

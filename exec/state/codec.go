@@ -19,8 +19,9 @@ import (
 // unchanged, so they still decode. An older reader refuses newer values
 // instead of failing on an unknown kind halfway. Version 3 added
 // intervals with months and days (types.CodecIntervalParts; intervals of
-// microseconds only keep their version 1 encoding), version 4 JSONB.
-const Version byte = 4
+// microseconds only keep their version 1 encoding), version 4 JSONB,
+// version 5 TIMESTAMPTZ and TIME (varints, as timestamps).
+const Version byte = 5
 
 // oldestVersion is the oldest layout version DecodeValue reads.
 const oldestVersion byte = 1
@@ -114,7 +115,7 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 				return nil, nil, fmt.Errorf("decode row: %w", err)
 			}
 			r[i], b = v, rest
-		case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date:
+		case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date, types.TimestampTZ, types.Time:
 			x, k := binary.Varint(b)
 			if k <= 0 {
 				return nil, nil, fmt.Errorf("decode row: bad integer")
@@ -264,6 +265,8 @@ func kindVersion(k types.Kind) byte {
 		return 2
 	case types.JSONB:
 		return 4
+	case types.TimestampTZ, types.Time:
+		return 5
 	}
 	return 1
 }

@@ -95,3 +95,22 @@ func TestJSONBValues(t *testing.T) {
 		t.Error("a version 2 value holding JSONB decoded")
 	}
 }
+
+// TestTimeZoneKinds: TIMESTAMPTZ and TIME values round-trip, a version 4
+// value (JSONB's layout) still decodes, and a version 4 value holding one
+// of the kinds version 5 added is refused.
+func TestTimeZoneKinds(t *testing.T) {
+	row := types.Row{types.TimestampTZValue(1704099600000000), types.TimeValue(45296000000), types.TimestampValue(3)}
+	rows, err := DecodeValue(EncodeValue(row))
+	if err != nil || len(rows) != 1 || rows[0][0] != row[0] || rows[0][1] != row[1] || rows[0][2] != row[2] || rows[0][0].K != types.TimestampTZ || rows[0][1].K != types.Time {
+		t.Fatalf("round trip = %v, %v", rows, err)
+	}
+	if rows, err := DecodeValue([]byte{4, 1, 1, byte(types.Int), 14}); err != nil || rows[0].String() != "7" {
+		t.Errorf("version 4 value = %v, %v", rows, err)
+	}
+	for _, k := range []types.Kind{types.TimestampTZ, types.Time} {
+		if _, err := DecodeValue([]byte{4, 1, 1, byte(k), 2}); err == nil {
+			t.Errorf("a version 4 value holding %s decoded", k)
+		}
+	}
+}
