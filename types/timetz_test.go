@@ -35,7 +35,7 @@ func TestTimestampTZText(t *testing.T) {
 	if _, err := LoadZone("Mars/Olympus"); err == nil {
 		t.Error("an unknown zone loaded")
 	}
-	if FormatOffset(5*3600+30*60) != "+05:30" || FormatOffset(-(53*60 + 28)) != "-00:53:28" {
+	if FormatOffset(5*3600+30*60) != "+05:30" || FormatOffset(-(53*60+28)) != "-00:53:28" {
 		t.Error("FormatOffset")
 	}
 }
