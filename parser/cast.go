@@ -36,8 +36,8 @@ func (q *queryRewrite) pgCast(i int) int {
 		q.rw.blank(t.off, t.end) // TiDB must not report the '::' before our error
 		return i
 	}
-	if target == intervalTarget { // x::interval -> __interval_cast(x)
-		q.rw.insert(q.toks[start].off, IntervalCastFunc+"(")
+	if fn := castFunc[target]; fn != "" { // x::interval -> __interval_cast(x)
+		q.rw.insert(q.toks[start].off, fn+"(")
 		q.rw.replace(t.off, q.toks[last].end, ")")
 		q.operand[last] = start
 		return last
@@ -66,6 +66,10 @@ func (q *queryRewrite) intervalCast(i int) int {
 // intervalTarget is castType's answer for INTERVAL, which TiDB cannot
 // cast to: the cast becomes a call of IntervalCastFunc.
 const intervalTarget = "INTERVAL"
+
+// castFunc maps castType's answers for the types TiDB cannot cast to to
+// the calls that stand for the cast.
+var castFunc = map[string]string{intervalTarget: IntervalCastFunc, timestampTZTarget: TimestampTZCastFunc}
 
 // IntervalCastFunc is the function `CAST(x AS INTERVAL)` and `x::interval`
 // become (x not a string literal, which is an interval literal): the
@@ -149,8 +153,8 @@ func (q *queryRewrite) castAs(i, open int) int {
 	if last+1 != closeIdx {
 		return i // more than a type (e.g. CHAR CHARACTER SET x): TiDB decides
 	}
-	if target == intervalTarget { // CAST(x AS INTERVAL) -> __interval_cast(x)
-		q.rw.replace(q.toks[open-1].off, q.toks[open-1].end, IntervalCastFunc)
+	if fn := castFunc[target]; fn != "" { // CAST(x AS INTERVAL) -> __interval_cast(x)
+		q.rw.replace(q.toks[open-1].off, q.toks[open-1].end, fn)
 		q.rw.blank(q.toks[i].off, q.toks[last].end)
 		return last
 	}
@@ -168,7 +172,9 @@ func (q *queryRewrite) castAs(i, open int) int {
 //	NUMERIC DECIMAL                               -> DECIMAL(0,0) (TypeNewDecimal, flen 0) -> Decimal, unconstrained
 //	NUMERIC DECIMAL (p[,s])                       -> DECIMAL(p,s) (TypeNewDecimal) -> Decimal, fit to (p, s)
 //	DATE                                          -> DATE        (TypeDate)      -> Date
-//	TIMESTAMP[(p)] TIMESTAMPTZ DATETIME[(p)]      -> DATETIME(6) (TypeDatetime)  -> Timestamp
+//	TIMESTAMP[(p)] DATETIME[(p)] [WITHOUT TIME ZONE] -> DATETIME(6) (TypeDatetime) -> Timestamp
+//	TIMESTAMPTZ, TIMESTAMP WITH TIME ZONE         -> TimestampTZCastFunc(x)       -> TimestampTZ
+//	TIME[(p)]                                     -> TIME        (TypeDuration)  -> Time
 //	BOOLEAN BOOL                                  -> TypeTiny, flen 1, IsBooleanFlag -> Bool
 //	INTERVAL                                      -> IntervalCastFunc(x)          -> Interval
 //	JSONB                                         -> JSON        (TypeJSON)      -> JSONB
@@ -234,11 +240,17 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 		}
 	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME":
 		optArgs()
+		target = "DATETIME(6)"
+		if t.is("TIMESTAMPTZ") {
+			target = timestampTZTarget
+		}
 		if last+3 < limit && (q.toks[last+1].is("WITH") || q.toks[last+1].is("WITHOUT")) &&
 			q.toks[last+2].is("TIME") && q.toks[last+3].is("ZONE") {
+			if q.toks[last+1].is("WITH") {
+				target = timestampTZTarget
+			}
 			last += 3
 		}
-		target = "DATETIME(6)"
 	case "BOOLEAN", "BOOL":
 		target = "YEAR"
 	case "INTERVAL":

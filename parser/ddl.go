@@ -300,8 +300,12 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 	case "CHARACTER":
 		c.accept("VARYING")
 		k = types.String
-	case "TIMESTAMP", "TIMESTAMPTZ", "DATETIME":
+	case "TIMESTAMP", "DATETIME":
 		k = types.Timestamp
+	case "TIMESTAMPTZ":
+		k = types.TimestampTZ
+	case "TIME":
+		k = types.Time
 	case "DATE":
 		k = types.Date
 	case "BOOLEAN", "BOOL":
@@ -321,12 +325,18 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 			return err
 		}
 		col.Precision, col.Scale = p, s
-	case c.peek(0).isOp("(") && k != types.Bool && k != types.Interval && k != types.Date && k != types.JSONB:
+	case c.peek(0).isOp("(") && k != types.Bool && k != types.Interval && k != types.Date && k != types.JSONB && k != types.TimestampTZ:
 		if err := c.typeArgs(); err != nil {
 			return err
 		}
 	}
-	if k == types.Timestamp && (c.peek(0).is("WITH") || c.peek(0).is("WITHOUT")) && c.peek(1).is("TIME") && c.peek(2).is("ZONE") {
+	if (k == types.Timestamp || k == types.Time) && (c.peek(0).is("WITH") || c.peek(0).is("WITHOUT")) && c.peek(1).is("TIME") && c.peek(2).is("ZONE") {
+		if c.peek(0).is("WITH") {
+			if k == types.Time {
+				return c.errAt(c.peek(0), "type TIME WITH TIME ZONE is not supported")
+			}
+			col.Type = types.TimestampTZ
+		}
 		c.i += 3
 	}
 	return nil

@@ -131,6 +131,10 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			}
 		case t.isOp("::"):
 			i = q.pgCast(i)
+		case t.is("AT"):
+			i = q.atTimeZone(i)
+		case t.is("TIMESTAMPTZ") || t.is("TIMESTAMP"):
+			i = q.timestampTZLiteral(i)
 		case t.isOp("~") || t.isOp("!"):
 			i = q.regexOp(i)
 		case t.isEString():
