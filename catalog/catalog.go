@@ -62,6 +62,10 @@ type Object struct {
 	DeadLetter bool `json:",omitempty"`
 	// Seq orders objects by creation.
 	Seq uint64
+	// TimeZone is the TimeZone a view's (or a query sink's) expressions
+	// were bound in when it was created ("" for UTC, and for catalogs
+	// written before it existed): recovery binds them in it again.
+	TimeZone string `json:",omitempty"`
 }
 
 // Generated column kinds.

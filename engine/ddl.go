@@ -155,7 +155,7 @@ func (e *Engine) connectorNames() string {
 
 func (e *Engine) settingsForPlan() planner.Settings {
 	ci, _ := e.setting("checkpoint_interval")
-	return planner.Settings{Strict: e.strict(), Parallelism: e.parallelism(), CheckpointInterval: ci}
+	return planner.Settings{Strict: e.strict(), Parallelism: e.parallelism(), CheckpointInterval: ci, TimeZone: e.timeZone()}
 }
 
 func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Result, error) {
@@ -171,7 +171,7 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 	if err := e.store.DeletePrefix([]byte("v/" + st.Name + "/")); err != nil {
 		return nil, err
 	}
-	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1}
+	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone()}
 	if err := e.cat.Add(o); err != nil {
 		return nil, err
 	}
@@ -432,7 +432,7 @@ func (e *Engine) explain(st *parser.ExplainStmt) (*Result, error) {
 		}
 		text = vp.Explain(e.settingsForPlan(), nil)
 	case *parser.QueryStmt:
-		n, err := planner.BuildQuery(in, e.queryResolver(), true)
+		n, err := planner.BuildQuery(in, e.queryResolver(), true, e.timeZone())
 		if err != nil {
 			return nil, err
 		}
@@ -561,7 +561,7 @@ func (e *Engine) createQuerySink(ctx context.Context, st *parser.CreateSinkStmt)
 		return nil, err
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), Options: optionMap(st.Options),
-		Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1}
+		Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone()}
 	if o.Options["connector"] == "" {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "sink %q needs a connector option", st.Name)
 	}

@@ -32,7 +32,7 @@ func (e *Engine) Describe(ctx context.Context, sql string) (types.Schema, error)
 	defer e.mu.Unlock()
 	switch st := stmts[0].(type) {
 	case *parser.QueryStmt:
-		n, err := planner.BuildQuery(st, e.queryResolver(), true)
+		n, err := planner.BuildQuery(st, e.queryResolver(), true, e.timeZone())
 		if err != nil {
 			return nil, err
 		}

@@ -222,7 +222,7 @@ func (e *Engine) query(st *parser.QueryStmt) (*Result, error) {
 // scanQuery plans st and runs it over snapshots of the relations it
 // reads: the general path of query.
 func (e *Engine) scanQuery(st *parser.QueryStmt) (*Result, error) {
-	n, err := planner.BuildQuery(st, e.queryResolver(), true)
+	n, err := planner.BuildQuery(st, e.queryResolver(), true, e.timeZone())
 	if err != nil {
 		return nil, err
 	}

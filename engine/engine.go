@@ -44,6 +44,9 @@ type Result struct {
 	Rows   []types.Row
 	Tag    string
 	Notice []string
+	// TimeZone is the statement's session TimeZone, the zone clients
+	// print its TIMESTAMPTZ values in.
+	TimeZone string
 }
 
 // Options configure an engine.
@@ -155,6 +158,7 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000", "flush_limit_rows": "40000000", "watermark_stall_timeout": "1m",
 		"memory_limit": defaultMemoryLimit,
+		"timezone": "UTC",
 	}}
 	for k, v := range opts.Settings {
 		if err := checkSetting(strings.ToLower(k), v); err != nil {
@@ -271,7 +275,7 @@ func (e *Engine) recoverView(ctx context.Context, o *catalog.Object, set map[str
 	if !ok {
 		return fmt.Errorf("recover view %s: stored DDL is not CREATE MATERIALIZED VIEW", o.Name)
 	}
-	vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, sideTableOf(cv)), planner.Settings{Strict: false, Parallelism: e.parallelism()})
+	vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, sideTableOf(cv)), planner.Settings{Strict: false, Parallelism: e.parallelism(), TimeZone: o.TimeZone})
 	if err != nil {
 		return fmt.Errorf("recover view %s: %w", o.Name, err)
 	}
@@ -296,7 +300,7 @@ func (e *Engine) recoverSink(ctx context.Context, o *catalog.Object) error {
 	if !ok || st.Query == nil {
 		return fmt.Errorf("recover sink %s: stored DDL is not CREATE SINK ... AS", o.Name)
 	}
-	vp, err := planner.PlanView(querySinkView(st), e.resolverExcluding(o.Name), planner.Settings{Parallelism: e.parallelism()})
+	vp, err := planner.PlanView(querySinkView(st), e.resolverExcluding(o.Name), planner.Settings{Parallelism: e.parallelism(), TimeZone: o.TimeZone})
 	if err != nil {
 		return fmt.Errorf("recover sink %s: %w", o.Name, err)
 	}
@@ -406,6 +410,7 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 	}
 	if res != nil {
 		res.Notice = notices // every statement's, not only the last one's
+		res.TimeZone = e.timeZone()
 	}
 	return res, nil
 }

@@ -41,7 +41,7 @@ func BenchmarkTableKeyRange(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		n, err := planner.BuildQuery(stmts[0].(*parser.QueryStmt), e.queryResolver(), true)
+		n, err := planner.BuildQuery(stmts[0].(*parser.QueryStmt), e.queryResolver(), true, "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -170,7 +170,7 @@ func bothWays(t *testing.T, e *Engine, q string) (got, want string, keyed bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := planner.BuildQuery(stmts[0].(*parser.QueryStmt), e.queryResolver(), true)
+	n, err := planner.BuildQuery(stmts[0].(*parser.QueryStmt), e.queryResolver(), true, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func (e *Engine) explainAnalyze(st *parser.ExplainStmt) (string, error) {
 	if !ok {
 		return "", sqlerr.New(sqlerr.FeatureNotSupport, "EXPLAIN ANALYZE supports a view name or a SELECT over views")
 	}
-	n, err := planner.BuildQuery(q, e.queryResolver(), true)
+	n, err := planner.BuildQuery(q, e.queryResolver(), true, e.timeZone())
 	if err != nil {
 		return "", err
 	}

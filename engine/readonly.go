@@ -217,7 +217,7 @@ func (e *Engine) viewSources(o *catalog.Object) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("view %s: stored DDL is not CREATE MATERIALIZED VIEW", o.Name)
 	}
-	vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, sideTableOf(cv)), planner.Settings{Parallelism: 1})
+	vp, err := planner.PlanView(cv, e.resolverExcluding(o.Name, sideTableOf(cv)), planner.Settings{Parallelism: 1, TimeZone: o.TimeZone})
 	if err != nil {
 		return nil, fmt.Errorf("view %s: %w", o.Name, err)
 	}

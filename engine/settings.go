@@ -9,11 +9,12 @@ import (
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
-// The engine's SET parameters. strict, parallelism, checkpoint_interval
-// and flush_limit_rows shape the statements that follow, so they belong to
-// the session that sets them (see WithSession); state_cache_size sizes a
+// The engine's SET parameters. strict, parallelism, checkpoint_interval,
+// flush_limit_rows and timezone (SET TIME ZONE) shape the statements that
+// follow, so they belong to the session that sets them (see WithSession); state_cache_size sizes a
 // resource all views share and memory_limit the process's memory, so SET
 // changes them for the whole engine.
 var settingChecks = map[string]struct {
@@ -48,6 +49,10 @@ var settingChecks = map[string]struct {
 		n, err := strconv.Atoi(v)
 		return err == nil && n > 0
 	}, "a positive integer"},
+	"timezone": {func(v string) bool {
+		_, err := types.LoadZone(v)
+		return err == nil
+	}, "an IANA time zone name such as 'UTC' or 'Europe/Berlin'"},
 }
 
 // engineWide are the settings SET changes for every session.
@@ -64,11 +69,21 @@ func parseBool(v string) (bool, bool) {
 	return false, false
 }
 
+// timeZone is the running statement's TimeZone in its canonical spelling
+// (UTC unless SET). e.mu is held.
+func (e *Engine) timeZone() string {
+	v, _ := e.setting("timezone")
+	if z := types.ZoneName(v); z != "" {
+		return z
+	}
+	return "UTC"
+}
+
 // checkSetting validates SET name = value.
 func checkSetting(name, value string) error {
 	check, ok := settingChecks[name]
 	if !ok {
-		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size, memory_limit, flush_limit_rows and watermark_stall_timeout)", name)
+		return sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q (the engine's are strict, parallelism, checkpoint_interval, state_cache_size, memory_limit, flush_limit_rows, watermark_stall_timeout and timezone)", name)
 	}
 	if !check.valid(value) {
 		return sqlerr.New(sqlerr.InvalidParameter, "invalid value for parameter %q: %q (want %s)", name, value, check.hint)
@@ -108,6 +123,9 @@ func (e *Engine) set(name, value string) error {
 	name = strings.ToLower(name)
 	if err := checkSetting(name, value); err != nil {
 		return err
+	}
+	if name == "timezone" {
+		value = types.ZoneName(value)
 	}
 	if e.sess != nil && !engineWide[name] {
 		e.sess[name] = value

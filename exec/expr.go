@@ -577,7 +577,7 @@ func timeOp(op string, a, b types.Value) (types.Value, error) {
 		return timeResult(tsValue(types.TimestampAddInterval(a.I, b)))
 	case op == "+":
 		return timeResult(types.IntervalAdd(a, b))
-	case op == "-" && b.K == types.Timestamp:
+	case op == "-" && (b.K == types.Timestamp || b.K == types.TimestampTZ):
 		return timeResult(types.TimestampSub(a.I, b.I))
 	case op == "-":
 		nb, err := types.IntervalNeg(b)

@@ -177,14 +177,26 @@ func castTime(v types.Value, to types.Kind) (types.Value, bool, *sqlerr.Error) {
 	return v, false, nil
 }
 
-// compileDateArith evaluates date ± integer (a date) and date − date (the
-// integer days between).
+// compileDateArith evaluates date ± integer (a date), date − date (the
+// integer days between) and date + time (a timestamp).
 func (c *compiler) compileDateArith(e *planner.Call) (Evaluator, error) {
 	args, err := c.compileAll(e.Args)
 	if err != nil {
 		return nil, err
 	}
 	out, op := e.T, e.Fn[0]
+	if out == types.Timestamp { // date + time
+		return strictValue(args[0], args[1], c.errs, func(a, b types.Value) (types.Value, error) {
+			if a.K == types.Time {
+				a, b = b, a
+			}
+			us, ok := types.DateToTimestamp(a.I)
+			if !ok || us > math.MaxInt64-b.I {
+				return types.NullValue, errTSRange
+			}
+			return types.TimestampValue(us + b.I), nil
+		}), nil
+	}
 	return strictValue(args[0], args[1], c.errs, func(a, b types.Value) (types.Value, error) {
 		x, err := funcs.IntOp(op, a.I, b.I)
 		switch {

@@ -91,6 +91,9 @@ func (c *compiler) compileCast(e *planner.Cast) (Evaluator, error) {
 		return nil, err
 	}
 	to, errs := e.To, c.errs
+	if e.To == types.TimestampTZ || e.Arg.Type() == types.TimestampTZ {
+		return c.compileZonedCast(x, e)
+	}
 	return func(r types.Row) types.Value {
 		v, cerr := castValue(x(r), to)
 		if cerr != nil {
@@ -116,6 +119,9 @@ func castValue(v types.Value, to types.Kind) (types.Value, *sqlerr.Error) {
 		return x, err
 	}
 	if x, ok, err := castJSONB(v, to); ok {
+		return x, err
+	}
+	if x, ok, err := funcs.CastTime(v, to); ok {
 		return x, err
 	}
 	switch to {
@@ -304,4 +310,30 @@ func (c *compiler) compileImpl(e *planner.Call, f *funcs.Func) (Evaluator, error
 		}, nil
 	}
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not take %d arguments", e.Fn, len(args))
+}
+
+// compileZonedCast evaluates a cast to or from TIMESTAMPTZ in the cast's
+// time zone (loaded once, here).
+func (c *compiler) compileZonedCast(x Evaluator, e *planner.Cast) (Evaluator, error) {
+	zone := e.Zone
+	if zone == "" {
+		zone = "UTC"
+	}
+	loc, zerr := funcs.Zone(zone)
+	if zerr != nil {
+		return nil, zerr
+	}
+	to, errs := e.To, c.errs
+	return func(r types.Row) types.Value {
+		v := x(r)
+		if v.K == types.Null {
+			return v
+		}
+		out, _, cerr := funcs.CastZoned(v, to, loc)
+		if cerr != nil {
+			errs.record(cerr)
+			return types.NullValue
+		}
+		return out
+	}, nil
 }

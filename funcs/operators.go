@@ -32,7 +32,11 @@ var (
 // timestamp − timestamp an interval of days and time, and intervals add
 // part by part and scale by numbers as Postgres's do (types/interval.go). A date ± an
 // integer is a date, date − date the integer count of days between, and
-// date ± interval a timestamp (the date is cast). "neg" is unary minus.
+// date ± interval a timestamp (the date is cast), date + time a
+// timestamp. timestamptz ± interval works on the wall clock of the
+// binder's time zone (the binder rewrites it through TIMESTAMP, as
+// Postgres does); timestamptz − timestamptz is the interval between the
+// instants. "neg" is unary minus.
 // exec compiles all of them into typed closures.
 var arithmeticFuncs = []*Func{
 	{Name: "+", Doc: "addition", Strict: true, MixedNumeric: true, Sigs: with(num2,
@@ -40,13 +44,19 @@ var arithmeticFuncs = []*Func{
 		sig(types.Interval, types.Timestamp, types.Timestamp),
 		sig(types.Interval, types.Interval, types.Interval),
 		sig(types.Date, types.Int, types.Date),
-		sig(types.Int, types.Date, types.Date))},
+		sig(types.Int, types.Date, types.Date),
+		sig(types.TimestampTZ, types.Interval, types.TimestampTZ),
+		sig(types.Interval, types.TimestampTZ, types.TimestampTZ),
+		sig(types.Date, types.Time, types.Timestamp),
+		sig(types.Time, types.Date, types.Timestamp))},
 	{Name: "-", Doc: "subtraction", Strict: true, MixedNumeric: true, Sigs: with(num2,
 		sig(types.Timestamp, types.Interval, types.Timestamp),
 		sig(types.Timestamp, types.Timestamp, types.Interval),
 		sig(types.Interval, types.Interval, types.Interval),
 		sig(types.Date, types.Int, types.Date),
-		sig(types.Date, types.Date, types.Int))},
+		sig(types.Date, types.Date, types.Int),
+		sig(types.TimestampTZ, types.Interval, types.TimestampTZ),
+		sig(types.TimestampTZ, types.TimestampTZ, types.Interval))},
 	{Name: "*", Doc: "multiplication", Strict: true, MixedNumeric: true, Sigs: with(num2,
 		sig(types.Interval, types.Int, types.Interval),
 		sig(types.Interval, types.Float, types.Interval),

@@ -156,6 +156,7 @@ var families = []struct {
 	{"Regular expression", regexFuncs},
 	{"Math", mathFuncs},
 	{"Date and time", timeFuncs},
+	{"Time zones", zoneFuncs},
 	{"Formatting", formatFuncs},
 	{"JSON", jsonFuncs},
 }

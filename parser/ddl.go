@@ -575,6 +575,11 @@ func (p *stmtParser) drop(c *cursor) (Stmt, *sqlerr.Error) {
 func (p *stmtParser) show(c *cursor) (Stmt, *sqlerr.Error) {
 	s := &ShowStmt{StmtBase: p.base(c.toks)}
 	c.next()
+	if c.peek(0).is("TIME") && c.peek(1).is("ZONE") {
+		c.i += 2
+		s.Setting = "timezone"
+		return s, c.done()
+	}
 	if s.Kind = c.objectKind(true); s.Kind == 0 {
 		name, _, err := c.name("SOURCES, TABLES, MATERIALIZED VIEWS, SINKS or a setting")
 		if err != nil {
@@ -596,12 +601,22 @@ func (p *stmtParser) describe(c *cursor) (Stmt, *sqlerr.Error) {
 	return s, c.done()
 }
 
-// set parses SET name = value or SET name TO value.
+// set parses SET name = value, SET name TO value and SET TIME ZONE value
+// (the setting timezone).
 func (p *stmtParser) set(c *cursor) (Stmt, *sqlerr.Error) {
 	s := &SetStmt{StmtBase: p.base(c.toks)}
 	c.next()
 	if c.peek(0).is("SESSION") && c.peek(1).isName() && !c.peek(1).is("TO") {
 		c.next()
+	}
+	if c.peek(0).is("TIME") && c.peek(1).is("ZONE") {
+		c.i += 2
+		s.Name = "timezone"
+		var err *sqlerr.Error
+		if s.Value, err = c.optionValue(); err != nil {
+			return nil, err
+		}
+		return s, c.done()
 	}
 	name, _, err := c.name("a setting name")
 	if err != nil {

@@ -46,13 +46,25 @@ const (
 // itself); an Int passed to a function that takes a Float is wrapped in a
 // Cast.
 func BindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
-	b := &binder{scope: scope}
-	return b.bind(e)
+	return BindScalarIn(e, scope, "")
+}
+
+// BindScalarIn is BindScalar in time zone zone (an IANA name; "" is UTC):
+// the zone casts between TIMESTAMPTZ and the zone-less kinds, and
+// extract, date_trunc and interval arithmetic on TIMESTAMPTZ, work in.
+func BindScalarIn(e ast.ExprNode, scope Scope, zone string) (Scalar, error) {
+	b := &binder{scope: scope, zone: zone}
+	s, err := b.bind(e)
+	if err != nil {
+		return nil, err
+	}
+	return b.zoned(s)
 }
 
 type binder struct {
 	scope Scope
-	depth int // of the expression being bound, bounded by sqlerr.MaxDepth
+	depth int    // of the expression being bound, bounded by sqlerr.MaxDepth
+	zone  string // the session's TimeZone ("" is UTC)
 }
 
 func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
@@ -474,6 +486,8 @@ func (b *binder) bindCast(n *ast.FuncCastExpr) (Scalar, error) {
 		to = types.Timestamp
 	case mysql.TypeDate, mysql.TypeNewDate:
 		to = types.Date
+	case mysql.TypeDuration:
+		to = types.Time
 	case mysql.TypeJSON: // the parser writes ::jsonb as a JSON cast
 		to = types.JSONB
 	default:
@@ -552,6 +566,14 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 			return nil, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type timestamp: '" + s + "'", Err: err}
 		}
 		return &Const{V: types.TimestampValue(us)}, nil
+	case types.TimestampTZ: // read in the binder's zone: zoned folds it
+		return &Cast{Arg: c, To: types.TimestampTZ}, nil
+	case types.Time:
+		us, err := types.ParseTime(s)
+		if err != nil {
+			return nil, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type time: '" + s + "'", Err: err}
+		}
+		return &Const{V: types.TimeValue(us)}, nil
 	case types.Interval:
 		v, err := types.ParseIntervalValue(s, "")
 		if err != nil {
@@ -756,6 +778,8 @@ func unifyArgs(sig funcs.Sig, args []Scalar) (types.Kind, bool) {
 			k = unifyNumeric(k, ak)
 		case (k == types.Date && ak == types.Timestamp) || (k == types.Timestamp && ak == types.Date):
 			k = types.Timestamp
+		case (k == types.TimestampTZ && (ak == types.Timestamp || ak == types.Date)) || (ak == types.TimestampTZ && (k == types.Timestamp || k == types.Date)):
+			k = types.TimestampTZ
 		default:
 			return k, false
 		}
@@ -883,6 +907,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return bindIntervalFunc(n)
 	case parser.IntervalCastFunc:
 		return b.bindIntervalCast(n)
+	case parser.TimestampTZCastFunc, parser.AtTimeZoneFunc:
+		return b.bindZoneFunc(n)
 	case "date_add", "adddate", "date_sub", "subdate":
 		if len(n.Args) == 3 {
 			return b.bindDateArith(n, name == "date_add" || name == "adddate")
@@ -905,7 +931,7 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return b.bindIf(n)
 	case "now", "current_timestamp", "localtimestamp", "sysdate":
 		return &Call{Fn: "now", T: types.Timestamp}, nil
-	case ast.DateLiteral, ast.TimestampLiteral: // DATE '2024-01-01', TIMESTAMP '...'
+	case ast.DateLiteral, ast.TimestampLiteral, ast.TimeLiteral: // DATE '2024-01-01', TIMESTAMP '...', TIME '...'
 		return b.bindTypedLiteral(n)
 	}
 	args, err := b.bindAll(n.Args)
@@ -921,8 +947,11 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 // bindTypedLiteral binds DATE 'text' and TIMESTAMP 'text' to constants.
 func (b *binder) bindTypedLiteral(n *ast.FuncCallExpr) (Scalar, error) {
 	to := types.Date
-	if n.FnName.L == ast.TimestampLiteral {
+	switch n.FnName.L {
+	case ast.TimestampLiteral:
 		to = types.Timestamp
+	case ast.TimeLiteral:
+		to = types.Time
 	}
 	if len(n.Args) == 1 {
 		if arg, err := b.bind(n.Args[0]); err == nil && isStringLiteral(arg) {

@@ -32,7 +32,13 @@ type SchemaResolver interface {
 type builder struct {
 	cat     Resolver
 	windows map[string]*parser.WindowTVFClause
-	adhoc   bool // an ad-hoc query over view snapshots (not a view body)
+	adhoc   bool   // an ad-hoc query over view snapshots (not a view body)
+	zone    string // the TimeZone expressions bind in ("" is UTC)
+}
+
+// bindScalar binds e over scope in the query's time zone.
+func (b *builder) bindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
+	return BindScalarIn(e, scope, b.zone)
 }
 
 // nodeText renders a TiDB node back to canonical SQL text; used to match
@@ -48,8 +54,8 @@ func nodeText(n ast.Node) string {
 
 // BuildQuery plans a query. With adhoc, relations are read as snapshots
 // (views and tables) and ORDER BY / LIMIT are allowed.
-func BuildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool) (Node, error) {
-	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc}
+func BuildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Node, error) {
+	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone}
 	for _, w := range q.Windows {
 		b.windows[strings.ToLower(w.Placeholder)] = w
 	}
@@ -265,7 +271,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		return nil, nil, err
 	}
 	if where != nil {
-		pred, err := BindScalar(where, scope)
+		pred, err := b.bindScalar(where, scope)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -319,7 +325,7 @@ func (b *builder) selectList(fields *ast.FieldList, scope Scope, groupText map[s
 			e = &ColRef{Index: idx, Name: nodeText(f.Expr), T: k}
 		} else {
 			var err error
-			e, err = BindScalar(f.Expr, scope)
+			e, err = b.bindScalar(f.Expr, scope)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -68,7 +68,7 @@ func (b *builder) aggregateSelect(s *ast.SelectStmt, in Node, scope *relScope, a
 	agg.Input = in
 	var out Node = agg
 	if s.Having != nil {
-		pred, err := BindScalar(s.Having.Expr, as)
+		pred, err := b.bindScalar(s.Having.Expr, as)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -93,7 +93,7 @@ func (b *builder) groupExpr(e ast.ExprNode, scope *relScope, fields *ast.FieldLi
 		if _, _, err := scope.Resolve("", c.Name.Name.O); err != nil {
 			for _, f := range fields.Fields {
 				if f.Expr != nil && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
-					return BindScalar(f.Expr, scope)
+					return b.bindScalar(f.Expr, scope)
 				}
 			}
 		}
@@ -102,9 +102,9 @@ func (b *builder) groupExpr(e ast.ExprNode, scope *relScope, fields *ast.FieldLi
 		if p.N < 1 || p.N > len(fields.Fields) || fields.Fields[p.N-1].Expr == nil {
 			return nil, sqlerr.New(sqlerr.InvalidParameter, "GROUP BY position %d is not in select list", p.N)
 		}
-		return BindScalar(fields.Fields[p.N-1].Expr, scope)
+		return b.bindScalar(fields.Fields[p.N-1].Expr, scope)
 	}
-	return BindScalar(e, scope)
+	return b.bindScalar(e, scope)
 }
 
 // aggCall binds one aggregate call.
@@ -137,7 +137,7 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	if len(a.Args) != 1 {
 		return call, sqlerr.New(sqlerr.UndefinedFunction, "%s takes one argument", fn)
 	}
-	arg, err := BindScalar(a.Args[0], scope)
+	arg, err := b.bindScalar(a.Args[0], scope)
 	if err != nil {
 		return call, err
 	}
@@ -181,7 +181,7 @@ func (b *builder) jsonAggCall(a *ast.AggregateFuncExpr, fn string, scope *relSco
 	}
 	args := make([]Scalar, len(a.Args))
 	for i, e := range a.Args {
-		s, err := BindScalar(e, scope)
+		s, err := b.bindScalar(e, scope)
 		if err != nil {
 			return call, err
 		}

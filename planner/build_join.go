@@ -43,7 +43,7 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	var lf, rf []Scalar
 	var rest []joinConjunct
 	for _, c := range conds {
-		s, err := BindScalar(c, scope)
+		s, err := b.bindScalar(c, scope)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -74,7 +74,7 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	jn.Left, jn.Right = left, right
 	jn.Residual = andAll(jn.setInterval(rest))
 	jn.classify()
-	return jn.coerceKeys(scope), scope, nil
+	return jn.coerceKeys(scope, b.zone), scope, nil
 }
 
 // coerceKeys gives both columns of each equality key one type, the one
@@ -85,7 +85,7 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 // encode alike. A cast is an extra last column of a Project over its
 // side, which the key then reads; a Project over the join drops the
 // extra columns again, so the output is still the columns scope names.
-func (j *Join) coerceKeys(scope *relScope) Node {
+func (j *Join) coerceKeys(scope *relScope, zone string) Node {
 	eq, _ := funcs.Lookup("=")
 	nl, nr := len(j.Left.Schema()), len(j.Right.Schema())
 	var lx, rx []*Cast
@@ -96,11 +96,11 @@ func (j *Join) coerceKeys(scope *relScope) Node {
 			continue // ok: the binder accepted l = r, so they unify
 		}
 		if l.T != k {
-			lx = append(lx, &Cast{Arg: l, To: k})
+			lx = append(lx, &Cast{Arg: l, To: k, Zone: zone})
 			j.LeftKeys[i] = nl + len(lx) - 1
 		}
 		if r.T != k {
-			rx = append(rx, &Cast{Arg: r, To: k})
+			rx = append(rx, &Cast{Arg: r, To: k, Zone: zone})
 			j.RightKeys[i] = nr + len(rx) - 1
 		}
 	}

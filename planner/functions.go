@@ -14,7 +14,9 @@ import "github.com/streamsql/streamsql/types"
 // BOOLEAN; NULL casts to anything. Timestamps and dates cast to each
 // other (a timestamp's date is its day); intervals cast only to
 // themselves and text; JSONB casts to numbers and BOOLEAN (a JSON number
-// or boolean, as Postgres's jsonb casts).
+// or boolean, as Postgres's jsonb casts). TIMESTAMPTZ casts to and from
+// TIMESTAMP and DATE and to TIME in the binder's time zone (Cast.Zone);
+// TIME comes from TIMESTAMP too.
 func CanCast(from, to types.Kind) bool {
 	if from == to || from == types.Null || from == types.String || to == types.String {
 		return true
@@ -29,9 +31,11 @@ func CanCast(from, to types.Kind) bool {
 	case types.Bool:
 		return to == types.Int
 	case types.Timestamp:
-		return to == types.Date
+		return to == types.Date || to == types.TimestampTZ || to == types.Time
 	case types.Date:
-		return to == types.Timestamp
+		return to == types.Timestamp || to == types.TimestampTZ
+	case types.TimestampTZ:
+		return to == types.Timestamp || to == types.Date || to == types.Time
 	case types.JSONB:
 		return types.IsNumeric(to) || to == types.Bool
 	}
@@ -40,9 +44,12 @@ func CanCast(from, to types.Kind) bool {
 
 // implicitCast reports whether the binder converts an argument of kind
 // from where kind to is wanted, as Postgres's implicit casts do: BIGINT
-// to DECIMAL, DECIMAL to DOUBLE and DATE to TIMESTAMP. (BIGINT to DOUBLE
-// is widen's.)
+// to DECIMAL, DECIMAL to DOUBLE, DATE to TIMESTAMP and TIMESTAMPTZ,
+// TIMESTAMP to TIMESTAMPTZ and, for the functions that take only a
+// TIMESTAMP (extract, date_trunc, ...), TIMESTAMPTZ to TIMESTAMP: its wall
+// time in the binder's zone. (BIGINT to DOUBLE is widen's.)
 func implicitCast(from, to types.Kind) bool {
 	return (from == types.Int && to == types.Decimal) || (from == types.Decimal && to == types.Float) ||
-		(from == types.Date && to == types.Timestamp)
+		(from == types.Date && to == types.Timestamp) || (from == types.Date && to == types.TimestampTZ) ||
+		(from == types.Timestamp && to == types.TimestampTZ) || (from == types.TimestampTZ && to == types.Timestamp)
 }

@@ -95,7 +95,7 @@ func (g *golden) exec(sql string, set planner.Settings) (string, error) {
 		_, err := g.view(sql, set)
 		return "", err
 	case *parser.QueryStmt:
-		n, err := planner.BuildQuery(s, g.cat, true)
+		n, err := planner.BuildQuery(s, g.cat, true, "")
 		if err != nil {
 			return "", err
 		}
@@ -213,7 +213,7 @@ func (g *golden) query(sql string) string {
 	if !ok {
 		return fmt.Sprintf("want a query, got %T\n", st)
 	}
-	n, err := planner.BuildQuery(q, g.cat, true)
+	n, err := planner.BuildQuery(q, g.cat, true, "")
 	if err != nil {
 		return errText(err)
 	}

@@ -156,7 +156,7 @@ func TestPruneColumnsQueries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := planner.BuildQuery(st[0].(*parser.QueryStmt), cat, true)
+			n, err := planner.BuildQuery(st[0].(*parser.QueryStmt), cat, true, "")
 			if err != nil {
 				t.Fatal(err)
 			}

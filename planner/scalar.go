@@ -53,11 +53,14 @@ type Case struct {
 
 // Cast converts Arg to kind To. A cast to DECIMAL(p, s) has Precision p
 // and Scale s (the value is rounded to s and must fit p); Precision 0 is
-// a cast to unconstrained DECIMAL.
+// a cast to unconstrained DECIMAL. Zone is the IANA time zone a cast
+// between TIMESTAMPTZ and a zone-less kind works in (the session's, or the
+// view's fixed at its creation); "" means UTC.
 type Cast struct {
 	Arg              Scalar
 	To               types.Kind
 	Precision, Scale int
+	Zone             string
 }
 
 func (*ColRef) scalar() {}
@@ -100,6 +103,10 @@ func (c *Const) String() string {
 		return "INTERVAL '" + c.V.String() + "'"
 	case types.JSONB:
 		return "'" + c.V.String() + "'::JSONB"
+	case types.TimestampTZ:
+		return "TIMESTAMPTZ '" + c.V.String() + "'"
+	case types.Time:
+		return "TIME '" + c.V.String() + "'"
 	}
 	return c.V.String()
 }
@@ -216,7 +223,7 @@ func MapColRefs(s Scalar, fn func(*ColRef) Scalar) Scalar {
 		}
 		return &c
 	case *Cast:
-		return &Cast{Arg: MapColRefs(e.Arg, fn), To: e.To, Precision: e.Precision, Scale: e.Scale}
+		return &Cast{Arg: MapColRefs(e.Arg, fn), To: e.To, Precision: e.Precision, Scale: e.Scale, Zone: e.Zone}
 	}
 	return s
 }

@@ -31,12 +31,16 @@ type Settings struct {
 	Strict             bool
 	Parallelism        int
 	CheckpointInterval string
+	// TimeZone is the zone the view's expressions bind in (an IANA name,
+	// "" for UTC): fixed when the view is created and kept in its catalog
+	// entry, so a restart computes what the first run did.
+	TimeZone string
 }
 
 // PlanView plans CREATE MATERIALIZED VIEW: build, attach the lateness
 // contract, optimize, and check that every keyed state is bounded.
 func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, error) {
-	logical, err := BuildQuery(s.Query, cat, false)
+	logical, err := BuildQuery(s.Query, cat, false, set.TimeZone)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,9 @@ import (
 type Result struct {
 	Schema types.Schema
 	Rows   []types.Row
+	// TimeZone is the session's TimeZone, which TIMESTAMPTZ values print
+	// in ("" is UTC).
+	TimeZone string
 }
 
 // DB is one engine instance over a state directory.

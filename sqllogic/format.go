@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -69,11 +70,16 @@ func isNonFinite(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
 // formatRows renders each row as its values formatted by the type
 // letters. The caller has checked that every row has len(typeLetters)
 // values.
-func formatRows(rows []types.Row, typeLetters string) [][]string {
+// TIMESTAMPTZ values print in zone loc, as a client of a session in that
+// TimeZone sees them.
+func formatRows(rows []types.Row, typeLetters string, loc *time.Location) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
 		vals := make([]string, len(r))
 		for j, v := range r {
+			if v.K == types.TimestampTZ {
+				v = types.StringValue(types.FormatTimestampTZ(v.I, loc))
+			}
 			vals[j] = formatValue(v, typeLetters[j])
 		}
 		out[i] = vals
@@ -127,4 +133,12 @@ var hashLineRE = regexp.MustCompile(`^\d+ values hashing to [0-9a-f]{32}$`)
 // isHashLine reports whether expected is a single hash-form line.
 func isHashLine(expected []string) bool {
 	return len(expected) == 1 && hashLineRE.MatchString(strings.TrimSpace(expected[0]))
+}
+
+// zoneOf loads a result's TimeZone (UTC when unknown).
+func zoneOf(name string) *time.Location {
+	if loc, err := types.LoadZone(name); err == nil {
+		return loc
+	}
+	return time.UTC
 }

@@ -279,7 +279,7 @@ func (r *runner) query(q *query) {
 		r.fail(Failure{Line: q.line, SQL: q.sql, Err: err})
 		return
 	}
-	values, lines := sortValues(formatRows(res.Rows, q.types), q.sort, len(q.types))
+	values, lines := sortValues(formatRows(res.Rows, q.types, zoneOf(res.TimeZone)), q.sort, len(q.types))
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t")
 	}

@@ -23,7 +23,7 @@ func (d *sltDB) Exec(ctx context.Context, sql string) (*sqllogic.Result, error) 
 		}
 		return nil, nil
 	}
-	return &sqllogic.Result{Schema: r.Schema, Rows: r.Rows}, nil
+	return &sqllogic.Result{Schema: r.Schema, Rows: r.Rows, TimeZone: r.TimeZone}, nil
 }
 
 // rowsAffected reads the row count of an INSERT, UPDATE, DELETE or COPY
