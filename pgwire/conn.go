@@ -185,6 +185,11 @@ func (s *session) begin(m *pgproto3.StartupMessage) (bool, error) {
 			s.params[k] = v
 		}
 	}
+	if z := types.ZoneName(s.params["timezone"]); z != "" { // a client's TimeZone option, when it names a zone
+		s.setZone(z)
+	} else {
+		s.setZone("UTC")
+	}
 	if s.params["application_name"] == "" {
 		s.params["application_name"] = m.Parameters["application_name"]
 	}
@@ -333,6 +338,7 @@ func (s *session) sendNotices(res *result) {
 // flushing now and then so a large result streams.
 func (s *session) sendRows(res *result, formats []int16, from, to int) {
 	var buf []byte
+	loc := s.zone()
 	n := len(res.cols)
 	vals := make([][]byte, n)
 	ends := make([]int, n)
@@ -347,7 +353,7 @@ func (s *session) sendRows(res *result, formats []int16, from, to int) {
 			case formatOf(formats, j) == 1:
 				buf = appendBinary(buf, c.oid, row[j])
 			default:
-				buf = appendText(buf, c.oid, row[j])
+				buf = appendText(buf, c.oid, row[j], loc)
 			}
 			ends[j] = len(buf)
 		}

@@ -456,7 +456,7 @@ func (s *session) copyOut(ctx context.Context, c *copyStmt) error {
 					buf = append(buf, c.null...)
 					continue
 				}
-				field = appendText(field[:0], col.oid, row[j])
+				field = appendText(field[:0], col.oid, row[j], s.zone())
 				if c.format == "csv" {
 					buf = appendCSVField(buf, field, c)
 				} else {

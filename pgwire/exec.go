@@ -413,6 +413,14 @@ func (s *session) sessionStmt(ctx context.Context, sql string) (*result, error) 
 		if st.name == "statement_timeout" && v != "" && parseTimeout(v) == 0 && v != "0" {
 			return nil, pgError(codeInvalidParamValue, "invalid value for parameter \"statement_timeout\": \""+v+"\"")
 		}
+		if st.name == "timezone" {
+			z := types.ZoneName(v)
+			if z == "" {
+				return nil, pgError(codeInvalidParamValue, "invalid value for parameter \"TimeZone\": \""+v+"\"")
+			}
+			s.setZone(z)
+			v = z
+		}
 		s.params[st.name] = v
 		if known && p.report {
 			s.sendStatus(st.name)
@@ -451,6 +459,9 @@ func (s *session) resetAll() {
 	for k, p := range sessionParams {
 		if !p.fixed && s.params[k] != p.def && k != "application_name" && k != "client_encoding" {
 			s.params[k] = p.def
+			if k == "timezone" {
+				s.setZone(p.def)
+			}
 			if p.report {
 				s.sendStatus(k)
 			}

@@ -91,7 +91,7 @@ func (s *session) bind(m *pgproto3.Bind) error {
 			if f == 0 {
 				t = string(b)
 			} else {
-				t = string(appendText(nil, st.paramOIDs[i], v))
+				t = string(appendText(nil, st.paramOIDs[i], v, s.zone()))
 			}
 			p.text[i] = &t
 		}

@@ -3,6 +3,7 @@ package pgwire
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -210,4 +211,19 @@ func (s *session) showAll(engineVals map[string]string) *result {
 		res.rows = append(res.rows, types.Row{types.StringValue(p.name), types.StringValue(s.params[k]), types.StringValue(p.desc)})
 	}
 	return res
+}
+
+// zone is the session's TimeZone, which TIMESTAMPTZ values print in.
+func (s *session) zone() *time.Location {
+	if loc, err := types.LoadZone(s.params["timezone"]); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// setZone makes z (a canonical zone name) the session's TimeZone, for
+// printing and for the engine, which binds the session's statements in it.
+func (s *session) setZone(z string) {
+	s.params["timezone"] = z
+	s.engineSettings["timezone"] = z
 }

@@ -29,6 +29,7 @@ const (
 	oidVarchar     uint32 = 1043
 	oidTimestamp   uint32 = 1114
 	oidTimestampTZ uint32 = 1184
+	oidTime        uint32 = 1083
 	oidInterval    uint32 = 1186
 	oidNumeric     uint32 = 1700
 	oidDate        uint32 = 1082
@@ -53,8 +54,12 @@ func kindOf(oid uint32) types.Kind {
 		return types.Decimal
 	case oidDate:
 		return types.Date
-	case oidTimestamp, oidTimestampTZ:
+	case oidTimestamp:
 		return types.Timestamp
+	case oidTimestampTZ:
+		return types.TimestampTZ
+	case oidTime:
+		return types.Time
 	case oidInterval:
 		return types.Interval
 	case oidJSONB:
@@ -74,7 +79,7 @@ func typeSize(oid uint32) int16 {
 		return 2
 	case oidInt4, oidOid, oidFloat4, oidDate:
 		return 4
-	case oidInt8, oidFloat8, oidTimestamp, oidTimestampTZ:
+	case oidInt8, oidFloat8, oidTimestamp, oidTimestampTZ, oidTime:
 		return 8
 	case oidInterval:
 		return 16
@@ -89,7 +94,7 @@ func typeSize(oid uint32) int16 {
 func binaryOK(oid uint32) bool {
 	switch oid {
 	case oidBool, oidChar, oidName, oidInt8, oidInt2, oidInt4, oidText, oidOid, oidFloat4, oidFloat8,
-		oidVarchar, oidTimestamp, oidTimestampTZ, oidInterval, oidNumeric, oidDate, oidJSONB:
+		oidVarchar, oidTimestamp, oidTimestampTZ, oidTime, oidInterval, oidNumeric, oidDate, oidJSONB:
 		return true
 	}
 	return false
@@ -102,8 +107,9 @@ const (
 	pgEpochDays int64 = 10957
 )
 
-// appendText appends v in Postgres text format for a column of type oid.
-func appendText(dst []byte, oid uint32, v types.Value) []byte {
+// appendText appends v in Postgres text format for a column of type oid;
+// a TIMESTAMPTZ prints in the session's zone loc.
+func appendText(dst []byte, oid uint32, v types.Value, loc *time.Location) []byte {
 	switch v.K {
 	case types.Bool:
 		if v.I != 0 {
@@ -122,6 +128,8 @@ func appendText(dst []byte, oid uint32, v types.Value) []byte {
 			dst = append(dst, "+00"...)
 		}
 		return dst
+	case types.TimestampTZ:
+		return append(dst, types.FormatTimestampTZ(v.I, loc)...)
 	case types.Interval:
 		return append(dst, types.FormatIntervalValue(v)...)
 	case types.Decimal:
@@ -151,6 +159,8 @@ func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 		return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(asFloat(v))))
 	case oidTimestamp, oidTimestampTZ:
 		return binary.BigEndian.AppendUint64(dst, uint64(v.I-pgEpoch))
+	case oidTime:
+		return binary.BigEndian.AppendUint64(dst, uint64(v.I))
 	case oidInterval:
 		return types.AppendIntervalBinary(dst, v)
 	case oidNumeric:
@@ -160,7 +170,7 @@ func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 	case oidJSONB:
 		return append(append(dst, jsonbVersion), v.S...)
 	}
-	return appendText(dst, oid, v)
+	return appendText(dst, oid, v, time.UTC)
 }
 
 func asInt(v types.Value) int64 {
@@ -288,7 +298,16 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		if len(b) != 8 {
 			return bad()
 		}
-		return types.TimestampValue(int64(binary.BigEndian.Uint64(b)) + pgEpoch), nil
+		us := int64(binary.BigEndian.Uint64(b)) + pgEpoch
+		if oid == oidTimestampTZ {
+			return types.TimestampTZValue(us), nil
+		}
+		return types.TimestampValue(us), nil
+	case oidTime:
+		if len(b) != 8 {
+			return bad()
+		}
+		return types.TimeValue(int64(binary.BigEndian.Uint64(b))), nil
 	case oidInterval:
 		if len(b) != 16 {
 			return bad()
@@ -346,6 +365,19 @@ func decodeTextParam(oid uint32, s string) (types.Value, error) {
 		return types.DateValue(d), nil
 	case types.JSONB:
 		return types.ParseJSONB(s)
+	case types.Time:
+		us, err := types.ParseTime(s)
+		if err != nil {
+			return types.NullValue, err
+		}
+		return types.TimeValue(us), nil
+	case types.TimestampTZ:
+		// With an offset it is an instant; without, it stays text, which
+		// the engine reads in the session's zone where it meets a
+		// timestamptz.
+		if us, explicit, err := types.ParseTimestampTZExplicit(s); err == nil && explicit {
+			return types.TimestampTZValue(us), nil
+		}
 	}
 	return types.StringValue(s), nil
 }
@@ -417,6 +449,10 @@ func literal(v types.Value) (string, error) {
 		return "CAST(" + quote(types.FormatDecimal(v)) + " AS NUMERIC)", nil
 	case types.Date:
 		return "CAST(" + quote(types.FormatDate(v.I)) + " AS DATE)", nil
+	case types.TimestampTZ: // with its offset, so any session zone reads it alike
+		return "CAST(" + quote(types.FormatTimestampTZ(v.I, time.UTC)) + " AS TIMESTAMPTZ)", nil
+	case types.Time:
+		return "CAST(" + quote(types.FormatTime(v.I)) + " AS TIME)", nil
 	case types.JSONB:
 		return "CAST(" + quote(v.S) + " AS JSONB)", nil
 	}

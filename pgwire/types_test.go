@@ -50,9 +50,12 @@ func TestParamDecoding(t *testing.T) {
 		{oidText, 1, []byte("héllo"), types.StringValue("héllo")},
 		{oidVarchar, 0, []byte("x"), types.StringValue("x")},
 		{oidTimestamp, 1, enc(oidTimestamp, ts), types.TimestampValue(ts.UnixMicro())},
-		{oidTimestampTZ, 1, enc(oidTimestampTZ, ts), types.TimestampValue(ts.UnixMicro())},
+		{oidTimestampTZ, 1, enc(oidTimestampTZ, ts), types.TimestampTZValue(ts.UnixMicro())},
+		{oidTime, 1, enc(oidTime, pgtype.Time{Microseconds: 45296500000, Valid: true}), types.TimeValue(45296500000)},
+		{oidTime, 0, []byte("12:34:56.5"), types.TimeValue(45296500000)},
+		{oidTimestampTZ, 0, []byte("2024-05-06 09:08:09"), types.StringValue("2024-05-06 09:08:09")},
 		{oidTimestamp, 0, []byte("2024-05-06 07:08:09.123456"), types.TimestampValue(ts.UnixMicro())},
-		{oidTimestampTZ, 0, []byte("2024-05-06 09:08:09.123456+02"), types.TimestampValue(ts.UnixMicro())},
+		{oidTimestampTZ, 0, []byte("2024-05-06 09:08:09.123456+02"), types.TimestampTZValue(ts.UnixMicro())},
 		{oidInterval, 1, enc(oidInterval, pgtype.Interval{Microseconds: 5_000_000, Days: 1, Valid: true}), types.IntervalValue(types.Day + 5*types.Second)},
 		{oidInterval, 0, []byte("00:01:30"), types.IntervalValue(90 * types.Second)},
 		{oidBytea, 1, []byte{0xde, 0xad}, types.StringValue(`\xdead`)},
@@ -111,7 +114,7 @@ func TestJSONBResults(t *testing.T) {
 		t.Fatalf("JSONB is oid %d, binary %v", oid, binaryOK(oid))
 	}
 	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
-		b := appendText(nil, oid, v)
+		b := appendText(nil, oid, v, time.UTC)
 		if f == pgtype.BinaryFormatCode {
 			b = appendBinary(nil, oid, v)
 		}
@@ -145,7 +148,7 @@ func TestNumericAndDateResults(t *testing.T) {
 	for _, v := range []types.Value{dec("0.30"), dec("1.00"), dec("-12345.6789"), dec("0"), dec("0.0001"),
 		dec("98765432109876543210.123456789012"), dec("100000000")} {
 		for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
-			b := appendText(nil, oidNumeric, v)
+			b := appendText(nil, oidNumeric, v, time.UTC)
 			if f == pgtype.BinaryFormatCode {
 				b = appendBinary(nil, oidNumeric, v)
 			}
@@ -160,11 +163,11 @@ func TestNumericAndDateResults(t *testing.T) {
 		}
 	}
 	day := types.DateValue(19723)
-	if got := string(appendText(nil, pgcatalog.TypeOID(types.Date), day)); got != "2024-01-01" {
+	if got := string(appendText(nil, pgcatalog.TypeOID(types.Date), day, time.UTC)); got != "2024-01-01" {
 		t.Errorf("date text %q", got)
 	}
 	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
-		b := appendText(nil, oidDate, day)
+		b := appendText(nil, oidDate, day, time.UTC)
 		if f == pgtype.BinaryFormatCode {
 			b = appendBinary(nil, oidDate, day)
 		}
@@ -199,7 +202,7 @@ func TestResultEncoding(t *testing.T) {
 			pgtype.Interval{Months: 14, Days: 3, Microseconds: 1_000_000, Valid: true}},
 	} {
 		oid := pgcatalog.TypeOID(tt.v.K)
-		if got := string(appendText(nil, oid, tt.v)); got != tt.text {
+		if got := string(appendText(nil, oid, tt.v, time.UTC)); got != tt.text {
 			t.Errorf("%v: text %q, want %q", tt.v, got, tt.text)
 		}
 		for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
@@ -207,7 +210,7 @@ func TestResultEncoding(t *testing.T) {
 			if f == pgtype.BinaryFormatCode {
 				b = appendBinary(nil, oid, tt.v)
 			} else {
-				b = appendText(nil, oid, tt.v)
+				b = appendText(nil, oid, tt.v, time.UTC)
 			}
 			if err := m.Scan(oid, f, b, tt.dst); err != nil {
 				t.Errorf("%v format %d: pgx cannot read %x: %v", tt.v, f, b, err)

@@ -199,3 +199,12 @@ func TimeOfDay(us int64) int64 {
 	}
 	return t
 }
+
+// ParseTimestampTZExplicit is ParseTimestampTZ in UTC that also reports
+// whether the text carried its own offset or zone (an instant whatever
+// the session's zone).
+func ParseTimestampTZExplicit(s string) (us int64, explicit bool, err error) {
+	explicit = tzSuffix.MatchString(strings.TrimSpace(s))
+	us, err = ParseTimestampTZ(s, time.UTC)
+	return us, explicit, err
+}

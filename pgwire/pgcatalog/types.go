@@ -41,6 +41,7 @@ const (
 	OIDVarcharArr  uint32 = 1015
 	OIDTimestamp   uint32 = 1114
 	OIDTimestampTZ uint32 = 1184
+	OIDTime        uint32 = 1083
 	OIDInterval    uint32 = 1186
 	OIDNumeric     uint32 = 1700
 	OIDDate        uint32 = 1082
@@ -64,6 +65,10 @@ func TypeOID(k types.Kind) uint32 {
 		return OIDText
 	case types.Timestamp:
 		return OIDTimestamp
+	case types.TimestampTZ:
+		return OIDTimestampTZ
+	case types.Time:
+		return OIDTime
 	case types.Interval:
 		return OIDInterval
 	case types.Decimal:
@@ -127,6 +132,7 @@ var typeInfos = map[uint32]typeInfo{
 	OIDVarcharArr:  {name: "character varying[]", elem: OIDVarchar, class: 'a', length: -1},
 	OIDTimestamp:   {name: "timestamp without time zone", array: 1115, class: 's', length: 8},
 	OIDTimestampTZ: {name: "timestamp with time zone", array: 1185, class: 's', length: 8},
+	OIDTime:        {name: "time without time zone", array: 1183, class: 't', length: 8},
 	OIDInterval:    {name: "interval", array: 1187, class: 's', length: 16},
 	OIDNumeric:     {name: "numeric", array: 1231, class: 'f', length: -1},
 	OIDDate:        {name: "date", array: 1182, class: 's', length: 4},
