@@ -22,15 +22,17 @@ type binaryArray struct{ b []byte }
 
 // Element and array type OIDs of the arrays the sink sends.
 var arrayOIDs = map[types.Kind][2]uint32{
-	types.Bool:      {oidBool, 1000},
-	types.Int:       {oidInt8, 1016},
-	types.Float:     {oidFloat8, 1022},
-	types.String:    {oidText, 1009},
-	types.Timestamp: {oidTimestamp, 1115},
-	types.Interval:  {oidInterval, 1187},
-	types.Decimal:   {oidNumeric, 1231},
-	types.Date:      {oidDate, 1182},
-	types.JSONB:     {oidJSONB, 3807},
+	types.Bool:        {oidBool, 1000},
+	types.Int:         {oidInt8, 1016},
+	types.Float:       {oidFloat8, 1022},
+	types.String:      {oidText, 1009},
+	types.Timestamp:   {oidTimestamp, 1115},
+	types.TimestampTZ: {oidTimestamptz, 1185},
+	types.Time:        {oidTime, 1183},
+	types.Interval:    {oidInterval, 1187},
+	types.Decimal:     {oidNumeric, 1231},
+	types.Date:        {oidDate, 1182},
+	types.JSONB:       {oidJSONB, 3807},
 }
 
 // pgEpochDays is 2000-01-01 in days since the Unix epoch: binary dates
@@ -114,12 +116,12 @@ func appendElem(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
 			return append(b, 1), nil
 		}
 		return append(b, 0), nil
-	case types.Int, types.Timestamp:
+	case types.Int, types.Timestamp, types.TimestampTZ, types.Time:
 		if v.K != kind {
 			return b, errKind
 		}
 		i := v.I
-		if kind == types.Timestamp {
+		if kind == types.Timestamp || kind == types.TimestampTZ {
 			i -= pgEpoch
 		}
 		b = binary.BigEndian.AppendUint32(b, 8)

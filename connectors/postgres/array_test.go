@@ -37,6 +37,10 @@ func TestColumnArrayMatchesPgx(t *testing.T) {
 		{types.Int, nil, []pgtype.Int8{}},
 		{types.Decimal, []types.Value{dec("0.30"), {}, dec("-12345.6789"), types.IntValue(7), dec("98765432109876543210.000001")},
 			[]pgtype.Numeric{num(30, -2), {}, num(-123456789, -4), num(7, 0), bigNum("98765432109876543210000001", -6)}},
+		{types.TimestampTZ, []types.Value{types.TimestampTZValue(t0 + 7), {}},
+			[]pgtype.Timestamptz{{Time: time.UnixMicro(t0 + 7), Valid: true}, {}}},
+		{types.Time, []types.Value{types.TimeValue(45296500000), {}},
+			[]pgtype.Time{{Microseconds: 45296500000, Valid: true}, {}}},
 		{types.Date, []types.Value{types.DateValue(19723), types.DateValue(-1), {}},
 			[]pgtype.Date{{Time: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Valid: true}, {Time: time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), Valid: true}, {}}},
 	} {

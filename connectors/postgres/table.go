@@ -24,6 +24,7 @@ const (
 	oidVarchar     = 1043
 	oidTimestamp   = 1114
 	oidTimestamptz = 1184
+	oidTime        = 1083
 	oidInterval    = 1186
 	oidNumeric     = 1700
 	oidDate        = 1082
@@ -41,6 +42,10 @@ func pgType(k types.Kind) string {
 		return "DOUBLE PRECISION"
 	case types.Timestamp:
 		return "TIMESTAMP"
+	case types.TimestampTZ:
+		return "TIMESTAMPTZ"
+	case types.Time:
+		return "TIME"
 	case types.Interval:
 		return "INTERVAL"
 	case types.Decimal:
@@ -73,6 +78,10 @@ func arrayType(k types.Kind) string {
 		return "float8[]"
 	case types.Timestamp:
 		return "timestamp[]"
+	case types.TimestampTZ:
+		return "timestamptz[]"
+	case types.Time:
+		return "time[]"
 	case types.Interval:
 		return "interval[]"
 	case types.Decimal:
@@ -103,6 +112,10 @@ func compatible(k types.Kind, oid uint32) bool {
 		ok = []uint32{oidFloat8, oidFloat4, oidNumeric}
 	case types.Timestamp:
 		ok = []uint32{oidTimestamp, oidTimestamptz}
+	case types.TimestampTZ: // an instant: a timestamp column would take the sink session's wall time
+		ok = []uint32{oidTimestamptz}
+	case types.Time:
+		ok = []uint32{oidTime}
 	case types.Interval:
 		ok = []uint32{oidInterval}
 	case types.Decimal:

@@ -129,6 +129,8 @@ func TestTypeMapping(t *testing.T) {
 		{types.Null, "TEXT", "text[]", []uint32{oidText}, []uint32{oidInt8}},
 		{types.Decimal, "NUMERIC", "numeric[]", []uint32{oidNumeric}, []uint32{oidFloat8, oidFloat4, oidInt8, oidText}},
 		{types.Date, "DATE", "date[]", []uint32{oidDate, oidTimestamp, oidTimestamptz}, []uint32{oidText, oidInt4}},
+		{types.TimestampTZ, "TIMESTAMPTZ", "timestamptz[]", []uint32{oidTimestamptz}, []uint32{oidTimestamp, oidText}},
+		{types.Time, "TIME", "time[]", []uint32{oidTime}, []uint32{oidTimestamp, oidText, oidInt8}},
 	} {
 		if got := pgType(tc.k); got != tc.create {
 			t.Errorf("pgType(%s) = %s, want %s", tc.k, got, tc.create)
