@@ -160,10 +160,10 @@ func jsonValue(col types.Column, v *fastjson.Value) (types.Value, error) {
 			if f, err := strconv.ParseFloat(string(v.MarshalTo(nil)), 64); err == nil {
 				return types.FloatValue(f), nil
 			}
-		case types.Timestamp:
+		case types.Timestamp, types.TimestampTZ:
 			if n, err := v.Int64(); err == nil {
 				if us, ok := epochMillis(n); ok {
-					return types.TimestampValue(us), nil
+					return types.Value{K: col.Type, I: us}, nil
 				}
 			}
 		case types.Interval:
@@ -242,6 +242,10 @@ func appendJSONValue(dst []byte, v types.Value) []byte {
 		return types.AppendDecimal(dst, v)
 	case types.Date:
 		return appendJSONString(dst, types.FormatDate(v.I))
+	case types.TimestampTZ: // with its offset: an instant
+		return appendJSONString(dst, types.FormatTimestampTZ(v.I, time.UTC))
+	case types.Time:
+		return appendJSONString(dst, types.FormatTime(v.I))
 	case types.JSONB: // nested, as it is
 		return append(dst, v.S...)
 	}

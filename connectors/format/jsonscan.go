@@ -181,10 +181,10 @@ func (d *JSONDecoder) number(col int, raw []byte) (types.Value, error) {
 		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
 			return types.FloatValue(f), nil
 		}
-	case types.Timestamp:
+	case types.Timestamp, types.TimestampTZ:
 		if n, ok := parseInt(raw); ok {
 			if us, ok := epochMillis(n); ok {
-				return types.TimestampValue(us), nil
+				return types.Value{K: d.schema[col].Type, I: us}, nil
 			}
 		}
 	case types.Interval:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -36,6 +37,18 @@ func parseText(col types.Column, b []byte, got string) (types.Value, error) {
 			}
 		} else if us, ok := parseTimestamp(b); ok {
 			return types.TimestampValue(us), nil
+		}
+	case types.TimestampTZ: // epoch milliseconds, or text (zone-less text is UTC)
+		if n, ok := parseInt(b); ok {
+			if us, ok := epochMillis(n); ok {
+				return types.TimestampTZValue(us), nil
+			}
+		} else if us, err := types.ParseTimestampTZ(string(b), time.UTC); err == nil {
+			return types.TimestampTZValue(us), nil
+		}
+	case types.Time:
+		if us, err := types.ParseTime(string(b)); err == nil {
+			return types.TimeValue(us), nil
 		}
 	case types.Interval:
 		if v, err := types.ParseIntervalValue(string(b), ""); err == nil {
