@@ -97,10 +97,13 @@ func genFilterProject(g *gen, _ *dataset) query {
 // filter is the next IS test: random draws alone would leave a rarely
 // drawn function out of a short run, the sweep calls every one within a
 // few seeds (TestCorpusCoversEveryFunction checks the default run).
+// sweepItems is the number of functions one sweep case calls.
+const sweepItems = 6
+
 func genFuncSweep(g *gen, _ *dataset) query {
 	g.cols = sourceCols("")
 	q := filterProject{src: sourceNames[g.pick(2)], sweep: true}
-	for range 6 {
+	for range sweepItems {
 		f := scalarFuncs[g.sweep%len(scalarFuncs)]
 		g.sweep++
 		q.items = append(q.items, call{fn: f, args: f.args(g, 1)})

@@ -27,9 +27,9 @@ func (b *binder) bindZoneFunc(n *ast.FuncCallExpr) (Scalar, error) {
 
 // zoned puts the binder's time zone where a bound expression needs it:
 // on every Cast between TIMESTAMPTZ and a zone-less kind (folding a
-// string literal read as TIMESTAMPTZ, so a bad one fails now), around
-// date_trunc of a TIMESTAMPTZ (truncated on the zone's wall clock, the
-// result an instant again), and around TIMESTAMPTZ ± interval (added on
+// string literal read as TIMESTAMPTZ, so a bad one fails now; unitCall
+// binds date_trunc of a TIMESTAMPTZ through such casts), and around
+// TIMESTAMPTZ ± interval (added on
 // the wall clock, as Postgres adds days and months). extract of a
 // TIMESTAMPTZ reads the wall-clock fields, except epoch, which is the
 // instant's.
@@ -91,8 +91,6 @@ func (b *binder) zonedCall(x *Call) (Scalar, error) {
 	switch {
 	case c.Fn == "extract" && len(c.Args) == 2 && isWallClock(c.Args[1]) && isConstString(c.Args[0], "epoch"):
 		c.Args[1] = c.Args[1].(*Cast).Arg // the instant's epoch
-	case c.Fn == "date_trunc" && len(c.Args) == 2 && isWallClock(c.Args[1]):
-		return &Cast{Arg: &c, To: types.TimestampTZ, Zone: b.zone}, nil
 	case (c.Fn == "+" || c.Fn == "-") && c.T == types.TimestampTZ:
 		for i, a := range c.Args {
 			if a.Type() == types.TimestampTZ {
