@@ -134,15 +134,17 @@ func TestParseDDL(t *testing.T) {
 				Watermark: &WatermarkClause{Column: "ts", Delay: 500 * types.Millisecond}}},
 		{"all types", `CREATE SOURCE s (a INT, b INTEGER, c SMALLINT, d DOUBLE PRECISION, e FLOAT, f REAL,
 			g DECIMAL(10, 2), h NUMERIC, i VARCHAR(20), j TEXT, k CHAR, l STRING, m TIMESTAMPTZ, n DATETIME,
-			o BOOLEAN, p BOOL, q INTERVAL, r DOUBLE, s VARCHAR NOT NULL, t DATE, u DECIMAL(7))`,
+			o BOOLEAN, p BOOL, q INTERVAL, r DOUBLE, s VARCHAR NOT NULL, t DATE, u DECIMAL(7),
+			v TIMESTAMP WITH TIME ZONE, w TIMESTAMP WITHOUT TIME ZONE, x TIME, y TIME WITHOUT TIME ZONE)`,
 			&CreateSourceStmt{Name: "s", Columns: []ColumnDef{
 				{Name: "a", Type: types.Int}, {Name: "b", Type: types.Int}, {Name: "c", Type: types.Int},
 				{Name: "d", Type: types.Float}, {Name: "e", Type: types.Float}, {Name: "f", Type: types.Float},
 				{Name: "g", Type: types.Decimal, Precision: 10, Scale: 2}, {Name: "h", Type: types.Decimal}, {Name: "i", Type: types.String},
 				{Name: "j", Type: types.String}, {Name: "k", Type: types.String}, {Name: "l", Type: types.String},
-				{Name: "m", Type: types.Timestamp}, {Name: "n", Type: types.Timestamp}, {Name: "o", Type: types.Bool},
+				{Name: "m", Type: types.TimestampTZ}, {Name: "n", Type: types.Timestamp}, {Name: "o", Type: types.Bool},
 				{Name: "p", Type: types.Bool}, {Name: "q", Type: types.Interval}, {Name: "r", Type: types.Float},
-				{Name: "s", Type: types.String}, {Name: "t", Type: types.Date}, {Name: "u", Type: types.Decimal, Precision: 7}}}},
+				{Name: "s", Type: types.String}, {Name: "t", Type: types.Date}, {Name: "u", Type: types.Decimal, Precision: 7},
+				{Name: "v", Type: types.TimestampTZ}, {Name: "w", Type: types.Timestamp}, {Name: "x", Type: types.Time}, {Name: "y", Type: types.Time}}}},
 		{"generated columns", `CREATE SOURCE s (v BIGINT, ingest TIMESTAMP AS INGESTION_TIME(), pt AS PROCTIME(),
 			WATERMARK FOR ingest AS ingest - INTERVAL '1' SECOND) WITH (connector = 'memory')`,
 			&CreateSourceStmt{Name: "s", Columns: []ColumnDef{{Name: "v", Type: types.Int},
@@ -405,6 +407,29 @@ func (v *castFinder) Enter(n ast.Node) (ast.Node, bool) {
 }
 func (v *castFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
+// TestTimestampTZForms: casts to TIMESTAMPTZ (which TiDB has no type for),
+// its literals and AT TIME ZONE become the calls the binder knows.
+func TestTimestampTZForms(t *testing.T) {
+	for in, want := range map[string]string{
+		"CAST(x AS TIMESTAMPTZ)":                      "__TIMESTAMPTZ_CAST(\"x\")",
+		"x::timestamp with time zone":                 "__TIMESTAMPTZ_CAST(\"x\")",
+		"TIMESTAMPTZ '2024-01-01 00:00:00+01'":        "__TIMESTAMPTZ_CAST('2024-01-01 00:00:00+01')",
+		"TIMESTAMP WITH TIME ZONE '2024-01-01'::text": "CAST(__TIMESTAMPTZ_CAST('2024-01-01') AS CHAR)",
+		"x AT TIME ZONE 'UTC' AT TIME ZONE t.z":       "__AT_TIME_ZONE(__AT_TIME_ZONE(\"x\", 'UTC'), \"t\".\"z\")",
+	} {
+		q := parseOne(t, "SELECT "+in+" FROM t").(*QueryStmt)
+		if got := q.Restore(); got != "SELECT "+want+" FROM \"t\"" {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+	if _, err := Parse("SELECT x AT TIME ZONE FROM t"); err == nil {
+		t.Error("AT TIME ZONE without a zone parsed")
+	}
+	if _, err := Parse("CREATE SOURCE s (a TIME WITH TIME ZONE)"); err == nil {
+		t.Error("TIME WITH TIME ZONE parsed")
+	}
+}
+
 func TestCastTargets(t *testing.T) {
 	tests := []struct {
 		expr string
@@ -414,7 +439,8 @@ func TestCastTargets(t *testing.T) {
 		{"x::text", mysql.TypeVarString}, {"CAST(x AS VARCHAR(3))", mysql.TypeVarString},
 		{"x::float8", mysql.TypeDouble}, {"CAST(x AS REAL)", mysql.TypeDouble}, {"CAST(x AS DECIMAL(10,2))", mysql.TypeNewDecimal},
 		{"x::numeric(12, 3)", mysql.TypeNewDecimal}, {"x::numeric", mysql.TypeNewDecimal}, {"x::date", mysql.TypeDate},
-		{"x::timestamp", mysql.TypeDatetime}, {"CAST(x AS TIMESTAMPTZ)", mysql.TypeDatetime},
+		{"x::timestamp", mysql.TypeDatetime}, {"CAST(x AS TIMESTAMP WITHOUT TIME ZONE)", mysql.TypeDatetime},
+		{"x::time", mysql.TypeDuration}, {"CAST(x AS TIME)", mysql.TypeDuration},
 		{"x::boolean", mysql.TypeTiny}, {"CAST(x AS BOOL)", mysql.TypeTiny},
 		{"x::jsonb", mysql.TypeJSON}, {"CAST(x AS JSONB)", mysql.TypeJSON},
 	}
