@@ -158,7 +158,7 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000", "flush_limit_rows": "40000000", "watermark_stall_timeout": "1m",
 		"memory_limit": defaultMemoryLimit,
-		"timezone": "UTC",
+		"timezone":     "UTC",
 	}}
 	for k, v := range opts.Settings {
 		if err := checkSetting(strings.ToLower(k), v); err != nil {
