@@ -1,5 +1,5 @@
-// Package catalog holds the definitions of sources, tables, views and
-// sinks: their names, schemas, options and the DDL that created them. It is
+// Package catalog holds the definitions of sources, tables, views,
+// sinks and SQL functions: their names, schemas, options and the DDL that created them. It is
 // a leaf: pure data with an encoding the engine persists, so a restart
 // finds every object again (by re-planning the stored DDL in order).
 package catalog
@@ -66,6 +66,29 @@ type Object struct {
 	// were bound in when it was created ("" for UTC, and for catalogs
 	// written before it existed): recovery binds them in it again.
 	TimeZone string `json:",omitempty"`
+	// Functions names the SQL functions a view's (or a query sink's)
+	// query calls: they were inlined into it, and DROP FUNCTION refuses
+	// while it exists.
+	Functions []string `json:",omitempty"`
+}
+
+// Function is a SQL function (CREATE FUNCTION): a scalar expression over
+// its parameters that the binder inlines where it is called. Functions
+// have their own namespace, as in Postgres.
+type Function struct {
+	Name string
+	SQL  string // the DDL that created it
+	// Params are the parameters in order; a Name is "" for an unnamed
+	// one (the body reads the n-th as $n).
+	Params  types.Schema
+	Returns types.Column
+	// Body is the expression, as SQL text the parser reads with
+	// parser.ParseExpr.
+	Body string
+	// Uses names the SQL functions the body calls: DROP FUNCTION of one
+	// of them is refused while this one exists.
+	Uses []string `json:",omitempty"`
+	Seq  uint64
 }
 
 // Generated column kinds.
@@ -123,12 +146,44 @@ func (o *Object) Clock(col int) string {
 
 // Catalog is the set of objects by lower-cased name.
 type Catalog struct {
-	objs map[string]*Object
-	seq  uint64
+	objs  map[string]*Object
+	funcs map[string]*Function
+	seq   uint64
 }
 
 // New returns an empty catalog.
-func New() *Catalog { return &Catalog{objs: map[string]*Object{}} }
+func New() *Catalog { return &Catalog{objs: map[string]*Object{}, funcs: map[string]*Function{}} }
+
+// Function returns the SQL function named name (case-insensitive).
+func (c *Catalog) Function(name string) (*Function, bool) {
+	f, ok := c.funcs[strings.ToLower(name)]
+	return f, ok
+}
+
+// PutFunction adds f, or replaces the function of its name. It moves the
+// sequence number, so cached plans that may have inlined the old body
+// are seen to be out of date.
+func (c *Catalog) PutFunction(f *Function) {
+	c.seq++
+	f.Seq = c.seq
+	c.funcs[strings.ToLower(f.Name)] = f
+}
+
+// RemoveFunction deletes the function named name.
+func (c *Catalog) RemoveFunction(name string) {
+	c.seq++
+	delete(c.funcs, strings.ToLower(name))
+}
+
+// Functions returns the SQL functions in creation order.
+func (c *Catalog) Functions() []*Function {
+	out := make([]*Function, 0, len(c.funcs))
+	for _, f := range c.funcs {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
 
 // Get returns the object named name (case-insensitive).
 func (c *Catalog) Get(name string) (*Object, bool) {
@@ -184,13 +239,14 @@ func (c *Catalog) Dependents(name string, reads func(o *Object) []string) []*Obj
 }
 
 type encoded struct {
-	Seq  uint64
-	Objs []*Object
+	Seq   uint64
+	Objs  []*Object
+	Funcs []*Function `json:",omitempty"`
 }
 
 // Encode serialises the catalog.
 func (c *Catalog) Encode() ([]byte, error) {
-	return json.Marshal(encoded{Seq: c.seq, Objs: c.List(0)})
+	return json.Marshal(encoded{Seq: c.seq, Objs: c.List(0), Funcs: c.Functions()})
 }
 
 // Decode replaces the catalog's contents with an encoding from Encode.
@@ -202,6 +258,10 @@ func (c *Catalog) Decode(b []byte) error {
 	c.objs = map[string]*Object{}
 	for _, o := range e.Objs {
 		c.objs[strings.ToLower(o.Name)] = o
+	}
+	c.funcs = map[string]*Function{}
+	for _, f := range e.Funcs {
+		c.funcs[strings.ToLower(f.Name)] = f
 	}
 	c.seq = e.Seq
 	return nil

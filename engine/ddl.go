@@ -171,7 +171,7 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 	if err := e.store.DeletePrefix([]byte("v/" + st.Name + "/")); err != nil {
 		return nil, err
 	}
-	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone()}
+	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone(), Functions: vp.Functions}
 	if err := e.cat.Add(o); err != nil {
 		return nil, err
 	}
@@ -561,7 +561,7 @@ func (e *Engine) createQuerySink(ctx context.Context, st *parser.CreateSinkStmt)
 		return nil, err
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), Options: optionMap(st.Options),
-		Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone()}
+		Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone(), Functions: vp.Functions}
 	if o.Options["connector"] == "" {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "sink %q needs a connector option", st.Name)
 	}

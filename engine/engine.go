@@ -342,6 +342,9 @@ func (x excl) Get(name string) (*catalog.Object, bool) {
 	return x.cat.Get(name)
 }
 
+// Function implements planner.FunctionResolver.
+func (x excl) Function(name string) (*catalog.Function, bool) { return x.cat.Function(name) }
+
 func (e *Engine) parallelism() int {
 	v, _ := e.setting("parallelism")
 	n, err := strconv.Atoi(v)
@@ -455,6 +458,10 @@ func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
 		return e.describe(st.Name)
 	case *parser.DropStmt:
 		return e.drop(st)
+	case *parser.CreateFunctionStmt:
+		return e.createFunction(st)
+	case *parser.DropFunctionStmt:
+		return e.dropFunction(st)
 	case *parser.ExplainStmt:
 		return e.explain(st)
 	}

@@ -85,6 +85,15 @@ func (r queryResolver) Get(name string) (*catalog.Object, bool) {
 	return r.cat.Get(name)
 }
 
+// Function implements planner.FunctionResolver: the catalog's SQL
+// functions.
+func (r queryResolver) Function(name string) (*catalog.Function, bool) {
+	if f, ok := r.cat.(planner.FunctionResolver); ok {
+		return f.Function(name)
+	}
+	return nil, false
+}
+
 // OwnsSchema implements planner.SchemaResolver.
 func (r queryResolver) OwnsSchema(schema string) bool { return strings.EqualFold(schema, SystemSchema) }
 

@@ -210,6 +210,39 @@ type InsertStmt struct {
 	Rows      [][]ast.ExprNode
 }
 
+// FuncParam is one parameter of CREATE FUNCTION: Name is "" for an
+// unnamed one (the body reads it as $n).
+type FuncParam struct {
+	Name string
+	Type types.Column // Name unused; Type, Precision and Scale
+	Pos  sqlerr.Pos
+}
+
+// CreateFunctionStmt is CREATE [OR REPLACE] FUNCTION name(params) RETURNS
+// type [LANGUAGE SQL] [IMMUTABLE] { AS $$ SELECT expr $$ | RETURN expr }:
+// a scalar SQL function the binder inlines.
+type CreateFunctionStmt struct {
+	StmtBase
+	OrReplace bool
+	Name      string
+	Params    []FuncParam
+	Returns   types.Column
+	// Body is the function's expression as the query `SELECT expr` (its
+	// one field is the body); BodyText its canonical text.
+	Body     *QueryStmt
+	BodyText string
+	BodyPos  sqlerr.Pos
+}
+
+// DropFunctionStmt is DROP FUNCTION [IF EXISTS] name [(types)].
+type DropFunctionStmt struct {
+	StmtBase
+	IfExists bool
+	Name     string
+	// Args are the argument types written, nil when there is no list.
+	Args []types.Column
+}
+
 // ObjectKind names a catalog object kind in DROP and SHOW.
 type ObjectKind uint8
 
@@ -262,14 +295,16 @@ type SetStmt struct {
 	Value string
 }
 
-func (*CreateSourceStmt) stmt() {}
-func (*CreateViewStmt) stmt()   {}
-func (*CreateSinkStmt) stmt()   {}
-func (*QueryStmt) stmt()        {}
-func (*InsertStmt) stmt()       {}
-func (*DropStmt) stmt()         {}
-func (*ShowStmt) stmt()         {}
-func (*DescribeStmt) stmt()     {}
-func (*ExplainStmt) stmt()      {}
-func (*FlushStmt) stmt()        {}
-func (*SetStmt) stmt()          {}
+func (*CreateSourceStmt) stmt()   {}
+func (*CreateViewStmt) stmt()     {}
+func (*CreateSinkStmt) stmt()     {}
+func (*QueryStmt) stmt()          {}
+func (*InsertStmt) stmt()         {}
+func (*DropStmt) stmt()           {}
+func (*ShowStmt) stmt()           {}
+func (*DescribeStmt) stmt()       {}
+func (*ExplainStmt) stmt()        {}
+func (*FlushStmt) stmt()          {}
+func (*SetStmt) stmt()            {}
+func (*CreateFunctionStmt) stmt() {}
+func (*DropFunctionStmt) stmt()   {}

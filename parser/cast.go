@@ -100,6 +100,8 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 				s = k - 1
 			}
 		}
+	case t.kind == tDollar:
+		return s, true
 	case t.kind == tString:
 		if j > 0 {
 			if p := q.toks[j-1]; p.kind == tIdent && (p.end == t.off || p.is("DATE") || p.is("TIME") || p.is("TIMESTAMP")) {
@@ -109,6 +111,8 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 		return s, true
 	case t.is("END"):
 		return q.caseStart(j)
+	case t.kind == tNumber && j > 0 && q.toks[j-1].isOp("$") && q.toks[j-1].end == t.off:
+		return j - 1, true // $1, a SQL function's parameter
 	case t.isName() || t.kind == tNumber:
 	default:
 		return 0, false

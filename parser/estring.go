@@ -107,6 +107,7 @@ func digitsAt(s string, i, limit, base int) int {
 
 // eString rewrites the escape string at i into a standard string TiDB
 // reads as the same value.
+// (A dollar-quoted string is handed over the same way.)
 func (q *queryRewrite) eString(i int) {
 	t := q.toks[i]
 	q.rw.replace(t.off, t.end, quoteString(t.val()))

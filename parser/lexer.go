@@ -12,6 +12,7 @@ const (
 	tString         // a '...' string literal
 	tNumber         // a numeric literal
 	tOp             // punctuation and operators, including '::' and '||'
+	tDollar         // a dollar-quoted string: $$...$$ or $tag$...$tag$
 )
 
 // token is one token of the user's text. off and end are byte offsets into
@@ -43,6 +44,9 @@ func (t token) val() string {
 			return unescapeE(t.text[2 : len(t.text)-1])
 		}
 		return strings.ReplaceAll(t.text[1:len(t.text)-1], "''", "'")
+	case tDollar:
+		n := len(dollarOpen(t.text))
+		return t.text[n : len(t.text)-n]
 	}
 	return t.text
 }
@@ -127,6 +131,16 @@ func lex(src string) lexResult {
 				return r
 			}
 			i = j
+		case c == '$' && dollarOpen(src[i:]) != "":
+			tag := dollarOpen(src[i:])
+			j := strings.Index(src[i+len(tag):], tag)
+			if j < 0 {
+				r.errOff, r.errMsg = i, "unterminated dollar-quoted string"
+				return r
+			}
+			j += i + 2*len(tag)
+			r.add(token{kind: tDollar, text: src[i:j], off: i, end: j})
+			i = j
 		case (c == '#' && !strings.HasPrefix(src[i:], "#>")) || c < ' ' || c == 0x7f:
 			r.errOff, r.errMsg = i, "unexpected character"
 			return r
@@ -156,6 +170,22 @@ func scanQuoted(src string, i int) (int, bool) {
 		return j + 1, true
 	}
 	return len(src), false
+}
+
+// dollarOpen returns the $tag$ that opens a dollar-quoted string at the
+// start of s ($$ or $name$), or "". A tag does not start with a digit,
+// so $1 stays a parameter reference.
+func dollarOpen(s string) string {
+	for j := 1; j < len(s); j++ {
+		c := s[j]
+		if c == '$' {
+			return s[:j+1]
+		}
+		if !isIdentStart(c) && (j == 1 || !isDigit(c)) {
+			return ""
+		}
+	}
+	return ""
 }
 
 func scanNumber(src string, i int) int {

@@ -181,8 +181,13 @@ func (p *stmtParser) statement(toks []token) (Stmt, *sqlerr.Error) {
 			return p.createView(c)
 		case c.peek(1).is("SINK"):
 			return p.createSink(c)
+		case c.peek(1).is("FUNCTION") || c.peek(1).is("OR") && c.peek(2).is("REPLACE") && c.peek(3).is("FUNCTION"):
+			return p.createFunction(c)
 		}
 	case t.is("DROP"):
+		if c.peek(1).is("FUNCTION") {
+			return p.dropFunction(c)
+		}
 		if k := c.peek(1); k.is("SOURCE") || k.is("TABLE") || k.is("SINK") || k.is("MATERIALIZED") {
 			return p.drop(c)
 		}

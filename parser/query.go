@@ -137,8 +137,8 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			i = q.timestampTZLiteral(i)
 		case t.isOp("~") || t.isOp("!"):
 			i = q.regexOp(i)
-		case t.isEString():
-			q.eString(i)
+		case t.isEString() || t.kind == tDollar:
+			q.eString(i) // TiDB knows neither E'...' nor $$...$$ strings
 		case t.is("EXTRACT"):
 			if j := q.extract(i); j != i { // consumed its '(': open its frame
 				frames = append(frames, frame{open: i + 1})
@@ -260,7 +260,21 @@ func (q *queryRewrite) exprInterval(i int) int {
 // toks; errs are errors found before (a view's clauses) that compete for
 // being the first.
 func (p *stmtParser) parseQuery(toks []token, end int, errs errList) (*QueryStmt, *sqlerr.Error) {
+	return p.parseQueryFrom(p.newRewriter(toks), toks, end, errs)
+}
+
+// parseQueryPrefixed parses prefix followed by toks as a query (prefix
+// "SELECT " turns an expression into one); errors point into toks' text.
+func (p *stmtParser) parseQueryPrefixed(toks []token, end int, prefix string) (*QueryStmt, *sqlerr.Error) {
 	rw := p.newRewriter(toks)
+	if prefix != "" {
+		rw.insert(toks[0].off, prefix)
+	}
+	return p.parseQueryFrom(rw, toks, end, nil)
+}
+
+// parseQueryFrom is parseQuery over a rewriter already started.
+func (p *stmtParser) parseQueryFrom(rw *rewriter, toks []token, end int, errs errList) (*QueryStmt, *sqlerr.Error) {
 	q := &queryRewrite{p: p, rw: rw, toks: toks, end: end, quoteNames: true}
 	errs.add(q.run())
 	node, err := p.tidbParse(rw, end)

@@ -328,3 +328,37 @@ func restoreClauses(sc StreamingClauses) string {
 	}
 	return b.String()
 }
+
+// Restore implements Stmt.
+func (s *CreateFunctionStmt) Restore() string {
+	r := "CREATE "
+	if s.OrReplace {
+		r += "OR REPLACE "
+	}
+	prms := make([]string, len(s.Params))
+	for i, prm := range s.Params {
+		prms[i] = prm.Type.TypeName()
+		if prm.Name != "" {
+			prms[i] = quoteName(prm.Name) + " " + prms[i]
+		}
+	}
+	return r + "FUNCTION " + quoteName(s.Name) + "(" + strings.Join(prms, ", ") + ") RETURNS " +
+		s.Returns.TypeName() + " LANGUAGE SQL IMMUTABLE RETURN " + s.BodyText
+}
+
+// Restore implements Stmt.
+func (s *DropFunctionStmt) Restore() string {
+	r := "DROP FUNCTION "
+	if s.IfExists {
+		r += "IF EXISTS "
+	}
+	r += quoteName(s.Name)
+	if s.Args != nil {
+		args := make([]string, len(s.Args))
+		for i, a := range s.Args {
+			args[i] = a.TypeName()
+		}
+		r += "(" + strings.Join(args, ", ") + ")"
+	}
+	return r
+}

@@ -44,6 +44,14 @@ func (s *session) catalogAnswer(sql string, params []*string) (*result, bool, er
 		objs = append(objs, po)
 	}
 	objs = append(objs, systemTables()...)
+	for _, f := range s.srv.cfg.Engine.Functions() {
+		po := pgcatalog.Object{Name: f.Name, Kind: "function", Definition: f.Body,
+			Result: &pgcatalog.Column{Type: f.Returns.Type, Precision: f.Returns.Precision, Scale: f.Returns.Scale}}
+		for _, c := range f.Params {
+			po.Columns = append(po.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type, Precision: c.Precision, Scale: c.Scale})
+		}
+		objs = append(objs, po)
+	}
 	settings := make(map[string]string, len(s.params))
 	for k, v := range s.params {
 		settings[k] = v

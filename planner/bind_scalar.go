@@ -65,6 +65,12 @@ type binder struct {
 	scope Scope
 	depth int    // of the expression being bound, bounded by sqlerr.MaxDepth
 	zone  string // the session's TimeZone ("" is UTC)
+	// fns are the SQL functions calls may name (nil: none); inlining the
+	// ones being inlined now (a call of one of them would recurse); used,
+	// when set, collects the names of those inlined.
+	fns      FunctionResolver
+	inlining []string
+	used     *[]string
 }
 
 func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
@@ -939,6 +945,11 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return nil, err
 	}
 	if _, ok := funcs.Lookup(name); !ok {
+		if b.fns != nil {
+			if f, ok := b.fns.Function(name); ok {
+				return b.inline(n, f, args)
+			}
+		}
 		return nil, undefinedFunction(name)
 	}
 	return b.call(n, name, args...)

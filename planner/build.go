@@ -34,11 +34,19 @@ type builder struct {
 	windows map[string]*parser.WindowTVFClause
 	adhoc   bool   // an ad-hoc query over view snapshots (not a view body)
 	zone    string // the TimeZone expressions bind in ("" is UTC)
+	fns     FunctionResolver
+	used    []string // SQL functions inlined, in order, with repeats
 }
 
-// bindScalar binds e over scope in the query's time zone.
+// bindScalar binds e over scope in the query's time zone, inlining the
+// catalog's SQL functions.
 func (b *builder) bindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
-	return BindScalarIn(e, scope, b.zone)
+	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used}
+	s, err := bd.bind(e)
+	if err != nil {
+		return nil, err
+	}
+	return bd.zoned(s)
 }
 
 // nodeText renders a TiDB node back to canonical SQL text; used to match
@@ -55,12 +63,27 @@ func nodeText(n ast.Node) string {
 // BuildQuery plans a query. With adhoc, relations are read as snapshots
 // (views and tables) and ORDER BY / LIMIT are allowed.
 func BuildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Node, error) {
-	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone}
+	n, _, err := buildQuery(q, cat, adhoc, zone)
+	return n, err
+}
+
+// buildQuery is BuildQuery that also returns the SQL functions inlined
+// (each once, in the order first met).
+func buildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Node, []string, error) {
+	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone, fns: functionsOf(cat)}
 	for _, w := range q.Windows {
 		b.windows[strings.ToLower(w.Placeholder)] = w
 	}
 	n, _, err := b.resultSet(q.Select)
-	return n, err
+	var used []string
+	seen := map[string]bool{}
+	for _, f := range b.used {
+		if k := strings.ToLower(f); !seen[k] {
+			seen[k] = true
+			used = append(used, f)
+		}
+	}
+	return n, used, err
 }
 
 func (b *builder) resultSet(rs ast.ResultSetNode) (Node, *relScope, error) {

@@ -24,6 +24,9 @@ type ViewPlan struct {
 	// SourceErrors is the contract line on undecodable input: each
 	// source's on_error policy.
 	SourceErrors string
+	// Functions names the SQL functions inlined into the query (also the
+	// ones their bodies call), each once.
+	Functions []string
 }
 
 // Settings are the session settings the planner reads.
@@ -40,11 +43,11 @@ type Settings struct {
 // PlanView plans CREATE MATERIALIZED VIEW: build, attach the lateness
 // contract, optimize, and check that every keyed state is bounded.
 func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, error) {
-	logical, err := BuildQuery(s.Query, cat, false, set.TimeZone)
+	logical, used, err := buildQuery(s.Query, cat, false, set.TimeZone)
 	if err != nil {
 		return nil, err
 	}
-	vp := &ViewPlan{Name: s.Name, Logical: logical, SourceErrors: sourceErrors(logical, cat)}
+	vp := &ViewPlan{Name: s.Name, Logical: logical, SourceErrors: sourceErrors(logical, cat), Functions: used}
 	opt, trace := Optimize(logical)
 	vp.Rules = trace
 	opt, err = vp.attachContract(opt, s.Streaming, cat, set)

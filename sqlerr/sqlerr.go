@@ -32,6 +32,15 @@ const (
 	StackDepth        = "54001" // stack_depth_limit_exceeded: a statement nests deeper than MaxDepth
 	InvalidObjectDef  = "42P17" // contract violations: unbounded state, late data
 	InternalError     = "XX000"
+	// DuplicateFunction is duplicate_function: CREATE FUNCTION of a name
+	// taken (by a SQL function or a built-in).
+	DuplicateFunction = "42723"
+	// InvalidFunctionDef is invalid_function_definition: a SQL function
+	// body that is not one scalar expression of the declared type.
+	InvalidFunctionDef = "42P13"
+	// DependentObjects is dependent_objects_still_exist: DROP or replace
+	// of something a view uses.
+	DependentObjects = "2BP01"
 )
 
 // MaxDepth is how deeply a statement may nest: each parenthesis, operator,

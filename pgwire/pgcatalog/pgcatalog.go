@@ -20,7 +20,9 @@ type Object struct {
 	// the engine's read-only system tables.
 	Schema string
 	// Kind is "source", "table", "materialized view" or "sink"
-	// (catalog.Kind.String()).
+	// (catalog.Kind.String()), or "function" for a SQL function (CREATE
+	// FUNCTION), which pg_proc lists instead of pg_class: its Columns
+	// are its parameters (Name "" when unnamed), Result its return type.
 	Kind string
 	// Columns are the output columns in order.
 	Columns []Column
@@ -28,6 +30,8 @@ type Object struct {
 	Key []string
 	// Definition is the DDL that created the object.
 	Definition string
+	// Result is a function's return type (nil for relations).
+	Result *Column
 	// Options are the WITH options; a sink's "connector" option is its
 	// foreign server. Values of keys that look secret (password, secret,
 	// token, key) are masked.

@@ -463,3 +463,44 @@ func TestProcListsRegistry(t *testing.T) {
 		t.Errorf("registry functions in a catalog query: %v", rows)
 	}
 }
+
+// TestProcListsSQLFunctions checks that pg_proc (psql's \df) lists the
+// SQL functions (CREATE FUNCTION) in public with their parameter names
+// and types, next to the registry's.
+func TestProcListsSQLFunctions(t *testing.T) {
+	objs := []Object{{Name: "add_tax", Kind: "function", Definition: "price * 1.2",
+		Columns: []Column{{Name: "price", Type: types.Int}},
+		Result:  &Column{Type: types.Decimal, Precision: 10, Scale: 2}},
+		{Name: "label", Kind: "function", Definition: "$1 || $2",
+			Columns: []Column{{Type: types.String}, {Type: types.String}}, Result: &Column{Type: types.String}}}
+	res, _, err := Answer(psqlQuery(t, "df", "add_tax|label|lpad", ""), nil, objs, Session{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, r := range res.Rows {
+		parts := make([]string, len(r))
+		for i, v := range r {
+			parts[i] = *v
+		}
+		rows = append(rows, strings.Join(parts, "|"))
+	}
+	want := []string{
+		"pg_catalog|lpad|text|text, bigint|func",
+		"pg_catalog|lpad|text|text, bigint, text|func",
+		"public|add_tax|numeric(10,2)|price bigint|func",
+		"public|label|text|text, text|func",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("\\df got\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	res, _, err = Answer("SELECT prosrc, prolang, provolatile FROM pg_catalog.pg_proc WHERE proname = 'add_tax'", nil, objs, Session{})
+	if err != nil || len(res.Rows) != 1 || *res.Rows[0][0] != "price * 1.2" || *res.Rows[0][1] != "14" || *res.Rows[0][2] != "i" {
+		t.Errorf("add_tax in pg_proc: %v %v", res, err)
+	}
+	// A function is no relation: \d does not list it.
+	res, _, err = Answer(psqlQuery(t, "d_name_lookup", "add_tax", ""), nil, objs, Session{})
+	if err != nil || len(res.Rows) != 0 {
+		t.Errorf(`\d add_tax found %v %v`, res, err)
+	}
+}

@@ -160,6 +160,56 @@ var (
 	procByOID map[int64]row
 )
 
+// sqlProcOIDBase numbers pg_proc's rows of the SQL functions (CREATE
+// FUNCTION) in creation order, below the registry's.
+const sqlProcOIDBase = 8000
+
+// sqlProcRows are pg_proc's rows of the SQL functions fns: in public,
+// LANGUAGE sql (prolang 14), immutable, their body as prosrc, their
+// parameter names in proargnames.
+func sqlProcRows(fns []Object) []row {
+	out := make([]row, 0, len(fns))
+	for i, f := range fns {
+		args := make([]any, len(f.Columns))
+		names := make([]any, len(f.Columns))
+		for j, c := range f.Columns {
+			args[j], names[j] = int64(TypeOID(c.Type)), c.Name
+		}
+		ret := Column{Type: types.String}
+		if f.Result != nil {
+			ret = *f.Result
+		}
+		out = append(out, row{"oid": int64(sqlProcOIDBase + i), "proname": strings.ToLower(f.Name), "pronamespace": int64(nspPublic),
+			"proowner": int64(userOID), "prolang": int64(14), "procost": float64(100), "prorows": float64(0), "provariadic": int64(0),
+			"prosupport": "-", "prokind": "f", "proisstrict": false, "provolatile": "i", "proparallel": "s",
+			"pronargs": int64(len(args)), "pronargdefaults": int64(0), "prorettype": int64(TypeOID(ret.Type)),
+			"proargtypes": args, "proargnames": names, "prosrc": f.Definition,
+			"argmods": sqlArgMods(f.Columns), "retmod": typeMod(ret)})
+	}
+	return out
+}
+
+// sqlArgMods are the type modifiers of a SQL function's parameters
+// (DECIMAL(p, s)'s), for pg_get_function_arguments.
+func sqlArgMods(cols []Column) []int64 {
+	out := make([]int64, len(cols))
+	for i, c := range cols {
+		out[i] = typeMod(c)
+	}
+	return out
+}
+
+// proc returns the pg_proc row of a function's OID: a SQL function's or
+// the registry's.
+func (cd *catData) proc(oid int64) (row, bool) {
+	for _, r := range cd.procs {
+		if r["oid"].(int64) == oid {
+			return r, true
+		}
+	}
+	return procSignature(oid)
+}
+
 // procSignature returns the pg_proc row of a registry function's OID.
 func procSignature(oid int64) (row, bool) {
 	procOnce.Do(func() {
@@ -176,19 +226,32 @@ func procSignature(oid int64) (row, bool) {
 // pg_get_function_arguments of a registry function's OID; NULL for
 // others.
 func procDescribe(result bool) fnDef {
-	return fnDef{ret: OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+	return fnDef{ret: OIDText, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 		oid, _ := toInt(a[0])
-		r, ok := procSignature(oid)
+		r, ok := ev.cat.proc(oid)
 		if !ok {
 			return nil, nil
 		}
+		retMod, _ := r["retmod"].(int64)
+		argMods, _ := r["argmods"].([]int64)
+		argNames, _ := r["proargnames"].([]any)
 		if result {
-			return formatType(uint32(r["prorettype"].(int64)), -1), nil
+			if retMod == 0 {
+				retMod = -1
+			}
+			return formatType(uint32(r["prorettype"].(int64)), retMod), nil
 		}
 		args := r["proargtypes"].([]any)
 		names := make([]string, len(args))
 		for i, t := range args {
-			names[i] = formatType(uint32(t.(int64)), -1)
+			mod := int64(-1)
+			if i < len(argMods) {
+				mod = argMods[i]
+			}
+			names[i] = formatType(uint32(t.(int64)), mod)
+			if i < len(argNames) && argNames[i] != "" {
+				names[i] = argNames[i].(string) + " " + names[i]
+			}
 		}
 		if r["provariadic"].(int64) != 0 {
 			names[len(names)-1] = "VARIADIC " + names[len(names)-1]

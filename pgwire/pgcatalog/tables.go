@@ -172,11 +172,17 @@ type catData struct {
 	objs   []*objInfo // by name
 	byOID  map[int64]*objInfo
 	byName map[string]*objInfo
+	procs  []row // pg_proc's rows of the SQL functions (sqlProcRows)
 }
 
 func newCatData(objs []Object, s Session) *catData {
 	cd := &catData{s: s, byOID: map[int64]*objInfo{}, byName: map[string]*objInfo{}}
+	var fns []Object
 	for _, o := range objs {
+		if o.Kind == "function" {
+			fns = append(fns, o)
+			continue
+		}
 		oi := &objInfo{Object: o, name: strings.ToLower(o.Name), nsp: nspPublic, schema: "public"}
 		oi.key = oi.name
 		if o.Schema == SystemSchema {
@@ -217,6 +223,7 @@ func newCatData(objs []Object, s Session) *catData {
 		cd.byOID[base+2] = oi
 		cd.byName[oi.key] = oi
 	}
+	cd.procs = sqlProcRows(fns)
 	return cd
 }
 
@@ -487,7 +494,7 @@ func (cd *catData) rows(full string) []row {
 				"typbasetype": int64(0), "typtypmod": int64(-1)})
 		}
 	case "pg_catalog.pg_proc":
-		out = procRows()
+		out = append(procRows(), cd.procs...)
 	case "pg_catalog.pg_index":
 		for _, oi := range cd.objs {
 			if !cd.hasKey(oi) {
