@@ -33,7 +33,7 @@ func functionsOf(cat Resolver) FunctionResolver {
 // body, bound over the parameters, must be castable to the RETURNS type
 // and must not call the function itself.
 func PlanFunction(st *parser.CreateFunctionStmt, fns FunctionResolver) (*catalog.Function, error) {
-	if _, ok := funcs.Lookup(strings.ToLower(st.Name)); ok {
+	if builtinName(st.Name) {
 		return nil, sqlerr.New(sqlerr.DuplicateFunction, "function %s is a built-in function", st.Name).
 			WithHint("choose another name; SQL functions cannot replace built-ins")
 	}
@@ -67,6 +67,43 @@ func PlanFunction(st *parser.CreateFunctionStmt, fns FunctionResolver) (*catalog
 		}
 	}
 	return f, nil
+}
+
+// specialForms are calls the binder handles before the registry (and
+// date_sub's family): names a SQL function could never take over.
+var specialForms = map[string]bool{
+	"position": true, "if": true, "date_add": true, "adddate": true, "date_sub": true, "subdate": true,
+}
+
+// builtinName reports whether name is a built-in's: a registry function,
+// a special form of the binder, an aggregate, or a name the grammar
+// reads as something else than a plain call (TiDB's aggregates and
+// keywords: a call of the function would never reach the binder).
+func builtinName(name string) bool {
+	l := strings.ToLower(name)
+	if _, ok := funcs.Lookup(l); ok || specialForms[l] || strings.HasPrefix(l, "__") {
+		return true
+	}
+	for _, a := range aggregateNames {
+		if a == l {
+			return true
+		}
+	}
+	q, err := parser.ParseExpr(quoteIdent(name) + "(1)")
+	if err != nil {
+		return true
+	}
+	call, ok := bodyExpr(q).(*ast.FuncCallExpr)
+	return !ok || call.FnName.L != l
+}
+
+// quoteIdent writes a name as a call would: bare when it is a plain
+// word (so keywords parse as the grammar reads them), quoted otherwise.
+func quoteIdent(s string) string {
+	if strings.Trim(strings.ToLower(s), "abcdefghijklmnopqrstuvwxyz_0123456789") == "" && s != "" && (s[0] < '0' || s[0] > '9') {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // bodyExpr is the one field of a function body's `SELECT expr`.
