@@ -267,6 +267,8 @@ type gen struct {
 	cols []col
 	// sweep is genFuncSweep's position in scalarFuncs.
 	sweep int
+	// funcs numbers the SQL functions drawn (genSQLFunction).
+	funcs int
 }
 
 func (g *gen) pick(n int) int { return g.r.IntN(n) }

@@ -29,6 +29,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genRegularJoin,
 	genWindowJoin,
 	genGroupedWindowJoin,
+	genSQLFunction,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
@@ -196,8 +197,8 @@ func runSeed(t *testing.T, seed uint64, tally map[string][2]int) (total, failed 
 					seed, ds.parallelism, strings.Join(ds.script(), ";\n")+";")
 			}
 			t.Errorf("seed %d case %d (%s), parallelism %d; replay: go test ./difftest -run TestDifferential -seed %d -case %d -v\n"+
-				"streaming: CREATE MATERIALIZED VIEW q%d AS %s;\npostgres:  %s;\n%s",
-				seed, i, q.name(), ds.parallelism, seed, i, i, q.stream(), q.batch(), report)
+				"%sstreaming: CREATE MATERIALIZED VIEW q%d AS %s;\npostgres:  %s;\n%s",
+				seed, i, q.name(), ds.parallelism, seed, i, setupText(q), i, q.stream(), q.batch(), report)
 		})
 		tally[q.name()] = c
 	}
@@ -229,6 +230,9 @@ func runStreaming(ctx context.Context, t *testing.T, ds *dataset, qs []query, wh
 	}
 	for _, i := range which {
 		out[i] = &caseResult{}
+		if out[i].streamErr = runSetup(qs[i], streaming, func(st string) error { _, err := e.Exec(ctx, st); return err }); out[i].streamErr != nil {
+			continue
+		}
 		if _, err := e.Exec(ctx, fmt.Sprintf("CREATE MATERIALIZED VIEW q%d AS %s", i, qs[i].stream())); err != nil {
 			out[i].streamErr = fmt.Errorf("CREATE MATERIALIZED VIEW: %w", err)
 		}
@@ -276,13 +280,38 @@ func runPostgres(ctx context.Context, ds *dataset, qs []query, which []int) (map
 	out := map[int]*caseResult{}
 	for _, i := range which {
 		r := &caseResult{}
-		r.batch, r.batchErr = pgRows(ctx, conn, qs[i])
+		if r.batchErr = runSetup(qs[i], postgres, func(st string) error { _, err := conn.Exec(ctx, st); return err }); r.batchErr == nil {
+			r.batch, r.batchErr = pgRows(ctx, conn, qs[i])
+		}
 		out[i] = r
 	}
 	if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 		return nil, fmt.Errorf("drop schema: %w", err)
 	}
 	return out, nil
+}
+
+// runSetup runs the setup statements of q (a definer) in dialect d.
+func runSetup(q query, d dialect, exec func(string) error) error {
+	df, ok := q.(definer)
+	if !ok {
+		return nil
+	}
+	for _, st := range df.setup(d) {
+		if err := exec(st); err != nil {
+			return fmt.Errorf("%s: %w", st, err)
+		}
+	}
+	return nil
+}
+
+// setupText is q's setup in both dialects, for reports ("" for most).
+func setupText(q query) string {
+	df, ok := q.(definer)
+	if !ok {
+		return ""
+	}
+	return "streaming setup: " + strings.Join(df.setup(streaming), ";\n") + ";\npostgres setup:  " + strings.Join(df.setup(postgres), ";\n") + ";\n"
 }
 
 // pgRows runs q's batch form with the simple protocol, so every value
