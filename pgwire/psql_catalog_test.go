@@ -254,3 +254,22 @@ func TestCatalogOverPgx(t *testing.T) {
 		})
 	}
 }
+
+// TestPsqlListsSQLFunctions checks that psql's \df lists a SQL function
+// created over the wire (a $$ body in the simple protocol) in public,
+// with its parameter names and types, and that \df without a pattern
+// lists only it (psql hides pg_catalog's functions there).
+func TestPsqlListsSQLFunctions(t *testing.T) {
+	addr, _ := startServer(t)
+	catalogPsql(t, addr, `CREATE FUNCTION count_char(s VARCHAR, c VARCHAR) RETURNS BIGINT LANGUAGE SQL IMMUTABLE
+		AS $$ SELECT char_length(s) - char_length(replace(s, c, '')) $$`)
+	out := normalizePsql(catalogPsql(t, addr, `\df`))
+	for _, want := range []string{
+		"public | count_char | bigint           | s text, c text      | func",
+		"(1 row)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("psql output lacks %q:\n%s", want, out)
+		}
+	}
+}
