@@ -32,6 +32,8 @@ ALLOWED LATENESS INTERVAL '1' MINUTE LATE DATA UPDATE EMIT ON WINDOW CLOSE;`,
 /* block */ WHERE b = 'it''s'`,
 	`SELECT - -k, -(-1), '--' FROM t`,
 	`SELECT cnt(*), sum ( * ), count(*), t.* FROM t WHERE k IN (SELECT f(*) FROM u)`,
+	`CREATE OR REPLACE FUNCTION f(a bigint, text) RETURNS numeric(10,2) LANGUAGE SQL IMMUTABLE AS $x$ SELECT a * 1.5 || $2::text; $x$`,
+	`CREATE FUNCTION g(s varchar) RETURNS varchar RETURN upper(s) || $$it's$$; DROP FUNCTION IF EXISTS g(varchar)`,
 }
 
 func FuzzParse(f *testing.F) {
