@@ -50,7 +50,8 @@ func (e *Engine) Describe(ctx context.Context, sql string) (types.Schema, error)
 // ParamKinds infers the kinds of the Postgres parameters ($1, $2, ...) of
 // one statement from where they stand: an INSERT value takes its target
 // column's kind, a parameter compared with a column (=, <>, <, <=, >, >=,
-// IN, BETWEEN) takes that column's kind. Parameters it cannot place are
+// IN, BETWEEN) takes that column's kind, an argument of a SQL function
+// its parameter's. Parameters it cannot place are
 // absent from the map (the caller treats them as text, which compares
 // with any column). Errors are swallowed: the statement's own execution
 // reports them, and so does a ctx that ends while it waits for the engine.
@@ -158,6 +159,15 @@ func (v *paramVisitor) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.BetweenExpr:
 		v.pair(x.Left, x.Expr)
 		v.pair(x.Right, x.Expr)
+	case *ast.FuncCallExpr:
+		// an argument of a SQL function takes its parameter's type
+		if f, ok := v.e.cat.Function(x.FnName.O); ok && len(x.Args) == len(f.Params) {
+			for i, a := range x.Args {
+				if p := paramNumber(a); p > 0 {
+					v.out[p] = f.Params[i].Type
+				}
+			}
+		}
 	}
 	return n, false
 }

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -271,5 +272,37 @@ func TestPsqlListsSQLFunctions(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("psql output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCreateFunctionOverPgx creates a SQL function whose RETURN body
+// reads $1 in every query mode: the $1 is the function's parameter, not
+// a bind parameter of the statement (as in Postgres), and the function
+// then answers a query with a bind parameter of its own.
+func TestCreateFunctionOverPgx(t *testing.T) {
+	addr, _ := startServer(t)
+	ctx := context.Background()
+	for i, m := range execModes {
+		t.Run(m.name, func(t *testing.T) {
+			c := connect(t, addr, m.mode)
+			fn := fmt.Sprintf("plus_%d", i)
+			if _, err := c.Exec(ctx, "CREATE FUNCTION "+fn+"(BIGINT, BIGINT) RETURNS BIGINT RETURN $1 + $2 * 10"); err != nil {
+				t.Fatal(err)
+			}
+			tbl := fmt.Sprintf("one_%d", i)
+			if _, err := c.Exec(ctx, "CREATE TABLE "+tbl+" (k BIGINT PRIMARY KEY)"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Exec(ctx, "INSERT INTO "+tbl+" VALUES (2)"); err != nil {
+				t.Fatal(err)
+			}
+			var n int64
+			if err := c.QueryRow(ctx, "SELECT "+fn+"(k, $1) FROM "+tbl, 4).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 42 {
+				t.Errorf("%s(2, 4) = %d, want 42", fn, n)
+			}
+		})
 	}
 }

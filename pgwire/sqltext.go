@@ -186,8 +186,12 @@ func isSpace(c byte) bool {
 }
 
 // paramRefs calls fn for each $n parameter reference outside literals and
-// comments, with its byte range and number.
+// comments, with its byte range and number. CREATE FUNCTION has none: a
+// $n in its RETURN body is the function's own parameter, as in Postgres.
 func paramRefs(q string, fn func(start, end, n int)) {
+	if isCreateFunction(q) {
+		return
+	}
 	scanSQL(q, func(s, e int) bool {
 		for i := s; i < e; i++ {
 			if q[i] != '$' || (i > 0 && isIdent(q[i-1])) {
@@ -209,6 +213,13 @@ func paramRefs(q string, fn func(start, end, n int)) {
 		}
 		return true
 	})
+}
+
+// isCreateFunction reports whether q is CREATE [OR REPLACE] FUNCTION.
+func isCreateFunction(q string) bool {
+	w := strings.Fields(strings.ToUpper(q[:min(len(q), 64)]))
+	return len(w) >= 2 && w[0] == "CREATE" && (w[1] == "FUNCTION" ||
+		len(w) >= 4 && w[1] == "OR" && w[2] == "REPLACE" && w[3] == "FUNCTION")
 }
 
 // maxParam returns the highest $n in q.
