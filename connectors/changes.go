@@ -11,10 +11,10 @@ import (
 // changesVersion is the layout version EncodeChanges writes. Version 2
 // added DECIMAL and DATE values, version 3 intervals with months or days
 // (types.CodecIntervalParts), version 4 JSONB (its canonical text, as a
-// string), version 5 TIMESTAMPTZ and TIME (varints); DecodeChanges still
-// reads versions 1 to 4 (staged by an older build), which hold only the
-// older kinds.
-const changesVersion = 5
+// string), version 5 TIMESTAMPTZ and TIME (varints), version 6 BYTEA
+// (its bytes, as a string); DecodeChanges still reads the older versions
+// (staged by an older build), which hold only the older kinds.
+const changesVersion = 6
 
 // EncodeChanges serialises changes for a sink's staged bytes (see
 // Recoverer). The layout starts with a version byte.
@@ -36,7 +36,7 @@ func EncodeChanges(changes []Change) []byte {
 			case types.Null:
 			case types.Float:
 				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
-			case types.String, types.JSONB:
+			case types.String, types.JSONB, types.Bytea:
 				b = binary.AppendUvarint(b, uint64(len(v.S)))
 				b = append(b, v.S...)
 			case types.Decimal:
@@ -100,8 +100,8 @@ func DecodeChanges(b []byte) ([]Change, error) {
 				}
 				row[j] = types.FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b)))
 				b = b[8:]
-			case types.String, types.JSONB:
-				if version < 4 && kind == types.JSONB {
+			case types.String, types.JSONB, types.Bytea:
+				if (version < 4 && kind == types.JSONB) || (version < 6 && kind == types.Bytea) {
 					return nil, errBadChanges
 				}
 				l, k := binary.Uvarint(b)
@@ -196,7 +196,7 @@ func appendKey(b []byte, v types.Value) []byte {
 		return types.AppendDecimalBytes(b, types.DecimalNormalize(v))
 	case types.Float:
 		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
-	case types.String:
+	case types.String, types.Bytea:
 		b = binary.AppendUvarint(b, uint64(len(v.S)))
 		return append(b, v.S...)
 	case types.JSONB: // equal jsonb values of other spellings are one key

@@ -96,6 +96,7 @@ func FuzzDecodeChanges(f *testing.F) {
 	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{types.IntValue(1), types.StringValue("x")}}}))
 	f.Add(EncodeChanges([]Change{{Op: Delete, Row: types.Row{types.DecimalValue(-105, 2), types.DateValue(-3)}}}))
 	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{{K: types.JSONB, S: `{"a": [1, 2]}`}}}}))
+	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{types.ByteaValue("\x00\xff")}}}))
 	f.Add([]byte{1, 1, 1, 1, byte(types.Decimal), 0, 2})
 	f.Add([]byte{1, 200, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -176,5 +177,20 @@ func TestChangesJSONB(t *testing.T) {
 	got := Collapse([]Change{{Upsert, types.Row{a}}, {Delete, types.Row{b}}}, []int{0})
 	if len(got) != 1 || got[0].Op != Delete {
 		t.Fatalf("collapse over equal jsonb: %v", got)
+	}
+}
+
+func TestChangesBytea(t *testing.T) {
+	a := types.ByteaValue("\x00\xff")
+	out, err := DecodeChanges(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{a}}}))
+	if err != nil || out[0].Row[0] != a {
+		t.Fatalf("round trip = %v, %v", out, err)
+	}
+	if _, err := DecodeChanges([]byte{4, 1, byte(Upsert), 1, byte(types.Bytea), 1, 'x'}); err == nil {
+		t.Fatal("version 4 bytes holding a BYTEA decoded")
+	}
+	got := Collapse([]Change{{Upsert, types.Row{a}}, {Delete, types.Row{types.ByteaValue("\x00\xff")}}}, []int{0})
+	if len(got) != 1 || got[0].Op != Delete {
+		t.Fatalf("collapse over equal bytea: %v", got)
 	}
 }

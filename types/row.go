@@ -100,7 +100,7 @@ func HashValues(r Row, cols []int) uint64 {
 			buf[3+i] = byte(x >> (8 * i))
 		}
 		_, _ = h.Write(buf[:])
-		if v.K == String || v.K == Decimal || v.K == JSONB {
+		if v.K == String || v.K == Decimal || v.K == JSONB || v.K == Bytea {
 			_, _ = h.WriteString(v.S)
 		}
 	}

@@ -30,6 +30,7 @@ const (
 	JSONB
 	TimestampTZ
 	Time
+	Bytea
 )
 
 // String returns the SQL name of the kind.
@@ -59,6 +60,8 @@ func (k Kind) String() string {
 		return "TIMESTAMPTZ"
 	case Time:
 		return "TIME"
+	case Bytea:
+		return "BYTEA"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -66,7 +69,7 @@ func (k Kind) String() string {
 // Value is one SQL value. I holds Bool (0/1), Int, Timestamp, TimestampTZ
 // (UTC microseconds since the epoch), Time (microseconds since midnight)
 // and Interval (microseconds) and Date (days); F holds Float; S holds String and a
-// JSONB's canonical text (jsonb.go). A Decimal
+// JSONB's canonical text (jsonb.go) and a BYTEA's bytes (bytea.go). A Decimal
 // is I (or S, when large) scaled by Scale digits (decimal.go). An Interval
 // also has months and days, as Postgres's does: D holds its days and F its
 // months, a whole number (interval.go; use IntervalOf and IntervalParts).
@@ -146,7 +149,7 @@ func Compare(a, b Value) int {
 			return IntervalCmp(a, b)
 		case JSONB:
 			return CompareJSONB(a, b)
-		case String:
+		case String, Bytea: // bytea orders as memcmp, then length
 			switch {
 			case a.S < b.S:
 				return -1
@@ -244,6 +247,8 @@ func (v Value) String() string {
 		return FormatTimestampTZ(v.I, time.UTC)
 	case Time:
 		return FormatTime(v.I)
+	case Bytea:
+		return FormatBytea(v.S)
 	}
 	return "?"
 }

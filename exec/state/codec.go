@@ -20,8 +20,9 @@ import (
 // instead of failing on an unknown kind halfway. Version 3 added
 // intervals with months and days (types.CodecIntervalParts; intervals of
 // microseconds only keep their version 1 encoding), version 4 JSONB,
-// version 5 TIMESTAMPTZ and TIME (varints, as timestamps).
-const Version byte = 5
+// version 5 TIMESTAMPTZ and TIME (varints, as timestamps), version 6
+// BYTEA (its bytes, as a string).
+const Version byte = 6
 
 // oldestVersion is the oldest layout version DecodeValue reads.
 const oldestVersion byte = 1
@@ -60,7 +61,7 @@ func appendValue(dst []byte, v types.Value) []byte {
 	case types.Null:
 	case types.Float:
 		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.F))
-	case types.String, types.JSONB:
+	case types.String, types.JSONB, types.Bytea:
 		dst = binary.AppendUvarint(dst, uint64(len(v.S)))
 		dst = append(dst, v.S...)
 	case types.Decimal:
@@ -102,7 +103,7 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 			}
 			r[i].F = math.Float64frombits(binary.LittleEndian.Uint64(b))
 			b = b[8:]
-		case types.String, types.JSONB:
+		case types.String, types.JSONB, types.Bytea:
 			l, k := binary.Uvarint(b)
 			if k <= 0 || l > uint64(len(b)-k) {
 				return nil, nil, fmt.Errorf("decode row: bad string length")
@@ -267,6 +268,8 @@ func kindVersion(k types.Kind) byte {
 		return 4
 	case types.TimestampTZ, types.Time:
 		return 5
+	case types.Bytea:
+		return 6
 	}
 	return 1
 }

@@ -114,3 +114,19 @@ func TestTimeZoneKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestByteaValues: BYTEA values round-trip (keys too), and a layout older
+// than 6 holding one is refused.
+func TestByteaValues(t *testing.T) {
+	a := types.ByteaValue("\x00\xffab")
+	rows, err := DecodeValue(EncodeValue(types.Row{a, types.ByteaValue("")}))
+	if err != nil || len(rows) != 1 || rows[0][0] != a || rows[0][1] != types.ByteaValue("") {
+		t.Fatalf("round trip = %v, %v", rows, err)
+	}
+	if k, err := DecodeKeys(AppendKey(nil, a)); err != nil || k[0] != a {
+		t.Fatalf("key round trip = %v, %v", k, err)
+	}
+	if _, err := DecodeValue([]byte{4, 1, 1, byte(types.Bytea), 1, 'x'}); err == nil {
+		t.Error("a version 4 value holding BYTEA decoded")
+	}
+}
