@@ -50,6 +50,7 @@
 //
 // Types: Bool→bool (16), Int→int8 (20), Float→float8 (701),
 // String→text (25), Timestamp→timestamp (1114), Interval→interval (1186),
-// in text and binary formats; parameters are also read as int2/int4,
-// float4, numeric, varchar, timestamptz and bytea.
+// Bytea→bytea (17, text `\x…` hex, binary the bytes), in text and binary
+// formats; parameters are also read as int2/int4, float4, numeric,
+// varchar and timestamptz.
 package pgwire

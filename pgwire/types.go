@@ -2,7 +2,6 @@ package pgwire
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -64,7 +63,9 @@ func kindOf(oid uint32) types.Kind {
 		return types.Interval
 	case oidJSONB:
 		return types.JSONB
-	case oidText, oidVarchar, oidName, oidChar, oidBytea:
+	case oidBytea:
+		return types.Bytea
+	case oidText, oidVarchar, oidName, oidChar:
 		return types.String
 	}
 	return types.Null
@@ -94,7 +95,7 @@ func typeSize(oid uint32) int16 {
 func binaryOK(oid uint32) bool {
 	switch oid {
 	case oidBool, oidChar, oidName, oidInt8, oidInt2, oidInt4, oidText, oidOid, oidFloat4, oidFloat8,
-		oidVarchar, oidTimestamp, oidTimestampTZ, oidTime, oidInterval, oidNumeric, oidDate, oidJSONB:
+		oidVarchar, oidTimestamp, oidTimestampTZ, oidTime, oidInterval, oidNumeric, oidDate, oidJSONB, oidBytea:
 		return true
 	}
 	return false
@@ -169,6 +170,10 @@ func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 		return binary.BigEndian.AppendUint32(dst, uint32(int32(v.I-pgEpochDays)))
 	case oidJSONB:
 		return append(append(dst, jsonbVersion), v.S...)
+	case oidBytea: // the bytes themselves
+		if v.K == types.Bytea {
+			return append(dst, v.S...)
+		}
 	}
 	return appendText(dst, oid, v, time.UTC)
 }
@@ -314,7 +319,7 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		}
 		return types.ParseIntervalBinary(b)
 	case oidBytea:
-		return types.StringValue(`\x` + hex.EncodeToString(b)), nil
+		return types.ByteaValue(string(b)), nil
 	case oidJSONB:
 		if len(b) == 0 || b[0] != jsonbVersion {
 			return types.NullValue, fmt.Errorf("unsupported jsonb version number %d", firstByte(b))
@@ -378,6 +383,8 @@ func decodeTextParam(oid uint32, s string) (types.Value, error) {
 		if us, explicit, err := types.ParseTimestampTZExplicit(s); err == nil && explicit {
 			return types.TimestampTZValue(us), nil
 		}
+	case types.Bytea:
+		return types.ParseBytea(s)
 	}
 	return types.StringValue(s), nil
 }
@@ -455,6 +462,8 @@ func literal(v types.Value) (string, error) {
 		return "CAST(" + quote(types.FormatTime(v.I)) + " AS TIME)", nil
 	case types.JSONB:
 		return "CAST(" + quote(v.S) + " AS JSONB)", nil
+	case types.Bytea:
+		return "CAST(" + quote(types.FormatBytea(v.S)) + " AS BYTEA)", nil
 	}
 	return "", fmt.Errorf("parameter of kind %v is not supported", v.K)
 }

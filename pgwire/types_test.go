@@ -58,7 +58,9 @@ func TestParamDecoding(t *testing.T) {
 		{oidTimestampTZ, 0, []byte("2024-05-06 09:08:09.123456+02"), types.TimestampTZValue(ts.UnixMicro())},
 		{oidInterval, 1, enc(oidInterval, pgtype.Interval{Microseconds: 5_000_000, Days: 1, Valid: true}), types.IntervalValue(types.Day + 5*types.Second)},
 		{oidInterval, 0, []byte("00:01:30"), types.IntervalValue(90 * types.Second)},
-		{oidBytea, 1, []byte{0xde, 0xad}, types.StringValue(`\xdead`)},
+		{oidBytea, 1, []byte{0xde, 0xad}, types.ByteaValue("\xde\xad")},
+		{oidBytea, 0, []byte(`\xDEad`), types.ByteaValue("\xde\xad")},
+		{oidBytea, 0, []byte(`a\\b\001`), types.ByteaValue("a\\b\x01")},
 		{oidUnknown, 0, []byte("7"), types.StringValue("7")},
 		{oidInt8, 1, nil, types.NullValue},
 		{oidJSONB, 1, enc(oidJSONB, map[string]any{"b": []any{1, "x"}, "a": nil}), jsonb(`{"a": null, "b": [1, "x"]}`)},
@@ -124,6 +126,29 @@ func TestJSONBResults(t *testing.T) {
 		}
 	}
 	if lit, err := literal(v); err != nil || lit != `CAST('{"a": "x", "b": [1, 2.5]}' AS JSONB)` {
+		t.Errorf("literal = %s, %v", lit, err)
+	}
+}
+
+// TestByteaResults reads bytea results in text and binary with pgx.
+func TestByteaResults(t *testing.T) {
+	m := pgtype.NewMap()
+	v := types.ByteaValue("\x00\xff'")
+	oid := pgcatalog.TypeOID(types.Bytea)
+	if oid != oidBytea || !binaryOK(oid) {
+		t.Fatalf("BYTEA is oid %d, binary %v", oid, binaryOK(oid))
+	}
+	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
+		b := appendText(nil, oid, v, time.UTC)
+		if f == pgtype.BinaryFormatCode {
+			b = appendBinary(nil, oid, v)
+		}
+		var got []byte
+		if err := m.Scan(oid, f, b, &got); err != nil || string(got) != v.S {
+			t.Errorf("bytea format %d: %x, %v", f, got, err)
+		}
+	}
+	if lit, err := literal(v); err != nil || lit != `CAST('\x00ff27' AS BYTEA)` {
 		t.Errorf("literal = %s, %v", lit, err)
 	}
 }

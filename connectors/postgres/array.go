@@ -33,6 +33,7 @@ var arrayOIDs = map[types.Kind][2]uint32{
 	types.Decimal:     {oidNumeric, 1231},
 	types.Date:        {oidDate, 1182},
 	types.JSONB:       {oidJSONB, 3807},
+	types.Bytea:       {oidBytea, 1001},
 }
 
 // pgEpochDays is 2000-01-01 in days since the Unix epoch: binary dates
@@ -94,7 +95,7 @@ func elemSize(k types.Kind) int {
 	switch k {
 	case types.Bool:
 		return 1
-	case types.Interval, types.String, types.Decimal, types.JSONB:
+	case types.Interval, types.String, types.Decimal, types.JSONB, types.Bytea:
 		return 16
 	case types.Date:
 		return 4
@@ -167,6 +168,12 @@ func appendElem(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
 		}
 		b = binary.BigEndian.AppendUint32(b, uint32(len(v.S)+1))
 		return append(append(b, 1), v.S...), nil
+	case types.Bytea: // bytea's binary format: the bytes
+		if v.K != types.Bytea {
+			return b, errKind
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(v.S)))
+		return append(b, v.S...), nil
 	}
 	s := v.S
 	if v.K != types.String {

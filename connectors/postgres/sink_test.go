@@ -647,3 +647,21 @@ func TestJSONBColumns(t *testing.T) {
 		t.Fatalf("text column for a JSONB: %v", err)
 	}
 }
+
+// TestByteaColumns writes BYTEA values (a zero byte, high bytes, an empty
+// value) as keys and values into a created bytea table, with upserts and
+// deletes.
+func TestByteaColumns(t *testing.T) {
+	dsn := newDB(t)
+	schema := types.Schema{{Name: "k", Type: types.Bytea}, {Name: "b", Type: types.Bytea}}
+	by := types.ByteaValue
+	s := openSink(t, schema, []int{0}, nil, map[string]string{"dsn": dsn, "table": "blobs", "create_table": "true"})
+	mustWrite(t, s, up(by("\x00\xff"), by("a\\b")), up(by(""), by("\x80")), up(by("k"), types.Value{}))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, del(by(""), types.Value{}), up(by("k"), by("\x00")))
+	mustCommit(t, s, 2)
+	same(t, "values", psql(t, dsn, "SELECT k::text, b::text FROM blobs ORDER BY k"),
+		`\x00ff \x615c62`, `\x6b \x00`)
+	same(t, "created column types", psql(t, dsn, `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'blobs'`),
+		"k bytea", "b bytea")
+}

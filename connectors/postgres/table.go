@@ -29,6 +29,7 @@ const (
 	oidNumeric     = 1700
 	oidDate        = 1082
 	oidJSONB       = 3802
+	oidBytea       = 17
 )
 
 // pgType is the column type create_table uses for a view column.
@@ -54,6 +55,8 @@ func pgType(k types.Kind) string {
 		return "DATE"
 	case types.JSONB:
 		return "JSONB"
+	case types.Bytea:
+		return "BYTEA"
 	}
 	return "TEXT" // String, and NULL-typed columns
 }
@@ -90,6 +93,8 @@ func arrayType(k types.Kind) string {
 		return "date[]"
 	case types.JSONB:
 		return "jsonb[]"
+	case types.Bytea:
+		return "bytea[]"
 	}
 	return "text[]"
 }
@@ -100,7 +105,8 @@ func arrayType(k types.Kind) string {
 // (permanent) write error. A DECIMAL goes only into numeric: a double
 // would round it. A DATE also goes into timestamps (its midnight). A
 // JSONB goes only into jsonb: the write compares the target's values with
-// the staged jsonb ones, and json and text have no = with jsonb.
+// the staged jsonb ones, and json and text have no = with jsonb. A BYTEA
+// goes only into bytea, for the same reason.
 func compatible(k types.Kind, oid uint32) bool {
 	var ok []uint32
 	switch k {
@@ -124,6 +130,8 @@ func compatible(k types.Kind, oid uint32) bool {
 		ok = []uint32{oidDate, oidTimestamp, oidTimestamptz}
 	case types.JSONB:
 		ok = []uint32{oidJSONB}
+	case types.Bytea:
+		ok = []uint32{oidBytea}
 	default:
 		ok = []uint32{oidText, oidVarchar, oidBpchar}
 	}

@@ -77,6 +77,8 @@ func TypeOID(k types.Kind) uint32 {
 		return OIDDate
 	case types.JSONB:
 		return OIDJSONB
+	case types.Bytea:
+		return OIDBytea
 	}
 	return OIDText
 }
