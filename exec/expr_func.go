@@ -124,6 +124,13 @@ func castValue(v types.Value, to types.Kind) (types.Value, *sqlerr.Error) {
 	if x, ok, err := funcs.CastTime(v, to); ok {
 		return x, err
 	}
+	if to == types.Bytea && v.K == types.String {
+		b, err := types.ParseBytea(v.S)
+		if err != nil {
+			return types.NullValue, funcs.ByteaErr(err)
+		}
+		return b, nil
+	}
 	switch to {
 	case types.String:
 		return types.StringValue(funcs.Text(v)), nil

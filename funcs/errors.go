@@ -15,6 +15,7 @@ const (
 	CodeSubstringError = "22011" // substring_error
 	CodeTimestampRange = "22008" // datetime_field_overflow
 	CodeInvalidRegex   = "2201B" // invalid_regular_expression
+	CodeBadEncoding    = "22021" // character_not_in_repertoire
 )
 
 // Preallocated runtime errors, so the error path of hot functions does
@@ -53,3 +54,13 @@ func DecimalErr(err error) *sqlerr.Error {
 }
 
 func okv(v types.Value) (types.Value, *sqlerr.Error) { return v, nil }
+
+// ByteaErr turns a types.ByteaError (bad bytea or hex text) into a
+// *sqlerr.Error with its SQLSTATE.
+func ByteaErr(err error) *sqlerr.Error {
+	var be *types.ByteaError
+	if errors.As(err, &be) {
+		return sqlerr.New(be.Code, "%s", be.Msg)
+	}
+	return sqlerr.New(sqlerr.DataException, "%s", err.Error())
+}

@@ -159,6 +159,7 @@ var families = []struct {
 	{"Time zones", zoneFuncs},
 	{"Formatting", formatFuncs},
 	{"JSON", jsonFuncs},
+	{"Binary string", byteaFuncs},
 }
 
 var (

@@ -34,17 +34,27 @@ var (
 var stringFuncs = []*Func{
 	{Name: "concat", Doc: "the arguments as text, joined; NULL if any is NULL", Strict: true,
 		Sigs: sigs(Sig{Args: []types.Kind{AnyKind}, Variadic: true, Result: types.String}), Impl: Impl{FN: concat}},
-	{Name: "||", Doc: "`a || b`: CONCAT of two values", Strict: true,
-		Sigs: sigs(sig(AnyKind, AnyKind, types.String)), Impl: Impl{FN: concat}},
+	{Name: "||", Doc: "`a || b`: CONCAT of two values; of two BYTEA values, their bytes joined", Strict: true,
+		Sigs: sigs(sig(types.Bytea, types.Bytea, types.Bytea), sig(AnyKind, AnyKind, types.String)),
+		Impl: Impl{F2: func(a, b types.Value) (types.Value, *sqlerr.Error) {
+			if a.K == types.Bytea && b.K == types.Bytea {
+				return okv(types.ByteaValue(a.S + b.S))
+			}
+			return concat([]types.Value{a, b})
+		}}},
 	{Name: "concat_ws", Doc: "the arguments after the first as text, joined by the first; NULL arguments are skipped",
 		Sigs: sigs(Sig{Args: []types.Kind{types.String, AnyKind}, Variadic: true, Result: types.String}), Impl: Impl{FN: concatWS}},
 	{Name: "lower", Doc: "lower case", Strict: true, Sigs: str1, Impl: strFn(strings.ToLower)},
 	{Name: "upper", Doc: "upper case", Strict: true, Sigs: str1, Impl: strFn(strings.ToUpper)},
 	{Name: "initcap", Doc: "the first letter of each word upper case, the rest lower case", Strict: true, Sigs: str1, Impl: strFn(initcap)},
 	{Name: "reverse", Doc: "the characters in reverse order", Strict: true, Sigs: str1, Impl: strFn(reverse)},
-	{Name: "length", Doc: "the number of characters", Strict: true, Sigs: sigs(sig(types.String, types.Int)),
+	{Name: "length", Doc: "the number of characters (of a BYTEA: bytes)", Strict: true,
+		Sigs:    sigs(sig(types.String, types.Int), sig(types.Bytea, types.Int)),
 		Aliases: []string{"char_length", "character_length"},
 		Impl: Impl{F1: func(a types.Value) (types.Value, *sqlerr.Error) {
+			if a.K == types.Bytea {
+				return okv(types.IntValue(int64(len(a.S))))
+			}
 			return okv(types.IntValue(int64(utf8.RuneCountInString(a.S))))
 		}}},
 	{Name: "substr", Doc: "count characters (default all) from a 1-based start", Strict: true, Aliases: []string{"substring"},
@@ -110,7 +120,8 @@ var stringFuncs = []*Func{
 			k = min(k, n)
 			return okv(types.StringValue(Substr(a.S, n-k+1, k)))
 		}}},
-	{Name: "md5", Doc: "the MD5 hash as 32 hexadecimal digits", Strict: true, Sigs: str1,
+	{Name: "md5", Doc: "the MD5 hash (of text's or BYTEA's bytes) as 32 hexadecimal digits", Strict: true,
+		Sigs: sigs(sig(types.String, types.String), sig(types.Bytea, types.String)),
 		Impl: strFn(func(s string) string {
 			h := md5.Sum([]byte(s))
 			return hex.EncodeToString(h[:])

@@ -182,6 +182,7 @@ func (q *queryRewrite) castAs(i, open int) int {
 //	BOOLEAN BOOL                                  -> TypeTiny, flen 1, IsBooleanFlag -> Bool
 //	INTERVAL                                      -> IntervalCastFunc(x)          -> Interval
 //	JSONB                                         -> JSON        (TypeJSON)      -> JSONB
+//	BYTEA BINARY                                  -> BINARY      (TypeString, charset binary) -> Bytea
 //
 // TiDB has no BOOLEAN cast: the pass writes YEAR (same length as BOOL,
 // padded for BOOLEAN) and fixVisitor turns every YEAR cast into TypeTiny,
@@ -263,6 +264,8 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 		return "", k, q.p.src.unsupported(t.off, "cast to YEAR")
 	case "JSONB":
 		target = "JSON"
+	case "BYTEA":
+		target = "BINARY"
 	case "JSON":
 		return "", k, q.p.src.unsupported(t.off, "type JSON (use JSONB)")
 	case "DATE", "TIME", "BINARY":

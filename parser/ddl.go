@@ -314,6 +314,8 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 		k = types.Interval
 	case "JSONB":
 		k = types.JSONB
+	case "BYTEA":
+		k = types.Bytea
 	default:
 		return c.typeErr(t)
 	}
@@ -325,7 +327,7 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 			return err
 		}
 		col.Precision, col.Scale = p, s
-	case c.peek(0).isOp("(") && k != types.Bool && k != types.Interval && k != types.Date && k != types.JSONB && k != types.TimestampTZ:
+	case c.peek(0).isOp("(") && k != types.Bool && k != types.Interval && k != types.Date && k != types.JSONB && k != types.TimestampTZ && k != types.Bytea:
 		if err := c.typeArgs(); err != nil {
 			return err
 		}
@@ -368,7 +370,7 @@ func (c *cursor) decimalArgs() (precision, scale int, err *sqlerr.Error) {
 // knownTypes are SQL types streamsql does not (yet) have: naming one is
 // FeatureNotSupport, any other unknown word a syntax error.
 var knownTypes = map[string]bool{
-	"TIME": true, "JSON": true, "BYTEA": true, "BLOB": true,
+	"TIME": true, "JSON": true, "BLOB": true,
 	"BINARY": true, "VARBINARY": true, "UUID": true, "ARRAY": true, "MAP": true, "ROW": true,
 	"STRUCT": true, "BIT": true, "MONEY": true, "YEAR": true, "ENUM": true, "SET": true,
 	"UNSIGNED": true, "SIGNED": true, "INTERVAL": true,

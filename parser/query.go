@@ -144,7 +144,7 @@ func (q *queryRewrite) run() *sqlerr.Error {
 				frames = append(frames, frame{open: i + 1})
 				i = j
 			}
-		case isJSONOp(t):
+		case isJSONOp(t) || t.isOp("||"):
 			i = q.jsonOp(i)
 		case t.kind == tNumber && !decimalFits(t.text):
 			q.errAt(t, "numeric literal too long")

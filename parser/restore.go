@@ -43,7 +43,7 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 			}
 		case t.is("AS") && i+1 < len(lx.toks) && lx.toks[i+1].isOp(")"):
 			rw.replace(lx.toks[i+1].off, lx.toks[i+1].end, "BOOLEAN)")
-		case isJSONOp(t):
+		case isJSONOp(t) || t.isOp("||"):
 			rw.replace(t.off, t.end, "`"+t.text+"`")
 		case t.kind == tIdent && i+1 < len(lx.toks) && lx.toks[i+1].isOp("(") && (t.is("JSON_ARRAYAGG") || t.is("JSON_OBJECTAGG")):
 			rw.replace(t.off, t.end, map[bool]string{true: "jsonb_agg", false: "jsonb_object_agg"}[t.is("JSON_ARRAYAGG")])

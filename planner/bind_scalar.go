@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/charset"
 	"github.com/pingcap/tidb/pkg/parser/format"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -476,6 +477,10 @@ func (b *binder) bindCast(n *ast.FuncCastExpr) (Scalar, error) {
 		tp = mysql.TypeNull // the parser marks BOOLEAN / ::boolean casts this way
 		to = types.Bool
 	}
+	if (tp == mysql.TypeString || tp == mysql.TypeVarString) && n.Tp.GetCharset() == charset.CharsetBin {
+		tp = mysql.TypeNull // the parser writes ::bytea as CAST(x AS BINARY)
+		to = types.Bytea
+	}
 	switch tp {
 	case mysql.TypeNull:
 	case mysql.TypeTiny, mysql.TypeShort, mysql.TypeLong, mysql.TypeLonglong, mysql.TypeInt24:
@@ -614,6 +619,12 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 		v, err := types.ParseJSONB(s)
 		if err != nil {
 			return nil, funcs.JSONErr(err)
+		}
+		return &Const{V: v}, nil
+	case types.Bytea:
+		v, err := types.ParseBytea(s)
+		if err != nil {
+			return nil, funcs.ByteaErr(err)
 		}
 		return &Const{V: v}, nil
 	}
@@ -807,7 +818,8 @@ func unifyNumeric(a, b types.Kind) types.Kind {
 	return types.Decimal
 }
 
-// sigCost scores how well args fit sig: 0 per exact match, 1 per Int
+// sigCost scores how well args fit sig: 0 per exact match, 1 per
+// argument taken as funcs.AnyKind, 1 per Int
 // widened to Float or Decimal and per Date taken as a Timestamp, 2 per
 // Decimal taken as a Float (so Int with Decimal stays exact) and per
 // string literal coerced to the kind of another argument, and 3 per
@@ -830,7 +842,9 @@ func sigCost(sig funcs.Sig, args []Scalar) (int, bool) {
 		}
 		ak := a.Type()
 		switch {
-		case p == funcs.AnyKind || ak == p || ak == types.Null || p == types.Null:
+		case p == funcs.AnyKind:
+			cost++ // a declared kind fits better: bytea || bytea is bytea's
+		case ak == p || ak == types.Null || p == types.Null:
 		case ak == types.Int && p == types.Float:
 			cost++
 		case implicitCast(ak, p) && ak == types.Decimal:
