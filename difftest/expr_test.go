@@ -29,11 +29,12 @@ const (
 	kBool
 	kInterval
 	kDate
-	kJSON // only an argument of the JSONB productions (jsonb_test.go)
+	kJSON  // only an argument of the JSONB productions (jsonb_test.go)
+	kBytea // only an argument of the BYTEA productions (bytea_test.go)
 )
 
 func (k kind) String() string {
-	return [...]string{"BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "TIMESTAMP", "BOOLEAN", "INTERVAL", "DATE", "JSONB"}[k]
+	return [...]string{"BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "TIMESTAMP", "BOOLEAN", "INTERVAL", "DATE", "JSONB", "BYTEA"}[k]
 }
 
 // expr is a scalar production: it has a kind and renders in both
@@ -326,6 +327,8 @@ func (g *gen) lit(k kind) expr {
 		return cast{x: g.lit(kTs), to: kDate, st: "DATE", pg: "date"}
 	case kJSON:
 		return jsonLit(g)
+	case kBytea:
+		return byteaLit(g)
 	}
 	panic(fmt.Sprintf("difftest: no literal of kind %v", k))
 }
@@ -388,7 +391,8 @@ func init() {
 			divByConst(kInterval, "/"),
 			func(g *gen, d int) expr { return neg{g.expr(kInterval, d)} },
 		},
-		kDate: {castTo(kDate)},
+		kDate:  {castTo(kDate)},
+		kBytea: byteaProductions,
 		kJSON: {jsonFromRow, func(g *gen, d int) expr {
 			return call{fn: &scalarFunc{name: "->", result: kJSON, st: jsonOp("->"), pg: jsonOp("->")}, args: jsonArgs(jsonKeys)(g, d)}
 		}},
