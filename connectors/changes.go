@@ -12,8 +12,9 @@ import (
 // added DECIMAL and DATE values, version 3 intervals with months or days
 // (types.CodecIntervalParts), version 4 JSONB (its canonical text, as a
 // string), version 5 TIMESTAMPTZ and TIME (varints), version 6 BYTEA
-// (its bytes, as a string); DecodeChanges still reads the older versions
-// (staged by an older build), which hold only the older kinds.
+// (its bytes, as a string) and arrays (types.AppendArrayCodec);
+// DecodeChanges still reads the older versions (staged by an older
+// build), which hold only the older kinds.
 const changesVersion = 6
 
 // EncodeChanges serialises changes for a sink's staged bytes (see
@@ -29,6 +30,10 @@ func EncodeChanges(changes []Change) []byte {
 			if types.HasIntervalParts(v) {
 				b = append(b, types.CodecIntervalParts)
 				b = types.AppendIntervalParts(b, v)
+				continue
+			}
+			if v.K.IsArray() {
+				b = types.AppendArrayCodec(append(b, byte(types.Array)), v)
 				continue
 			}
 			b = append(b, byte(v.K))
@@ -93,6 +98,15 @@ func DecodeChanges(b []byte) ([]Change, error) {
 				continue
 			}
 			switch kind {
+			case types.Array:
+				if version < 6 {
+					return nil, errBadChanges
+				}
+				v, rest, err := types.DecodeArrayCodec(b)
+				if err != nil {
+					return nil, errBadChanges
+				}
+				row[j], b = v, rest
 			case types.Null:
 			case types.Float:
 				if len(b) < 8 {
@@ -189,6 +203,9 @@ func appendRowKey(b []byte, row types.Row, key []int) []byte {
 func appendKey(b []byte, v types.Value) []byte {
 	if types.HasIntervalParts(v) {
 		return types.AppendIntervalParts(append(b, types.CodecIntervalParts), v)
+	}
+	if v.K.IsArray() { // equal arrays of other spellings are one key
+		return types.AppendArrayCodec(append(b, byte(types.Array)), types.ArrayKeyForm(v))
 	}
 	b = append(b, byte(v.K))
 	switch v.K {

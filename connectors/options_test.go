@@ -97,6 +97,7 @@ func FuzzDecodeChanges(f *testing.F) {
 	f.Add(EncodeChanges([]Change{{Op: Delete, Row: types.Row{types.DecimalValue(-105, 2), types.DateValue(-3)}}}))
 	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{{K: types.JSONB, S: `{"a": [1, 2]}`}}}}))
 	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{types.ByteaValue("\x00\xff")}}}))
+	f.Add(EncodeChanges([]Change{{Op: Upsert, Row: types.Row{types.ArrayValue(types.String, []types.Value{types.StringValue("a"), {}})}}}))
 	f.Add([]byte{1, 1, 1, 1, byte(types.Decimal), 0, 2})
 	f.Add([]byte{1, 200, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -192,5 +193,18 @@ func TestChangesBytea(t *testing.T) {
 	got := Collapse([]Change{{Upsert, types.Row{a}}, {Delete, types.Row{types.ByteaValue("\x00\xff")}}}, []int{0})
 	if len(got) != 1 || got[0].Op != Delete {
 		t.Fatalf("collapse over equal bytea: %v", got)
+	}
+}
+
+func TestChangesArray(t *testing.T) {
+	a := types.ArrayValue(types.Int, []types.Value{types.IntValue(1), types.NullValue})
+	enc := EncodeChanges([]Change{{Op: Upsert, Row: types.Row{a}}})
+	out, err := DecodeChanges(enc)
+	if err != nil || out[0].Row[0] != a {
+		t.Fatalf("round trip = %v, %v", out, err)
+	}
+	enc[0] = 4
+	if _, err := DecodeChanges(enc); err == nil {
+		t.Fatal("version 4 bytes holding an array decoded")
 	}
 }

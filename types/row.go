@@ -90,6 +90,9 @@ func HashValues(r Row, cols []int) uint64 {
 		case JSONB:
 			v = JSONBKeyForm(v) // {"a": 1.0} and {"a": 1} too
 		}
+		if v.K.IsArray() {
+			v = ArrayKeyForm(v) // {1.0} and {1} too
+		}
 		buf[0] = byte(v.K)
 		buf[1], buf[2] = byte(v.Scale), byte(v.Scale>>8)
 		x := uint64(v.I)
@@ -100,7 +103,7 @@ func HashValues(r Row, cols []int) uint64 {
 			buf[3+i] = byte(x >> (8 * i))
 		}
 		_, _ = h.Write(buf[:])
-		if v.K == String || v.K == Decimal || v.K == JSONB || v.K == Bytea {
+		if v.K == String || v.K == Decimal || v.K == JSONB || v.K == Bytea || v.K.IsArray() {
 			_, _ = h.WriteString(v.S)
 		}
 	}

@@ -31,6 +31,9 @@ const (
 	TimestampTZ
 	Time
 	Bytea
+	// Array is the kind byte the codecs write for an array value (then
+	// its element kind); an array's own kind is ArrayOf(elem) (array.go).
+	Array
 )
 
 // String returns the SQL name of the kind.
@@ -62,6 +65,9 @@ func (k Kind) String() string {
 		return "TIME"
 	case Bytea:
 		return "BYTEA"
+	}
+	if k.IsArray() {
+		return k.Elem().String() + "[]"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -138,6 +144,9 @@ func IsNumeric(k Kind) bool { return k == Int || k == Float || k == Decimal }
 // otherwise kinds order by Kind.
 func Compare(a, b Value) int {
 	if a.K == b.K {
+		if a.K.IsArray() {
+			return CompareArrays(a, b)
+		}
 		switch a.K {
 		case Null:
 			return 0
@@ -249,6 +258,9 @@ func (v Value) String() string {
 		return FormatTime(v.I)
 	case Bytea:
 		return FormatBytea(v.S)
+	}
+	if v.K.IsArray() {
+		return FormatArray(v)
 	}
 	return "?"
 }

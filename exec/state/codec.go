@@ -21,7 +21,8 @@ import (
 // intervals with months and days (types.CodecIntervalParts; intervals of
 // microseconds only keep their version 1 encoding), version 4 JSONB,
 // version 5 TIMESTAMPTZ and TIME (varints, as timestamps), version 6
-// BYTEA (its bytes, as a string).
+// BYTEA (its bytes, as a string) and arrays (the Array kind byte, the
+// element kind, then types.ArrayValue's element bytes).
 const Version byte = 6
 
 // oldestVersion is the oldest layout version DecodeValue reads.
@@ -55,6 +56,9 @@ func appendValue(dst []byte, v types.Value) []byte {
 	if types.HasIntervalParts(v) {
 		dst = append(dst, types.CodecIntervalParts)
 		return types.AppendIntervalParts(dst, v)
+	}
+	if v.K.IsArray() {
+		return types.AppendArrayCodec(append(dst, byte(types.Array)), v)
 	}
 	dst = append(dst, byte(v.K))
 	switch v.K {
@@ -96,6 +100,12 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 			continue
 		}
 		switch kind {
+		case types.Array:
+			v, rest, err := types.DecodeArrayCodec(b)
+			if err != nil {
+				return nil, nil, fmt.Errorf("decode row: %w", err)
+			}
+			r[i], b = v, rest
 		case types.Null:
 		case types.Float:
 			if len(b) < 8 {
@@ -229,7 +239,7 @@ func AppendKeyRow(dst []byte, r types.Row) []byte {
 // form; a check the hot key-building loops inline, so BIGINT and VARCHAR
 // keys do not pay for keyForm's copy of the value.
 func needsKeyForm(k types.Kind) bool {
-	return k == types.Float || k == types.Decimal || k == types.JSONB
+	return k == types.Float || k == types.Decimal || k == types.JSONB || k.IsArray()
 }
 
 // keyForm is the one value that stands for v in keys: a DOUBLE -0 as 0
@@ -245,6 +255,9 @@ func keyForm(v types.Value) types.Value {
 		return types.DecimalNormalize(v)
 	case types.JSONB:
 		return types.JSONBKeyForm(v)
+	}
+	if v.K.IsArray() {
+		return types.ArrayKeyForm(v)
 	}
 	return v
 }
@@ -269,6 +282,9 @@ func kindVersion(k types.Kind) byte {
 	case types.TimestampTZ, types.Time:
 		return 5
 	case types.Bytea:
+		return 6
+	}
+	if k.IsArray() {
 		return 6
 	}
 	return 1

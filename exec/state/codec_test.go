@@ -130,3 +130,27 @@ func TestByteaValues(t *testing.T) {
 		t.Error("a version 4 value holding BYTEA decoded")
 	}
 }
+
+// TestArrayValues: arrays round-trip as values and keys, equal arrays of
+// other spellings make one key, and a layout older than 6 holding an
+// array is refused.
+func TestArrayValues(t *testing.T) {
+	a := types.ArrayValue(types.Decimal, []types.Value{types.DecimalValue(150, 2), types.NullValue})
+	s := types.ArrayValue(types.String, []types.Value{types.StringValue("x"), types.StringValue("")})
+	rows, err := DecodeValue(EncodeValue(types.Row{a, s}))
+	if err != nil || len(rows) != 1 || rows[0][0] != a || rows[0][1] != s {
+		t.Fatalf("round trip = %v, %v", rows, err)
+	}
+	b := types.ArrayValue(types.Decimal, []types.Value{types.DecimalValue(15, 1), types.NullValue})
+	if !bytes.Equal(AppendKey(nil, a), AppendKey(nil, b)) {
+		t.Errorf("AppendKey(%v) != AppendKey(%v)", a, b)
+	}
+	if k, err := DecodeKeys(AppendKey(nil, s)); err != nil || k[0] != s {
+		t.Fatalf("key round trip = %v, %v", k, err)
+	}
+	old := EncodeValue(types.Row{s})
+	old[0] = 4
+	if _, err := DecodeValue(old); err == nil {
+		t.Error("a version 4 value holding an array decoded")
+	}
+}
