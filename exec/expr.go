@@ -212,6 +212,8 @@ func (c *compiler) compileCall(e *planner.Call) (Evaluator, error) {
 		return fromBool(be), nil
 	}
 	switch e.Fn {
+	case "array":
+		return c.compileArray(e)
 	case "coalesce":
 		return c.compileCoalesce(e)
 	case "greatest", "least":

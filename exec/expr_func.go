@@ -124,6 +124,9 @@ func castValue(v types.Value, to types.Kind) (types.Value, *sqlerr.Error) {
 	if x, ok, err := funcs.CastTime(v, to); ok {
 		return x, err
 	}
+	if x, ok, err := castArray(v, to); ok {
+		return x, err
+	}
 	if to == types.Bytea && v.K == types.String {
 		b, err := types.ParseBytea(v.S)
 		if err != nil {

@@ -67,6 +67,8 @@ func kindName(k types.Kind) string {
 		return "anyelement"
 	case AnyKind:
 		return "any"
+	case AnyArray:
+		return "anyarray"
 	case types.Int:
 		return "bigint"
 	case types.Float:
@@ -75,6 +77,9 @@ func kindName(k types.Kind) string {
 		return "numeric"
 	case types.String:
 		return "text"
+	}
+	if k.IsArray() {
+		return kindName(k.Elem()) + "[]"
 	}
 	return strings.ToLower(k.String())
 }

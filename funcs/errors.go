@@ -64,3 +64,24 @@ func ByteaErr(err error) *sqlerr.Error {
 	}
 	return sqlerr.New(sqlerr.DataException, "%s", err.Error())
 }
+
+// ValueErr turns an input error of the types package (array, bytea,
+// JSON or decimal text) into a *sqlerr.Error with its SQLSTATE.
+func ValueErr(err error) *sqlerr.Error {
+	var ae *types.ArrayError
+	var be *types.ByteaError
+	var je *types.JSONError
+	switch {
+	case errors.As(err, &ae):
+		return sqlerr.New(ae.Code, "%s", ae.Msg)
+	case errors.As(err, &be):
+		return sqlerr.New(be.Code, "%s", be.Msg)
+	case errors.As(err, &je):
+		return sqlerr.New(je.Code, "%s", je.Msg)
+	}
+	var de *types.DecimalError
+	if errors.As(err, &de) {
+		return sqlerr.New(de.Code, "%s", de.Msg)
+	}
+	return sqlerr.New("22P02", "%s", err.Error())
+}

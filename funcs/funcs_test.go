@@ -16,7 +16,8 @@ func TestRegistryEntries(t *testing.T) {
 			compiled[f.Name] = true
 		}
 	}
-	compiled["now"] = true // volatile: refused in continuous queries
+	compiled["now"] = true   // volatile: refused in continuous queries
+	compiled["array"] = true // needs the call's element kind
 	for _, n := range Names() {
 		f, ok := Lookup(n)
 		if !ok || f.Name != n || len(f.Sigs) == 0 || f.Doc == "" || f.Family == "" {
@@ -116,6 +117,43 @@ func TestMarkdownListsEveryFunction(t *testing.T) {
 	for _, n := range Names() {
 		if !strings.Contains(md, "| `"+n+"`") {
 			t.Errorf("the table lacks %s", n)
+		}
+	}
+}
+
+func TestArrayFuncs(t *testing.T) {
+	arr := func(vs ...string) types.Value {
+		out := make([]types.Value, len(vs))
+		for i, v := range vs {
+			if v != "NULL" {
+				out[i] = types.StringValue(v)
+			}
+		}
+		return types.ArrayValue(types.String, out)
+	}
+	s := types.StringValue
+	tests := []struct {
+		fn   string
+		args []types.Value
+		want string
+	}{
+		{"[]", []types.Value{arr("a", "b"), types.IntValue(2)}, "b"},
+		{"[]", []types.Value{arr("a", "b"), types.IntValue(3)}, "NULL"},
+		{"array_length", []types.Value{arr(), types.IntValue(1)}, "NULL"},
+		{"cardinality", []types.Value{arr("a", "NULL")}, "2"},
+		{"array_to_string", []types.Value{arr("a", "NULL", "c"), s(",")}, "a,c"},
+		{"array_to_string", []types.Value{arr("a", "NULL", "c"), s(","), s("?")}, "a,?,c"},
+		{"string_to_array", []types.Value{s("abc"), {}}, "{a,b,c}"},
+		{"string_to_array", []types.Value{s("a b"), s("")}, `{"a b"}`},
+		{"regexp_match", []types.Value{s("xay"), s("(a)|(b)")}, "{a,NULL}"},
+		{"regexp_split_to_array", []types.Value{s("a, b,c"), s(",\\s*")}, "{a,b,c}"},
+		{"regexp_split_to_array", []types.Value{s("abc"), s("x*")}, "{a,b,c}"},
+		{"regexp_split_to_array", []types.Value{s(",a,"), s(",")}, `{"",a,""}`},
+	}
+	for _, tt := range tests {
+		got, code := call(t, tt.fn, tt.args...)
+		if code != "" || got.String() != tt.want {
+			t.Errorf("%s%v = %v (%s), want %s", tt.fn, tt.args, got, code, tt.want)
 		}
 	}
 }

@@ -18,6 +18,11 @@ const (
 	AnyElement types.Kind = 254
 	// AnyKind stands for any kind, independently per argument.
 	AnyKind types.Kind = 255
+	// AnyArray stands for an array whose element kind joins the call's
+	// AnyElement unification (Postgres's anyarray): `[]`(anyarray, bigint)
+	// returns the element kind, and an AnyArray result is the array of
+	// the unified kind.
+	AnyArray types.Kind = 253
 )
 
 // Sig is one accepted signature of a function: the argument kinds and the
@@ -160,6 +165,7 @@ var families = []struct {
 	{"Formatting", formatFuncs},
 	{"JSON", jsonFuncs},
 	{"Binary string", byteaFuncs},
+	{"Array", arrayFuncs},
 }
 
 var (

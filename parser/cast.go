@@ -36,8 +36,14 @@ func (q *queryRewrite) pgCast(i int) int {
 		q.rw.blank(t.off, t.end) // TiDB must not report the '::' before our error
 		return i
 	}
+	if strings.HasPrefix(target, arrayTargetPrefix) { // x::T[] -> __array_cast(x, k)
+		q.insertFirst(q.toks[start].off, ArrayCastFunc+"(")
+		q.rw.replace(t.off, q.toks[last].end, arrayCastArgs(target))
+		q.operand[last] = start
+		return last
+	}
 	if fn := castFunc[target]; fn != "" { // x::interval -> __interval_cast(x)
-		q.rw.insert(q.toks[start].off, fn+"(")
+		q.insertFirst(q.toks[start].off, fn+"(")
 		q.rw.replace(t.off, q.toks[last].end, ")")
 		q.operand[last] = start
 		return last
@@ -45,7 +51,7 @@ func (q *queryRewrite) pgCast(i int) int {
 	if target == "" { // a TiDB-native target: as written
 		target = q.p.src.text[q.toks[i+1].off:q.toks[last].end]
 	}
-	q.rw.insert(q.toks[start].off, "CAST(")
+	q.insertFirst(q.toks[start].off, "CAST(")
 	q.rw.replace(t.off, q.toks[last].end, " AS "+target+")")
 	q.operand[last] = start
 	return last
@@ -156,6 +162,11 @@ func (q *queryRewrite) castAs(i, open int) int {
 	}
 	if last+1 != closeIdx {
 		return i // more than a type (e.g. CHAR CHARACTER SET x): TiDB decides
+	}
+	if strings.HasPrefix(target, arrayTargetPrefix) { // CAST(x AS T[]) -> __array_cast(x, k)
+		q.rw.replace(q.toks[open-1].off, q.toks[open-1].end, ArrayCastFunc)
+		q.rw.replace(q.toks[i].off, q.toks[last].end, arrayCastArgs(target)[:len(arrayCastArgs(target))-1])
+		return last
 	}
 	if fn := castFunc[target]; fn != "" { // CAST(x AS INTERVAL) -> __interval_cast(x)
 		q.rw.replace(q.toks[open-1].off, q.toks[open-1].end, fn)
@@ -270,10 +281,16 @@ func (q *queryRewrite) castType(k, limit int) (target string, last int, err *sql
 		return "", k, q.p.src.unsupported(t.off, "type JSON (use JSONB)")
 	case "DATE", "TIME", "BINARY":
 		optArgs()
+		if at, end, ok := q.arrayType(k, last, limit); ok {
+			return at, end, nil
+		}
 		return "", last, nil
 	default:
 		c := &cursor{p: q.p, end: q.end}
 		return "", k, c.typeErr(t)
+	}
+	if at, end, ok := q.arrayType(k, last, limit); ok {
+		return at, end, nil
 	}
 	return target, last, nil
 }

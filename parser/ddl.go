@@ -341,6 +341,13 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 		}
 		c.i += 3
 	}
+	if c.peek(0).isOp("[") && c.peek(1).isOp("]") { // an array of k
+		if col.Precision > 0 {
+			return c.p.src.unsupported(c.peek(0).off, "DECIMAL(p,s)[] (use NUMERIC[])")
+		}
+		c.i += 2
+		col.Type = types.ArrayOf(k)
+	}
 	return nil
 }
 

@@ -92,6 +92,12 @@ func (q *queryRewrite) operandStart(j int, tight bool) int {
 		case t.isOp(")") && q.match[k] >= 0:
 			k = q.match[k]
 			continue
+		case t.isOp("]") && q.bmatch != nil && q.bmatch[k] >= 0:
+			k = q.bmatch[k]
+			if k > 0 && q.toks[k-1].is("ARRAY") {
+				k--
+			}
+			continue
 		case t.is("END"):
 			if s, ok := q.caseStart(k); ok {
 				k = s
@@ -117,6 +123,9 @@ func (q *queryRewrite) operandEnd(i int, tight bool) int {
 		switch {
 		case t.isOp("(") && q.match[k] > k:
 			k = q.match[k]
+			continue
+		case t.isOp("[") && q.bmatch != nil && q.bmatch[k] > k:
+			k = q.bmatch[k]
 			continue
 		case t.is("CASE"):
 			cases++
@@ -192,7 +201,7 @@ func (q *queryRewrite) isBinaryAt(i int) bool {
 		return false
 	}
 	p := q.toks[i-1]
-	return p.isOp(")") || p.kind == tString || p.kind == tNumber || p.kind == tQIdent ||
+	return p.isOp(")") || p.isOp("]") || p.kind == tString || p.kind == tNumber || p.kind == tQIdent ||
 		(p.kind == tIdent && !stopsOperand(p, true) && !p.is("CASE"))
 }
 

@@ -39,6 +39,7 @@ type queryRewrite struct {
 	toks    []token
 	end     int
 	match   []int // index of the matching parenthesis, or -1
+	bmatch  []int // index of the matching square bracket, or -1
 	windows []*WindowTVFClause
 	operand map[int]int // last token of a rewritten :: cast -> start of the cast
 	errs    errList
@@ -107,6 +108,7 @@ func isTablePos(prev token, f frame) bool {
 // still win.
 func (q *queryRewrite) run() *sqlerr.Error {
 	q.match = matchParens(q.toks)
+	q.bmatch = matchBrackets(q.toks)
 	q.operand = map[int]int{}
 	frames := []frame{{open: -1}}
 	for i := 0; i < len(q.toks); i++ {
@@ -146,6 +148,8 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			}
 		case isJSONOp(t) || t.isOp("||"):
 			i = q.jsonOp(i)
+		case t.isOp("["):
+			q.subscript(i)
 		case t.kind == tNumber && !decimalFits(t.text):
 			q.errAt(t, "numeric literal too long")
 			q.rw.replace(t.off, t.end, "0")
@@ -178,6 +182,14 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		}
 	case "INTERVAL":
 		return q.exprInterval(i)
+	case "ARRAY":
+		if i+1 < len(q.toks) && q.toks[i+1].isOp("[") {
+			return q.arrayCtor(i)
+		}
+	case "CARDINALITY": // a TiDB keyword
+		if i+1 < len(q.toks) && q.toks[i+1].isOp("(") {
+			q.rw.replace(t.off, t.end, "`cardinality`")
+		}
 	case "IS":
 		return q.isDistinct(i)
 	case "JSONB_ARRAY_ELEMENTS", "JSONB_ARRAY_ELEMENTS_TEXT", "JSONB_EACH", "JSONB_EACH_TEXT", "JSONB_OBJECT_KEYS":

@@ -628,6 +628,13 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 		}
 		return &Const{V: v}, nil
 	}
+	if to.IsArray() {
+		v, err := funcs.ParseArray(s, to.Elem())
+		if err != nil {
+			return nil, err
+		}
+		return &Const{V: v}, nil
+	}
 	return nil, sqlerr.New(codeInvalidText, "invalid input syntax for type %s: '%s'", kindName(to), s)
 }
 
@@ -701,8 +708,11 @@ func applySig(f *funcs.Func, sig funcs.Sig, args []Scalar) ([]Scalar, types.Kind
 	out := make([]Scalar, len(args))
 	for i, a := range args {
 		p := param(sig, i)
-		if p == funcs.AnyElement {
+		switch {
+		case p == funcs.AnyElement:
 			p = unified
+		case p == funcs.AnyArray:
+			p = types.ArrayOf(unified)
 		}
 		switch {
 		case p == funcs.AnyKind || p == types.Null || a.Type() == p || a.Type() == types.Null:
@@ -722,8 +732,17 @@ func applySig(f *funcs.Func, sig funcs.Sig, args []Scalar) ([]Scalar, types.Kind
 		}
 	}
 	res := sig.Result
-	if res == funcs.AnyElement {
+	switch res {
+	case funcs.AnyElement:
 		res = unified
+	case funcs.AnyArray:
+		switch {
+		case unified == types.Null:
+			unified = types.String // ARRAY[NULL] is text[], as in Postgres
+		case unified.IsArray():
+			return nil, 0, sqlerr.New(sqlerr.FeatureNotSupport, "arrays of arrays are not supported")
+		}
+		res = types.ArrayOf(unified)
 	}
 	return out, res, nil
 }
@@ -781,10 +800,17 @@ func arityOK(sig funcs.Sig, n int) bool {
 func unifyArgs(sig funcs.Sig, args []Scalar) (types.Kind, bool) {
 	k, lit := types.Null, false
 	for i, a := range args {
-		if param(sig, i) != funcs.AnyElement {
+		p := param(sig, i)
+		if p != funcs.AnyElement && p != funcs.AnyArray {
 			continue
 		}
 		ak := a.Type()
+		if p == funcs.AnyArray {
+			if !ak.IsArray() {
+				continue // NULL, or a literal: sigCost decides
+			}
+			ak = ak.Elem()
+		}
 		switch {
 		case ak == types.Null:
 		case isStringLiteral(a):
@@ -837,13 +863,22 @@ func sigCost(sig funcs.Sig, args []Scalar) (int, bool) {
 	cost := 0
 	for i, a := range args {
 		p := param(sig, i)
-		if p == funcs.AnyElement {
+		switch {
+		case p == funcs.AnyElement:
 			p = unified
+		case p == funcs.AnyArray && unified == types.Null:
+			p = funcs.AnyArray // no array argument fixed the kind
+		case p == funcs.AnyArray:
+			p = types.ArrayOf(unified)
 		}
 		ak := a.Type()
+		if p == funcs.AnyArray && !ak.IsArray() && ak != types.Null {
+			return 0, false
+		}
 		switch {
 		case p == funcs.AnyKind:
 			cost++ // a declared kind fits better: bytea || bytea is bytea's
+		case p == funcs.AnyArray:
 		case ak == p || ak == types.Null || p == types.Null:
 		case ak == types.Int && p == types.Float:
 			cost++
@@ -874,6 +909,10 @@ func hasTypedKind(args []Scalar, k types.Kind) bool {
 }
 
 func noMatch(n ast.Node, f *funcs.Func, args []Scalar) error {
+	if f.Name == parser.ArrayFunc && len(args) == 0 {
+		return sqlerr.New("42P18", "cannot determine type of empty array").
+			WithHint("write the array as a literal of its type, such as '{}'::bigint[]")
+	}
 	if len(f.Sigs) == 1 && len(f.Sigs[0].Args) > 0 && f.Sigs[0].Args[0] == funcs.AnyElement && f.Sigs[0].Result != types.Bool {
 		return sqlerr.New(sqlerr.DatatypeMismatch, "%s types %s cannot be matched, in expression %s",
 			strings.ToUpper(f.Name), conflicting(args), exprText(n))
@@ -929,6 +968,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return b.bindIntervalCast(n)
 	case parser.TimestampTZCastFunc, parser.AtTimeZoneFunc:
 		return b.bindZoneFunc(n)
+	case parser.ArrayCastFunc:
+		return b.bindArrayCast(n)
 	case "date_add", "adddate", "date_sub", "subdate":
 		if len(n.Args) == 3 {
 			return b.bindDateArith(n, name == "date_add" || name == "adddate")
@@ -1046,6 +1087,27 @@ func (b *binder) bindIntervalCast(n *ast.FuncCallExpr) (Scalar, error) {
 		return &Cast{Arg: x, To: types.Interval}, nil
 	}
 	return nil, sqlerr.New(sqlerr.CannotCoerce, "cannot cast type %s to interval", kindName(x.Type()))
+}
+
+// bindArrayCast binds __array_cast(x, k), the parser's form of x::T[]
+// (k is T's kind number).
+func (b *binder) bindArrayCast(n *ast.FuncCallExpr) (Scalar, error) {
+	if len(n.Args) != 2 {
+		return nil, notSupported(n, "this cast is")
+	}
+	x, err := b.bind(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	k, err := b.bind(n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	c, ok := k.(*Const)
+	if !ok || c.V.K != types.Int {
+		return nil, notSupported(n, "this cast is")
+	}
+	return castTo(n, x, types.ArrayOf(types.Kind(c.V.I)))
 }
 
 // intervalInputErr is the error of interval text that does not read:

@@ -39,6 +39,9 @@ func CanCast(from, to types.Kind) bool {
 	case types.JSONB:
 		return types.IsNumeric(to) || to == types.Bool
 	}
+	if from.IsArray() && to.IsArray() {
+		return CanCast(from.Elem(), to.Elem())
+	}
 	return false
 }
 
