@@ -50,7 +50,8 @@
 //
 // Types: Bool→bool (16), Int→int8 (20), Float→float8 (701),
 // String→text (25), Timestamp→timestamp (1114), Interval→interval (1186),
-// Bytea→bytea (17, text `\x…` hex, binary the bytes), in text and binary
-// formats; parameters are also read as int2/int4, float4, numeric,
+// Bytea→bytea (17, text `\x…` hex, binary the bytes), arrays→the element
+// type's array type (int8[] 1016, text[] 1009, …; text `{…}`, binary
+// Postgres's one-dimensional array format), in text and binary formats; parameters are also read as int2/int4, float4, numeric,
 // varchar and timestamptz.
 package pgwire

@@ -42,6 +42,9 @@ const jsonbVersion = 1
 // kindOf maps a parameter type OID to the engine kind its value becomes
 // (Null: take the text as it is).
 func kindOf(oid uint32) types.Kind {
+	if elem, ok := arrayElemOIDs[oid]; ok {
+		return types.ArrayOf(kindOf(elem))
+	}
 	switch oid {
 	case oidBool:
 		return types.Bool
@@ -97,6 +100,9 @@ func binaryOK(oid uint32) bool {
 	case oidBool, oidChar, oidName, oidInt8, oidInt2, oidInt4, oidText, oidOid, oidFloat4, oidFloat8,
 		oidVarchar, oidTimestamp, oidTimestampTZ, oidTime, oidInterval, oidNumeric, oidDate, oidJSONB, oidBytea:
 		return true
+	}
+	if elem, ok := arrayElemOIDs[oid]; ok {
+		return binaryOK(elem)
 	}
 	return false
 }
@@ -174,6 +180,9 @@ func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 		if v.K == types.Bytea {
 			return append(dst, v.S...)
 		}
+	}
+	if _, ok := arrayElemOIDs[oid]; ok && v.K.IsArray() {
+		return appendArrayBinary(dst, oid, v)
 	}
 	return appendText(dst, oid, v, time.UTC)
 }
@@ -256,6 +265,9 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 	bad := func() (types.Value, error) {
 		return types.NullValue, fmt.Errorf("invalid binary value of %d bytes for type %d", len(b), oid)
 	}
+	if _, ok := arrayElemOIDs[oid]; ok {
+		return decodeArrayBinary(oid, b)
+	}
 	switch oid {
 	case oidBool:
 		if len(b) != 1 {
@@ -331,6 +343,10 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 }
 
 func decodeTextParam(oid uint32, s string) (types.Value, error) {
+	if k := kindOf(oid); k.IsArray() {
+		elemOID := arrayElemOIDs[oid]
+		return types.ParseArray(s, k.Elem(), func(e string) (types.Value, error) { return decodeTextParam(elemOID, e) })
+	}
 	switch kindOf(oid) {
 	case types.Bool:
 		switch strings.ToLower(strings.TrimSpace(s)) {
@@ -464,6 +480,9 @@ func literal(v types.Value) (string, error) {
 		return "CAST(" + quote(v.S) + " AS JSONB)", nil
 	case types.Bytea:
 		return "CAST(" + quote(types.FormatBytea(v.S)) + " AS BYTEA)", nil
+	}
+	if v.K.IsArray() {
+		return "CAST(" + quote(types.FormatArray(v)) + " AS " + v.K.String() + ")", nil
 	}
 	return "", fmt.Errorf("parameter of kind %v is not supported", v.K)
 }

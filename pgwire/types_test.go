@@ -153,6 +153,47 @@ func TestByteaResults(t *testing.T) {
 	}
 }
 
+// TestArrayResults reads array results in text and binary with pgx, and
+// array parameters in both formats.
+func TestArrayResults(t *testing.T) {
+	m := pgtype.NewMap()
+	ints := types.ArrayValue(types.Int, []types.Value{types.IntValue(1), types.NullValue, types.IntValue(-3)})
+	texts := types.ArrayValue(types.String, []types.Value{types.StringValue("a b"), types.StringValue(""), types.StringValue(`q"\`)})
+	if oid := pgcatalog.TypeOID(ints.K); oid != 1016 || !binaryOK(oid) {
+		t.Fatalf("BIGINT[] is oid %d", oid)
+	}
+	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
+		enc := func(v types.Value) []byte {
+			oid := pgcatalog.TypeOID(v.K)
+			if f == pgtype.BinaryFormatCode {
+				return appendBinary(nil, oid, v)
+			}
+			return appendText(nil, oid, v, time.UTC)
+		}
+		var gotInts []*int64
+		if err := m.Scan(1016, f, enc(ints), &gotInts); err != nil || len(gotInts) != 3 || *gotInts[0] != 1 || gotInts[1] != nil || *gotInts[2] != -3 {
+			t.Errorf("int8[] format %d: %v, %v", f, gotInts, err)
+		}
+		var gotTexts []string
+		if err := m.Scan(1009, f, enc(texts), &gotTexts); err != nil || len(gotTexts) != 3 || gotTexts[0] != "a b" || gotTexts[2] != `q"\` {
+			t.Errorf("text[] format %d: %q, %v", f, gotTexts, err)
+		}
+		// Parameters: what pgx sends reads back as the array.
+		b, err := m.Encode(1016, f, []*int64{ptr(int64(1)), nil, ptr(int64(-3))}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := decodeParam(1016, f, b); err != nil || v != ints {
+			t.Errorf("int8[] parameter format %d: %v, %v", f, v, err)
+		}
+	}
+	if lit, err := literal(texts); err != nil || lit != `CAST('{"a b","","q\"\\"}' AS VARCHAR[])` {
+		t.Errorf("literal = %s, %v", lit, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func pgNumeric(coef string, exp int32) pgtype.Numeric {
 	n, _ := new(big.Int).SetString(coef, 10)
 	return pgtype.Numeric{Int: n, Exp: exp, Valid: true}

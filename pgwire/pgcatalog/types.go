@@ -54,6 +54,9 @@ const (
 
 // TypeOID maps a streamsql kind to the Postgres type a client sees.
 func TypeOID(k types.Kind) uint32 {
+	if k.IsArray() { // the element type's array type
+		return typeInfos[TypeOID(k.Elem())].array
+	}
 	switch k {
 	case types.Bool:
 		return OIDBool
@@ -142,6 +145,12 @@ var typeInfos = map[uint32]typeInfo{
 	OIDRegclass:    {name: "regclass", array: 2210, class: 'i', length: 4},
 	OIDRegtype:     {name: "regtype", array: 2211, class: 'i', length: 4},
 	OIDAnyArray:    {name: "anyarray", class: 'a', length: -1},
+	1001:           {name: "bytea[]", elem: OIDBytea, class: 'a', length: -1},
+	1115:           {name: "timestamp without time zone[]", elem: OIDTimestamp, class: 'a', length: -1},
+	1187:           {name: "interval[]", elem: OIDInterval, class: 'a', length: -1},
+	1231:           {name: "numeric[]", elem: OIDNumeric, class: 'a', length: -1},
+	1182:           {name: "date[]", elem: OIDDate, class: 'a', length: -1},
+	3807:           {name: "jsonb[]", elem: OIDJSONB, class: 'a', length: -1},
 	OIDRegnamesp:   {name: "regnamespace", array: 4090, class: 'i', length: 4},
 	1033:           {name: "aclitem", array: OIDAclArr, class: 's', length: 12},
 	3220:           {name: "pg_lsn", class: 's', length: 8},

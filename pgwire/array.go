@@ -1,0 +1,98 @@
+package pgwire
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// arrayElemOIDs maps the array types the server reads and writes to
+// their element types.
+var arrayElemOIDs = map[uint32]uint32{
+	1000: oidBool, 1001: oidBytea, 1005: oidInt2, 1007: oidInt4, 1016: oidInt8,
+	1009: oidText, 1015: oidVarchar, 1021: oidFloat4, 1022: oidFloat8, 1115: oidTimestamp,
+	1187: oidInterval, 1231: oidNumeric, 1182: oidDate, 3807: oidJSONB,
+}
+
+// appendArrayBinary appends array v in Postgres's binary array format for
+// a column of array type oid: dimensions, a has-NULLs flag, the element
+// type, the length and lower bound (1) of the one dimension, then each
+// element as a length (-1 for NULL) and its binary form.
+func appendArrayBinary(dst []byte, oid uint32, v types.Value) []byte {
+	elemOID := arrayElemOIDs[oid]
+	elems := types.ArrayElems(v)
+	ndim, hasNull := uint32(1), uint32(0)
+	if len(elems) == 0 {
+		ndim = 0
+	}
+	for _, e := range elems {
+		if e.K == types.Null {
+			hasNull = 1
+		}
+	}
+	dst = binary.BigEndian.AppendUint32(dst, ndim)
+	dst = binary.BigEndian.AppendUint32(dst, hasNull)
+	dst = binary.BigEndian.AppendUint32(dst, elemOID)
+	if ndim == 0 {
+		return dst
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(elems)))
+	dst = binary.BigEndian.AppendUint32(dst, 1)
+	for _, e := range elems {
+		if e.K == types.Null {
+			dst = binary.BigEndian.AppendUint32(dst, 0xFFFFFFFF)
+			continue
+		}
+		at := len(dst)
+		dst = appendBinary(append(dst, 0, 0, 0, 0), elemOID, e)
+		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	}
+	return dst
+}
+
+// decodeArrayBinary reads Postgres's binary array format of a parameter
+// of array type oid (one dimension, or none for an empty array).
+func decodeArrayBinary(oid uint32, b []byte) (types.Value, error) {
+	bad := fmt.Errorf("invalid binary array of %d bytes for type %d", len(b), oid)
+	if len(b) < 12 {
+		return types.NullValue, bad
+	}
+	ndim, elemOID := binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[8:])
+	elem := kindOf(arrayElemOIDs[oid])
+	if elemOID != arrayElemOIDs[oid] || ndim > 1 {
+		return types.NullValue, fmt.Errorf("binary array of element type %d and %d dimensions for type %d", elemOID, ndim, oid)
+	}
+	b = b[12:]
+	if ndim == 0 {
+		return types.ArrayValue(elem, nil), nil
+	}
+	if len(b) < 8 {
+		return types.NullValue, bad
+	}
+	n := binary.BigEndian.Uint32(b)
+	if uint64(n)*4 > uint64(len(b)) {
+		return types.NullValue, bad
+	}
+	b = b[8:]
+	vals := make([]types.Value, n)
+	for i := range vals {
+		if len(b) < 4 {
+			return types.NullValue, bad
+		}
+		l := binary.BigEndian.Uint32(b)
+		b = b[4:]
+		if l == 0xFFFFFFFF {
+			continue
+		}
+		if uint64(l) > uint64(len(b)) {
+			return types.NullValue, bad
+		}
+		v, err := decodeParam(elemOID, 1, b[:l])
+		if err != nil {
+			return types.NullValue, err
+		}
+		vals[i], b = v, b[l:]
+	}
+	return types.ArrayValue(elem, vals), nil
+}
