@@ -12,7 +12,8 @@ import (
 // accumulator folds the values of one aggregate call over append-only
 // input. Its state is a small row (see encode), except count(DISTINCT)
 // which keeps the set of distinct values of its group and the JSONB
-// aggregates (accumulator_json.go), which keep every value.
+// aggregates (accumulator_json.go) and array_agg (accumulator_array.go),
+// which keep every value.
 type accumulator interface {
 	add(v types.Value)
 	result() types.Value
@@ -37,6 +38,8 @@ func newAccumulator(c planner.AggCall) accumulator {
 		return &avgAcc{}
 	case "jsonb_agg", "jsonb_object_agg":
 		return &jsonAggAcc{obj: c.Fn == "jsonb_object_agg"}
+	case "array_agg":
+		return &arrayAggAcc{elem: c.T.Elem()}
 	}
 	return &countAcc{}
 }

@@ -111,6 +111,8 @@ func mergeAcc(dst, src accumulator) {
 		}
 	case *jsonAggAcc:
 		d.vals = append(d.vals, src.(*jsonAggAcc).vals...)
+	case *arrayAggAcc:
+		d.vals = append(d.vals, src.(*arrayAggAcc).vals...)
 	}
 }
 

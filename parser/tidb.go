@@ -80,8 +80,8 @@ func (p *stmtParser) tidbErr(msg, text string, m offsetMap, base, end int) *sqle
 }
 
 // fixVisitor finishes the TiDB tree: it turns the YEAR casts that stand
-// for BOOLEAN into TypeTiny casts and finds the aliases of the window
-// placeholders.
+// for BOOLEAN into TypeTiny casts, finds the aliases of the window
+// placeholders and makes array_agg an aggregate.
 type fixVisitor struct {
 	windows map[string]*WindowTVFClause
 	seen    map[string]bool
@@ -108,8 +108,15 @@ func (v *fixVisitor) Enter(n ast.Node) (ast.Node, bool) {
 	return n, false
 }
 
-// Leave implements ast.Visitor.
-func (v *fixVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+// Leave implements ast.Visitor. It also turns a call of array_agg, which
+// TiDB's grammar does not know as an aggregate, into one (TiDB restores
+// it as ARRAY_AGG(x), which reads back the same way).
+func (v *fixVisitor) Leave(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "array_agg" {
+		return &ast.AggregateFuncExpr{F: "array_agg", Args: f.Args}, true
+	}
+	return n, true
+}
 
 // fix runs fixVisitor over node and checks every window landed in a FROM
 // clause.

@@ -115,7 +115,7 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	}
 	call := AggCall{Fn: fn, Arg: -1, Distinct: a.Distinct, Name: fn}
 	switch fn {
-	case "count", "sum", "min", "max", "avg":
+	case "count", "sum", "min", "max", "avg", "array_agg":
 	default:
 		return call, sqlerr.New(sqlerr.UndefinedFunction, "aggregate function %s is not supported", fn)
 	}
@@ -156,6 +156,14 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 			return call, sqlerr.New(sqlerr.UndefinedFunction, "function avg(%s) does not exist", strings.ToLower(k.String()))
 		}
 		call.T = types.Float
+	case "array_agg":
+		switch {
+		case k.IsArray():
+			return call, sqlerr.New(sqlerr.FeatureNotSupport, "array_agg of arrays is not supported (arrays of arrays)")
+		case k == types.Null:
+			return call, sqlerr.New("42P18", "could not determine polymorphic type because input has type unknown")
+		}
+		call.T = types.ArrayOf(k)
 	default:
 		call.T = k
 	}

@@ -105,7 +105,7 @@ type WindowAssign struct {
 
 // AggCall is one aggregate: Fn over input column Arg (-1 for count(*)).
 type AggCall struct {
-	Fn       string // count, sum, min, max, avg, jsonb_agg, jsonb_object_agg
+	Fn       string // count, sum, min, max, avg, jsonb_agg, jsonb_object_agg, array_agg
 	Arg      int
 	Distinct bool
 	Name     string

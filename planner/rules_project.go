@@ -33,14 +33,14 @@ func MergeProjects(n Node) (Node, bool) {
 // sum, min, max and avg merge exactly; and watermarks pass through the
 // local phase unchanged, after its partials. SESSION windows (which merge
 // per row), DISTINCT aggregates (whose partials are sets) and the JSONB
-// aggregates (whose partials are lists of values) stay whole.
+// aggregates and array_agg (whose partials are lists of values) stay whole.
 func SplitAggregate(n Node) (Node, bool) {
 	w, ok := n.(*WindowAggregate)
 	if !ok || w.TwoPhase || w.Window.Kind == "session" {
 		return n, false
 	}
 	for _, a := range w.Aggs {
-		if a.Distinct || a.Fn == "jsonb_agg" || a.Fn == "jsonb_object_agg" {
+		if a.Distinct || a.Fn == "jsonb_agg" || a.Fn == "jsonb_object_agg" || a.Fn == "array_agg" {
 			return n, false
 		}
 	}

@@ -59,7 +59,7 @@ func undefinedColumn(table, name string, cols []scopeCol) *sqlerr.Error {
 }
 
 // aggregateNames are the aggregates TiDB reads as AggregateFuncExpr.
-var aggregateNames = []string{"count", "sum", "min", "max", "avg", "jsonb_agg", "jsonb_object_agg"}
+var aggregateNames = []string{"count", "sum", "min", "max", "avg", "jsonb_agg", "jsonb_object_agg", "array_agg"}
 
 // functionNames are the names a call may use: the built-ins (not the
 // operators), their aliases and the aggregates.
