@@ -55,7 +55,27 @@ var aggProductions = []func(g *gen) agg{
 		k := []kind{kInt, kFloat, kDec}[g.pick(3)]
 		return agg{fn: "avg", arg: g.expr(k, 1), k: kFloat}
 	},
-	jsonbAgg, jsonbObjectAgg,
+	jsonbAgg, jsonbObjectAgg, arrayAgg,
+}
+
+// arrayAgg is array_agg, read as text. streamsql orders the elements (a
+// stream has no read order): NULLs first, ascending, equal values by
+// their text; Postgres is asked for the same order.
+func arrayAgg(g *gen) agg {
+	k := []kind{kInt, kDec, kStr}[g.pick(3)]
+	order := ` ORDER BY $ NULLS FIRST, CAST($ AS text) COLLATE "C"`
+	if k == kStr {
+		order = ` ORDER BY $ COLLATE "C" NULLS FIRST`
+	}
+	return agg{fn: "array_agg", arg: g.expr(k, 1), k: kStr, render: func(d dialect, arg string) string {
+		if d == postgres {
+			if k == kStr {
+				arg = "CAST(" + arg + " AS text)" // a literal is of unknown type
+			}
+			return "CAST(array_agg(" + arg + strings.ReplaceAll(order, "$", arg) + ") AS text)"
+		}
+		return "CAST(array_agg(" + arg + ") AS VARCHAR)"
+	}}
 }
 
 // jsonbAgg is jsonb_agg, read as text. streamsql orders the elements

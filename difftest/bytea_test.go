@@ -39,12 +39,35 @@ func byteaFunc(name string, result kind) *scalarFunc {
 
 var byteaConcat = &scalarFunc{name: "||", result: kBytea, st: jsonOp("||"), pg: jsonOp("||")}
 
-func byteaArg(g *gen, d int) []expr { return []expr{g.expr(kBytea, d)} }
+func byteaArg(g *gen, d int) []expr { return []expr{byteaExpr(g, d)} }
+
+// byteaExpr is a BYTEA expression, half the time a production whatever
+// the depth left, so that every BYTEA function shows up in a short run.
+func byteaExpr(g *gen, d int) expr {
+	if g.pick(2) == 0 {
+		return byteaProductions[g.pick(len(byteaProductions))](g, max(d-1, 0))
+	}
+	return g.expr(kBytea, d)
+}
+
+// byteaProductionRows are one row per production, read as hex, so that
+// the function sweep calls every BYTEA-building function too.
+func byteaProductionRows() []*scalarFunc {
+	var out []*scalarFunc
+	for i := range byteaProductions {
+		p := byteaProductions[i]
+		out = append(out, &scalarFunc{name: "bytea_production", result: kStr,
+			args: func(g *gen, d int) []expr { return []expr{p(g, d)} },
+			st:   func(a []string) string { return "encode(" + a[0] + ", 'hex')" },
+			pg:   func(a []string) string { return "encode(" + a[0] + ", 'hex')" }})
+	}
+	return out
+}
 
 // byteaFuncs are the BYTEA rows of scalarFuncs.
-var byteaFuncs = []*scalarFunc{
+var byteaFuncs = append(byteaProductionRows(), []*scalarFunc{
 	{name: "encode", result: kStr, args: func(g *gen, d int) []expr {
-		return []expr{g.expr(kBytea, d), lit{k: kStr, st: g.oneOf("'hex'", "'base64'", "'escape'")}}
+		return []expr{byteaExpr(g, d), lit{k: kStr, st: g.oneOf("'hex'", "'base64'", "'escape'")}}
 	}},
 	{name: "md5", result: kStr, args: byteaArg},
 	{name: "bytea_text", result: kStr, args: byteaArg,
@@ -60,4 +83,4 @@ var byteaFuncs = []*scalarFunc{
 		return []expr{g.expr(kBytea, d), g.expr(kBytea, d)}
 	}, st: func(a []string) string { return "CAST((" + a[0] + " < " + a[1] + ") AS VARCHAR)" },
 		pg: func(a []string) string { return "CAST((" + a[0] + " < " + a[1] + ") AS text)" }},
-}
+}...)

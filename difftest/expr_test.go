@@ -31,10 +31,11 @@ const (
 	kDate
 	kJSON  // only an argument of the JSONB productions (jsonb_test.go)
 	kBytea // only an argument of the BYTEA productions (bytea_test.go)
+	kArray // a BIGINT[], only an argument of the array productions (array_test.go)
 )
 
 func (k kind) String() string {
-	return [...]string{"BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "TIMESTAMP", "BOOLEAN", "INTERVAL", "DATE", "JSONB", "BYTEA"}[k]
+	return [...]string{"BIGINT", "DOUBLE", "DECIMAL", "VARCHAR", "TIMESTAMP", "BOOLEAN", "INTERVAL", "DATE", "JSONB", "BYTEA", "BIGINT[]"}[k]
 }
 
 // expr is a scalar production: it has a kind and renders in both
@@ -329,6 +330,8 @@ func (g *gen) lit(k kind) expr {
 		return jsonLit(g)
 	case kBytea:
 		return byteaLit(g)
+	case kArray:
+		return arrayLit(g)
 	}
 	panic(fmt.Sprintf("difftest: no literal of kind %v", k))
 }
@@ -393,6 +396,7 @@ func init() {
 		},
 		kDate:  {castTo(kDate)},
 		kBytea: byteaProductions,
+		kArray: arrayProductions,
 		kJSON: {jsonFromRow, func(g *gen, d int) expr {
 			return call{fn: &scalarFunc{name: "->", result: kJSON, st: jsonOp("->"), pg: jsonOp("->")}, args: jsonArgs(jsonKeys)(g, d)}
 		}},

@@ -319,7 +319,9 @@ var numTemplates = []string{
 	"'FM999990.00'", "'999,999.99'", "'S9999.99'", "'9999.99PR'", "'FM9999.99MI'", "'0999'", "'SG9999'", "'FM9.99'",
 }
 
-func init() { scalarFuncs = append(append(scalarFuncs, jsonFuncs...), byteaFuncs...) }
+func init() {
+	scalarFuncs = append(append(append(scalarFuncs, jsonFuncs...), byteaFuncs...), arrayFuncs...)
+}
 
 func init() {
 	for _, f := range scalarFuncs {
