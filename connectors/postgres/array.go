@@ -107,6 +107,9 @@ var errKind = fmt.Errorf("value of another kind")
 
 // appendElem appends one non-NULL element: its length, then its bytes.
 func appendElem(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
+	if kind.IsArray() {
+		return appendArrayValue(b, kind, v)
+	}
 	switch kind {
 	case types.Bool:
 		if v.K != types.Bool {
@@ -213,4 +216,46 @@ func registerArrays(m *pgtype.Map) {
 		}
 		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: rawArrayCodec{t.Codec}})
 	}
+}
+
+// appendArrayValue appends an array value (of an array column, in a COPY
+// tuple) in Postgres's binary array format: its length, one dimension
+// (none when empty), the element type and each element as appendElem
+// writes it.
+func appendArrayValue(b []byte, kind types.Kind, v types.Value) ([]byte, error) {
+	if v.K != kind {
+		return b, errKind
+	}
+	elem := kind.Elem()
+	elems := types.ArrayElems(v)
+	at := len(b)
+	b = append(b, 0, 0, 0, 0) // the length, filled in below
+	ndim, hasNull := uint32(1), uint32(0)
+	if len(elems) == 0 {
+		ndim = 0
+	}
+	for _, e := range elems {
+		if e.K == types.Null {
+			hasNull = 1
+		}
+	}
+	b = binary.BigEndian.AppendUint32(b, ndim)
+	b = binary.BigEndian.AppendUint32(b, hasNull)
+	b = binary.BigEndian.AppendUint32(b, arrayOIDs[elem][0])
+	if ndim == 1 {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(elems)))
+		b = binary.BigEndian.AppendUint32(b, 1)
+	}
+	for _, e := range elems {
+		if e.K == types.Null {
+			b = binary.BigEndian.AppendUint32(b, math.MaxUint32)
+			continue
+		}
+		var err error
+		if b, err = appendElem(b, elem, e); err != nil {
+			return b, err
+		}
+	}
+	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	return b, nil
 }

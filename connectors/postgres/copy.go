@@ -81,7 +81,7 @@ func appendTuple(b []byte, schema types.Schema, row types.Row) ([]byte, error) {
 			continue
 		}
 		kind := col.Type
-		if _, ok := arrayOIDs[kind]; !ok {
+		if _, ok := arrayOIDs[kind]; !ok && !(kind.IsArray() && arrayOIDs[kind.Elem()] != [2]uint32{}) {
 			kind = types.String
 		}
 		var err error

@@ -101,6 +101,11 @@ func parseConfig(spec connectors.SinkSpec) (*config, error) {
 	if c.key, err = resolveKey(o.String("primary_key"), spec.Schema, spec.Key); err != nil {
 		return nil, err
 	}
+	for _, k := range c.key {
+		if spec.Schema[k].Type.IsArray() {
+			return nil, fmt.Errorf("key column %s is an array (%s): the sink sends keys as arrays, and arrays of arrays are not supported", spec.Schema[k].Name, spec.Schema[k].Type)
+		}
+	}
 	if c.lanes > 1 && len(c.key) == 0 {
 		return nil, fmt.Errorf("option 'write_connections' above 1 needs a key (the view's, or primary_key): a keyless view's inserts cannot be dealt over connections and replayed safely")
 	}

@@ -665,3 +665,37 @@ func TestByteaColumns(t *testing.T) {
 	same(t, "created column types", psql(t, dsn, `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'blobs'`),
 		"k bytea", "b bytea")
 }
+
+// TestArrayColumns writes array values (NULL elements, empty arrays,
+// quoted text) into a created table's array columns, with upserts and
+// deletes, and into an existing one; a key column may not be an array.
+func TestArrayColumns(t *testing.T) {
+	dsn := newDB(t)
+	ints := func(vs ...types.Value) types.Value { return types.ArrayValue(types.Int, vs) }
+	texts := func(vs ...string) types.Value {
+		out := make([]types.Value, len(vs))
+		for i, v := range vs {
+			out[i] = types.StringValue(v)
+		}
+		return types.ArrayValue(types.String, out)
+	}
+	schema := types.Schema{{Name: "k", Type: types.Int}, {Name: "nums", Type: types.ArrayOf(types.Int)},
+		{Name: "tags", Type: types.ArrayOf(types.String)}, {Name: "ds", Type: types.ArrayOf(types.Decimal)}}
+	dec := types.DecimalValue(150, 2)
+	s := openSink(t, schema, []int{0}, nil, map[string]string{"dsn": dsn, "table": "arrs", "create_table": "true"})
+	mustWrite(t, s, up(types.IntValue(1), ints(types.IntValue(1), types.NullValue), texts("a b", "", `q"`), types.ArrayValue(types.Decimal, []types.Value{dec})),
+		up(types.IntValue(2), ints(), texts(), types.Value{}), up(types.IntValue(3), types.Value{}, texts("x"), types.Value{}))
+	mustCommit(t, s, 1)
+	mustWrite(t, s, del(types.IntValue(3), types.Value{}, types.Value{}, types.Value{}), up(types.IntValue(2), ints(types.IntValue(-7)), texts("NULL"), types.Value{}))
+	mustCommit(t, s, 2)
+	same(t, "values", psql(t, dsn, "SELECT k, nums::text, tags::text, coalesce(ds::text, '-') FROM arrs ORDER BY k"),
+		`1 {1,NULL} {"a b","","q\""} {1.50}`, `2 {-7} {"NULL"} -`)
+	same(t, "created column types", psql(t, dsn, `SELECT column_name, udt_name FROM information_schema.columns WHERE table_name = 'arrs' ORDER BY ordinal_position`),
+		"k int8", "nums _int8", "tags _text", "ds _numeric")
+
+	_, err := Factory(nil).New(connectors.SinkSpec{Name: "s2", Schema: schema, Key: []int{1},
+		Options: map[string]string{"connector": "postgres", "dsn": dsn, "table": "arrs2", "create_table": "true"}})
+	if err == nil || !strings.Contains(err.Error(), "key column nums is an array") {
+		t.Fatalf("array key: %v", err)
+	}
+}

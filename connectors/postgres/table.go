@@ -34,6 +34,9 @@ const (
 
 // pgType is the column type create_table uses for a view column.
 func pgType(k types.Kind) string {
+	if k.IsArray() {
+		return pgType(k.Elem()) + "[]"
+	}
 	switch k {
 	case types.Bool:
 		return "BOOLEAN"
@@ -106,8 +109,13 @@ func arrayType(k types.Kind) string {
 // would round it. A DATE also goes into timestamps (its midnight). A
 // JSONB goes only into jsonb: the write compares the target's values with
 // the staged jsonb ones, and json and text have no = with jsonb. A BYTEA
-// goes only into bytea, for the same reason.
+// goes only into bytea, and an array only into its element type's array
+// type, for the same reason.
 func compatible(k types.Kind, oid uint32) bool {
+	if k.IsArray() { // only the element type's own array type
+		oids, known := arrayOIDs[k.Elem()]
+		return known && oid == oids[1]
+	}
 	var ok []uint32
 	switch k {
 	case types.Bool:
