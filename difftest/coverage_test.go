@@ -17,7 +17,7 @@ var operatorSpellings = map[string]string{
 	"is_null": ` IS NULL`, "is_not_null": ` IS NOT NULL`, "is_true": ` IS TRUE`,
 	"is_not_true": ` IS NOT TRUE`, "is_false": ` IS FALSE`, "is_not_false": ` IS NOT FALSE`,
 	"in": ` IN \(`, "like": ` LIKE `, "ilike": ` ILIKE `, "||": ` \|\| `, "extract": `EXTRACT\(`,
-	"[]": `\)\[`, "array": `ARRAY\[`, "->": ` -> `, "->>": ` ->> `, "#>": ` #> `, "#>>": ` #>> `, "@>": ` @> `, "?": ` \? `,
+	"[]": `\)\[`, "similar_to": ` SIMILAR TO `, "array": `ARRAY\[`, "->": ` -> `, "->>": ` ->> `, "#>": ` #> `, "#>>": ` #>> `, "@>": ` @> `, "?": ` \? `,
 }
 
 // notInViews are the functions a view cannot call: now() is volatile and

@@ -320,7 +320,9 @@ var numTemplates = []string{
 }
 
 func init() {
-	scalarFuncs = append(append(append(scalarFuncs, jsonFuncs...), byteaFuncs...), arrayFuncs...)
+	for _, fs := range [][]*scalarFunc{jsonFuncs, byteaFuncs, arrayFuncs, similarFuncs} {
+		scalarFuncs = append(scalarFuncs, fs...)
+	}
 }
 
 func init() {

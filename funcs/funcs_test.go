@@ -157,3 +157,35 @@ func TestArrayFuncs(t *testing.T) {
 		}
 	}
 }
+
+func TestSimilarTo(t *testing.T) {
+	tests := []struct {
+		s, p, esc string
+		want      bool
+	}{
+		{"abc", "a%", `\`, true},
+		{"abc", "a_", `\`, false},
+		{"a.c", "a.c", `\`, true},
+		{"abc", "a.c", `\`, false},
+		{"a%c", `a\%c`, `\`, true},
+		{"abc", `a\%c`, `\`, false},
+		{"a%c", "a#%c", "#", true},
+		{`a\c`, `a\c`, "", true},
+		{"abab", "(ab)+", `\`, true},
+		{"b", "a|b", `\`, true},
+		{"xb", "a|b", `\`, false},
+		{"^$", "^$", `\`, true},
+		{"a]", "[]a]+", `\`, true},
+	}
+	for _, tt := range tests {
+		re, err := CompileSimilar(tt.p, tt.esc)
+		if err != nil || re.MatchString(tt.s) != tt.want {
+			t.Errorf("%q SIMILAR TO %q ESCAPE %q = %v (%v), want %v", tt.s, tt.p, tt.esc, err == nil && re.MatchString(tt.s), err, tt.want)
+		}
+	}
+	for _, bad := range [][2]string{{"a", "##"}, {`a\`, `\`}, {`\"a\"`, `\`}, {"(a", `\`}} {
+		if _, err := CompileSimilar(bad[0], bad[1]); err == nil {
+			t.Errorf("CompileSimilar(%q, %q) succeeded", bad[0], bad[1])
+		}
+	}
+}

@@ -158,7 +158,7 @@ var families = []struct {
 	{"Comparison and logic", logicFuncs},
 	{"Conditional", conditionalFuncs},
 	{"String", stringFuncs},
-	{"Regular expression", regexFuncs},
+	{"Regular expression", append(regexFuncs, similarFuncs...)},
 	{"Math", mathFuncs},
 	{"Date and time", timeFuncs},
 	{"Time zones", zoneFuncs},

@@ -351,6 +351,8 @@ func TestQueryRestore(t *testing.T) {
 		{"escape string", `SELECT E'a\tb''c\'' FROM t`, `SELECT 'a	b''c''' FROM "t"`},
 		{"interval cast of an expression", `SELECT CAST(s AS INTERVAL), s::interval FROM t`, `SELECT __INTERVAL_CAST("s"),__INTERVAL_CAST("s") FROM "t"`},
 		{"postgres interval cast", `SELECT ts + '10 seconds'::interval FROM t`, `SELECT "ts" + __INTERVAL('10 seconds', '') FROM "t"`},
+		{"similar to", `SELECT a SIMILAR TO 'x%', a || b NOT SIMILAR TO '(a|b)_' ESCAPE '#', f(a) SIMILAR TO p AND c FROM t`,
+			"SELECT `similar_to`(\"a\", 'x%'),(NOT `similar_to`(`||`(\"a\", \"b\"), '(a|b)_', '#')),`similar_to`(F(\"a\"), \"p\") AND \"c\" FROM \"t\""},
 		{"arrays", `SELECT ARRAY[1, a + 2][1], a[i + 1], f(x)[2]::text, t.a[1] || 'x', '{1,2}'::bigint[], CAST(s AS TEXT[]), ARRAY[ARRAY[1]], cardinality(a) FROM t`,
 			"SELECT `[]`(`array`(1, \"a\" + 2), 1),`[]`(\"a\", \"i\" + 1),CAST(`[]`(F(\"x\"), 2) AS CHAR),`||`(`[]`(\"t\".\"a\", 1), 'x'),__ARRAY_CAST('{1,2}', 2),__ARRAY_CAST(\"s\", 4),`array`(`array`(1)),`cardinality`(\"a\") FROM \"t\""},
 		{"limit offset", `SELECT x FROM t LIMIT 10 OFFSET 5`, `SELECT "x" FROM "t" LIMIT 5,10`},

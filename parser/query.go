@@ -192,7 +192,9 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		}
 	case "IS":
 		return q.isDistinct(i)
-	case "JSONB_ARRAY_ELEMENTS", "JSONB_ARRAY_ELEMENTS_TEXT", "JSONB_EACH", "JSONB_EACH_TEXT", "JSONB_OBJECT_KEYS":
+	case "SIMILAR":
+		return q.similarTo(i)
+	case "JSONB_ARRAY_ELEMENTS", "JSONB_ARRAY_ELEMENTS_TEXT", "JSONB_EACH", "JSONB_EACH_TEXT", "JSONB_OBJECT_KEYS", "UNNEST":
 		// Set-returning functions: a stream's row would become many, which
 		// no operator does yet. Refused where a table goes (also after
 		// LATERAL), rather than left to TiDB's syntax error.

@@ -47,7 +47,7 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 			rw.replace(t.off, t.end, "`"+t.text+"`")
 		case t.isOp("[") && i+2 < len(lx.toks) && lx.toks[i+1].isOp("]") && lx.toks[i+2].isOp("("):
 			rw.replace(t.off, lx.toks[i+1].end, "`"+SubscriptFunc+"`")
-		case (t.is("ARRAY") || t.is("CARDINALITY")) && i+1 < len(lx.toks) && lx.toks[i+1].isOp("("):
+		case (t.is("ARRAY") || t.is("CARDINALITY") || t.is("SIMILAR_TO")) && i+1 < len(lx.toks) && lx.toks[i+1].isOp("("):
 			rw.replace(t.off, t.end, "`"+strings.ToLower(t.text)+"`")
 		case t.kind == tIdent && i+1 < len(lx.toks) && lx.toks[i+1].isOp("(") && (t.is("JSON_ARRAYAGG") || t.is("JSON_OBJECTAGG")):
 			rw.replace(t.off, t.end, map[bool]string{true: "jsonb_agg", false: "jsonb_object_agg"}[t.is("JSON_ARRAYAGG")])
