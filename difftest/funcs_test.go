@@ -320,7 +320,7 @@ var numTemplates = []string{
 }
 
 func init() {
-	for _, fs := range [][]*scalarFunc{jsonFuncs, byteaFuncs, arrayFuncs, similarFuncs} {
+	for _, fs := range [][]*scalarFunc{jsonFuncs, byteaFuncs, arrayFuncs, similarFuncs, regexOpFuncs} {
 		scalarFuncs = append(scalarFuncs, fs...)
 	}
 }

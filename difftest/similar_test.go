@@ -13,3 +13,16 @@ var similarFuncs = []*scalarFunc{
 }
 
 func similarSQL(a []string) string { return "(" + a[0] + " " + a[2] + "SIMILAR TO " + a[1] + ")" }
+
+// regexOpFuncs are the regex match operators as sweep rows, so that the
+// default run has each of them whatever the random draws.
+var regexOpFuncs = func() []*scalarFunc {
+	var out []*scalarFunc
+	for _, op := range []string{"~", "~*", "!~", "!~*"} {
+		render := func(a []string) string { return "(" + a[0] + " " + op + " " + a[1] + ")" }
+		out = append(out, &scalarFunc{name: "regex_op", result: kBool, args: func(g *gen, d int) []expr {
+			return []expr{g.expr(kStr, d), lit{k: kStr, st: g.oneOf(regexPatterns...)}}
+		}, st: render, pg: render})
+	}
+	return out
+}()

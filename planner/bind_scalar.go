@@ -741,6 +741,8 @@ func applySig(f *funcs.Func, sig funcs.Sig, args []Scalar) ([]Scalar, types.Kind
 			unified = types.String // ARRAY[NULL] is text[], as in Postgres
 		case unified.IsArray():
 			return nil, 0, sqlerr.New(sqlerr.FeatureNotSupport, "arrays of arrays are not supported")
+		case !types.ArrayElemOK(unified):
+			return nil, 0, sqlerr.New(sqlerr.FeatureNotSupport, "arrays of %s are not supported", unified)
 		}
 		res = types.ArrayOf(unified)
 	}
@@ -1104,7 +1106,7 @@ func (b *binder) bindArrayCast(n *ast.FuncCallExpr) (Scalar, error) {
 		return nil, err
 	}
 	c, ok := k.(*Const)
-	if !ok || c.V.K != types.Int {
+	if !ok || c.V.K != types.Int || !types.ArrayElemOK(types.Kind(c.V.I)) {
 		return nil, notSupported(n, "this cast is")
 	}
 	return castTo(n, x, types.ArrayOf(types.Kind(c.V.I)))

@@ -162,6 +162,8 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 			return call, sqlerr.New(sqlerr.FeatureNotSupport, "array_agg of arrays is not supported (arrays of arrays)")
 		case k == types.Null:
 			return call, sqlerr.New("42P18", "could not determine polymorphic type because input has type unknown")
+		case !types.ArrayElemOK(k):
+			return call, sqlerr.New(sqlerr.FeatureNotSupport, "array_agg of %s is not supported", k)
 		}
 		call.T = types.ArrayOf(k)
 	default:
