@@ -43,10 +43,6 @@ func windowAggOf(i int) func(g *gen, ds *dataset) query {
 
 const rounds = 3
 
-// sweepPerSeed is how many functions genFuncSweep calls per seed: 6 per
-// query, one query per round.
-const sweepPerSeed = 6 * rounds
-
 // genQueries draws the cases of a seed (from their own random stream, so
 // the data stay the same when productions are added).
 func genQueries(ds *dataset) []query {
