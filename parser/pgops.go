@@ -73,6 +73,9 @@ func isJSONOp(t token) bool {
 func (q *queryRewrite) jsonOp(i int) int {
 	t := q.toks[i]
 	s, e := q.operandStart(i-1, true), q.operandEnd(i+1, true)
+	if t.isOp("||") && (s < 0 || e < 0 || !q.isBinaryAt(i) || q.hasParamOrDollar(s, e)) {
+		return i // TiDB's own || (CONCAT): a SQL function body's $n and $$…$$ stay its
+	}
 	if s < 0 || e < 0 || !q.isBinaryAt(i) {
 		q.errAt(t, "the operator "+t.text+" needs an operand on each side")
 		return i
@@ -258,4 +261,16 @@ func (q *queryRewrite) extract(i int) int {
 	}
 	q.rw.replace(q.toks[i].off, q.toks[i+3].end, "DATE_PART('"+strings.ToLower(unit)+"',")
 	return i + 3
+}
+
+// hasParamOrDollar reports whether tokens s..e hold a SQL function's
+// parameter ($1) or a dollar-quoted string, which the function parser
+// reads in TiDB's rendering of the body.
+func (q *queryRewrite) hasParamOrDollar(s, e int) bool {
+	for k := s; k <= e; k++ {
+		if q.toks[k].kind == tDollar || q.toks[k].isOp("$") {
+			return true
+		}
+	}
+	return false
 }
