@@ -168,7 +168,7 @@ func (q *queryRewrite) wrapOperands(s, e int, before, after string) {
 
 // insertFirst inserts text at off before any earlier insertion there.
 func (q *queryRewrite) insertFirst(off int, text string) {
-	q.rw.edits = append([]edit{{off, off, text}}, q.rw.edits...)
+	q.rw.firsts = append(q.rw.firsts, edit{off, off, text})
 }
 
 // isDistinct rewrites IS [NOT] DISTINCT FROM at i (the IS) and returns

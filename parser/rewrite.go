@@ -18,6 +18,7 @@ type rewriter struct {
 	src         string
 	base, limit int
 	edits       []edit
+	firsts      []edit // insertions that go before every earlier edit at their offset (insertFirst), in call order
 }
 
 // replace puts text in place of [off, end). When text fits, it is padded
@@ -83,6 +84,13 @@ func (m offsetMap) orig(n int) int {
 // build applies the edits. Edits must not overlap; insertions at an offset
 // come before a replacement that starts there.
 func (r *rewriter) build() (string, offsetMap) {
+	if len(r.firsts) > 0 { // the latest insertFirst leads: O(n) here, not O(n) per call
+		all := make([]edit, 0, len(r.firsts)+len(r.edits))
+		for i := len(r.firsts) - 1; i >= 0; i-- {
+			all = append(all, r.firsts[i])
+		}
+		r.edits, r.firsts = append(all, r.edits...), nil
+	}
 	sort.SliceStable(r.edits, func(i, j int) bool {
 		a, b := r.edits[i], r.edits[j]
 		if a.off != b.off {
