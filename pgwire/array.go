@@ -22,23 +22,7 @@ var arrayElemOIDs = map[uint32]uint32{
 func appendArrayBinary(dst []byte, oid uint32, v types.Value) []byte {
 	elemOID := arrayElemOIDs[oid]
 	elems := types.ArrayElems(v)
-	ndim, hasNull := uint32(1), uint32(0)
-	if len(elems) == 0 {
-		ndim = 0
-	}
-	for _, e := range elems {
-		if e.K == types.Null {
-			hasNull = 1
-		}
-	}
-	dst = binary.BigEndian.AppendUint32(dst, ndim)
-	dst = binary.BigEndian.AppendUint32(dst, hasNull)
-	dst = binary.BigEndian.AppendUint32(dst, elemOID)
-	if ndim == 0 {
-		return dst
-	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(elems)))
-	dst = binary.BigEndian.AppendUint32(dst, 1)
+	dst = types.AppendArrayBinaryHeader(dst, elemOID, elems)
 	for _, e := range elems {
 		if e.K == types.Null {
 			dst = binary.BigEndian.AppendUint32(dst, 0xFFFFFFFF)

@@ -44,6 +44,31 @@ func ArrayValue(elem Kind, vals []Value) Value {
 	return Value{K: ArrayOf(elem), S: string(b)}
 }
 
+// AppendArrayBinaryHeader appends the header of Postgres's binary array
+// format (array_send) for elems of element type elemOID: the dimensions
+// (one, or none when empty), the has-NULLs flag, the element type and,
+// for one dimension, its length and lower bound (1). The elements follow
+// it, each as a length (-1 for NULL) and its binary form.
+func AppendArrayBinaryHeader(dst []byte, elemOID uint32, elems []Value) []byte {
+	ndim, hasNull := uint32(1), uint32(0)
+	if len(elems) == 0 {
+		ndim = 0
+	}
+	for _, e := range elems {
+		if e.K == Null {
+			hasNull = 1
+		}
+	}
+	dst = binary.BigEndian.AppendUint32(dst, ndim)
+	dst = binary.BigEndian.AppendUint32(dst, hasNull)
+	dst = binary.BigEndian.AppendUint32(dst, elemOID)
+	if ndim == 0 {
+		return dst
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(elems)))
+	return binary.BigEndian.AppendUint32(dst, 1)
+}
+
 // ArrayElems returns the elements of array v.
 func ArrayElems(v Value) []Value {
 	out, _ := decodeElems(v.K.Elem(), []byte(v.S))

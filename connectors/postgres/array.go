@@ -230,22 +230,7 @@ func appendArrayValue(b []byte, kind types.Kind, v types.Value) ([]byte, error) 
 	elems := types.ArrayElems(v)
 	at := len(b)
 	b = append(b, 0, 0, 0, 0) // the length, filled in below
-	ndim, hasNull := uint32(1), uint32(0)
-	if len(elems) == 0 {
-		ndim = 0
-	}
-	for _, e := range elems {
-		if e.K == types.Null {
-			hasNull = 1
-		}
-	}
-	b = binary.BigEndian.AppendUint32(b, ndim)
-	b = binary.BigEndian.AppendUint32(b, hasNull)
-	b = binary.BigEndian.AppendUint32(b, arrayOIDs[elem][0])
-	if ndim == 1 {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(elems)))
-		b = binary.BigEndian.AppendUint32(b, 1)
-	}
+	b = types.AppendArrayBinaryHeader(b, arrayOIDs[elem][0], elems)
 	for _, e := range elems {
 		if e.K == types.Null {
 			b = binary.BigEndian.AppendUint32(b, math.MaxUint32)
