@@ -340,21 +340,22 @@ func caseLike(pattern, s string) string {
 }
 
 func meridiem(pm bool, field string) string {
-	s := "AM"
 	if pm {
-		s = "PM"
+		return markerText("PM", field)
 	}
-	if strings.Contains(field, ".") {
-		s = s[:1] + "." + s[1:] + "."
-	}
-	return caseLike(field, s)
+	return markerText("AM", field)
 }
 
 func eraText(bc bool, field string) string {
-	s := "AD"
 	if bc {
-		s = "BC"
+		return markerText("BC", field)
 	}
+	return markerText("AD", field)
+}
+
+// markerText writes a two-letter marker (AM, BC) as template field asks:
+// dotted (A.M.) when the field is, in the field's letter case.
+func markerText(s, field string) string {
 	if strings.Contains(field, ".") {
 		s = s[:1] + "." + s[1:] + "."
 	}

@@ -102,21 +102,13 @@ var stringFuncs = []*Func{
 	{Name: "left", Doc: "the first n characters (all but the last -n when negative)", Strict: true,
 		Sigs: sigs(sig(types.String, types.Int, types.String)),
 		Impl: Impl{F2: func(a, b types.Value) (types.Value, *sqlerr.Error) {
-			n := int64(utf8.RuneCountInString(a.S))
-			k := b.I
-			if k < 0 {
-				k = max(n+k, 0)
-			}
+			_, k := edgeCount(a.S, b.I)
 			return okv(types.StringValue(Substr(a.S, 1, k)))
 		}}},
 	{Name: "right", Doc: "the last n characters (all but the first -n when negative)", Strict: true,
 		Sigs: sigs(sig(types.String, types.Int, types.String)),
 		Impl: Impl{F2: func(a, b types.Value) (types.Value, *sqlerr.Error) {
-			n := int64(utf8.RuneCountInString(a.S))
-			k := b.I
-			if k < 0 {
-				k = max(n+k, 0)
-			}
+			n, k := edgeCount(a.S, b.I)
 			k = min(k, n)
 			return okv(types.StringValue(Substr(a.S, n-k+1, k)))
 		}}},
@@ -295,4 +287,15 @@ func splitPart(a, b, c types.Value) (types.Value, *sqlerr.Error) {
 		return okv(types.StringValue(""))
 	}
 	return okv(types.StringValue(parts[idx]))
+}
+
+// edgeCount is left's and right's character count: n is s's length in
+// characters and k the characters to take, k itself or, when negative,
+// all but its magnitude (never below 0).
+func edgeCount(s string, k int64) (n, take int64) {
+	n = int64(utf8.RuneCountInString(s))
+	if k < 0 {
+		k = max(n+k, 0)
+	}
+	return n, k
 }
