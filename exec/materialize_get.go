@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -126,13 +127,8 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 	for _, k := range inMem {
 		found[k] = m.rows[k].count
 	}
-	keys := make([]string, 0, len(found))
-	for k := range found {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var out []types.Row
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(found)) {
 		r, err := m.rowOf(k)
 		if err != nil {
 			return nil, err
