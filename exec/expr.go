@@ -178,6 +178,9 @@ func (c *compiler) compileCall(e *planner.Call) (Evaluator, error) {
 	if f.Volatile {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "%s() cannot be evaluated in a continuous query: it is not deterministic", e.Fn)
 	}
+	if f.ReturnsSet() {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "set-returning function %s cannot be evaluated as a scalar", e.Fn)
+	}
 	if f.Evaluated() {
 		return c.compileImpl(e, f)
 	}

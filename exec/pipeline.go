@@ -197,6 +197,16 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 			exprs[i] = ev
 		}
 		return b.build(x.Input, Output{Op: NewProject(exprs, out)})
+	case *planner.ProjectSet:
+		if x.Input == nil {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "a view cannot read only a set-returning function").
+				WithHint("call it over a source's rows: FROM src, unnest(src.col)")
+		}
+		op, err := NewProjectSet(x, b.env.EvalErrors, out)
+		if err != nil {
+			return err
+		}
+		return b.build(x.Input, Output{Op: op})
 	case *planner.WindowAssign:
 		if x.Window.Kind == "session" {
 			return sqlerr.New(sqlerr.FeatureNotSupport, "SESSION windows must be aggregated (GROUP BY window_start)")

@@ -89,6 +89,23 @@ func (q *queryRun) run(n planner.Node) ([]types.Row, error) {
 			out[i] = row
 		}
 		return out, nil
+	case *planner.ProjectSet:
+		in := []types.Row{{}}
+		if x.Input != nil {
+			var err error
+			if in, err = q.run(x.Input); err != nil {
+				return nil, err
+			}
+		}
+		ps, err := NewProjectSet(x, &errs, Output{})
+		if err != nil {
+			return nil, err
+		}
+		var out []types.Row
+		for _, r := range in {
+			out = ps.Expand(r, out)
+		}
+		return out, nil
 	case *planner.Aggregate:
 		in, err := q.run(x.Input)
 		if err != nil {

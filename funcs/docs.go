@@ -26,6 +26,9 @@ func Markdown() string {
 			sigs := make([]string, len(f.Sigs))
 			for i, s := range f.Sigs {
 				sigs[i] = "`" + signature(s) + "`"
+				if f.ReturnsSet() {
+					sigs[i] = strings.Replace(sigs[i], "→ ", "→ setof ", 1)
+				}
 			}
 			strict := "no"
 			if f.Strict {

@@ -128,6 +128,9 @@ type Func struct {
 	// value of argument i when it is a constant and nil otherwise. Its
 	// error (a malformed constant pattern) fails the statement.
 	Prepare func(consts []*types.Value) (Impl, *sqlerr.Error)
+	// Set, when set, makes f a set-returning function (ReturnsSet): a call
+	// yields the rows Set returns, and Impl is unused.
+	Set SetImpl
 	// Aliases are the other spellings users write (ceiling for ceil).
 	Aliases []string
 	// Family groups the function in docs/sql.md's table.
@@ -136,7 +139,7 @@ type Func struct {
 
 // Evaluated reports whether exec evaluates f through Impl or Prepare
 // rather than compiling it itself.
-func (f *Func) Evaluated() bool { return f.Prepare != nil || !f.Impl.Empty() }
+func (f *Func) Evaluated() bool { return f.Prepare != nil || !f.Impl.Empty() || f.Set != nil }
 
 func sigs(s ...Sig) []Sig { return s }
 
@@ -166,6 +169,7 @@ var families = []struct {
 	{"JSON", jsonFuncs},
 	{"Binary string", byteaFuncs},
 	{"Array", arrayFuncs},
+	{"Set-returning", setFuncs},
 }
 
 var (

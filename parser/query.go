@@ -42,6 +42,7 @@ type queryRewrite struct {
 	bmatch  []int // index of the matching square bracket, or -1
 	windows []*WindowTVFClause
 	operand map[int]int // last token of a rewritten :: cast -> start of the cast
+	skip    map[int]int // closing parenthesis of a FROM set-returning call -> last token of its tail
 	errs    errList
 	// quoteNames turns on quoting of TiDB-reserved names: for queries and
 	// INSERT, not for statements we only hand TiDB to name them.
@@ -110,6 +111,7 @@ func (q *queryRewrite) run() *sqlerr.Error {
 	q.match = matchParens(q.toks)
 	q.bmatch = matchBrackets(q.toks)
 	q.operand = map[int]int{}
+	q.skip = map[int]int{}
 	frames := []frame{{open: -1}}
 	for i := 0; i < len(q.toks); i++ {
 		t := q.toks[i]
@@ -121,6 +123,8 @@ func (q *queryRewrite) run() *sqlerr.Error {
 		switch {
 		case t.isName() && isPlaceholderName(t.val()):
 			q.errAt(t, fmt.Sprintf("the name %q is reserved for window placeholders", t.val()))
+		case t.isName() && strings.EqualFold(t.val(), SetFuncMarker):
+			q.errAt(t, fmt.Sprintf("the name %q is reserved for set-returning functions in FROM", t.val()))
 		case t.isName() && strings.EqualFold(t.val(), StarArg):
 			q.errAt(t, fmt.Sprintf("the name %q is reserved for the * of f(*)", t.val()))
 		case t.isOp("*"):
@@ -130,6 +134,9 @@ func (q *queryRewrite) run() *sqlerr.Error {
 		case t.isOp(")"):
 			if len(frames) > 1 {
 				frames = frames[:len(frames)-1]
+			}
+			if j, ok := q.skip[i]; ok {
+				i = j
 			}
 		case t.isOp("::"):
 			i = q.pgCast(i)
@@ -194,10 +201,14 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		return q.isDistinct(i)
 	case "SIMILAR":
 		return q.similarTo(i)
-	case "JSONB_ARRAY_ELEMENTS", "JSONB_ARRAY_ELEMENTS_TEXT", "JSONB_EACH", "JSONB_EACH_TEXT", "JSONB_OBJECT_KEYS", "UNNEST":
-		// Set-returning functions: a stream's row would become many, which
-		// no operator does yet. Refused where a table goes (also after
-		// LATERAL), rather than left to TiDB's syntax error.
+	case "JSONB_ARRAY_ELEMENTS", "JSONB_ARRAY_ELEMENTS_TEXT", "GENERATE_SERIES", "UNNEST":
+		if i+1 < len(q.toks) && q.toks[i+1].isOp("(") && (isTablePos(prev, *f) || prev.is("LATERAL")) {
+			q.setFunc(i, prev)
+		}
+	case "JSONB_EACH", "JSONB_EACH_TEXT", "JSONB_OBJECT_KEYS":
+		// Set-returning functions of more than one column or not yet
+		// registered: refused where a table goes (also after LATERAL),
+		// rather than left to TiDB's syntax error.
 		if i+1 < len(q.toks) && q.toks[i+1].isOp("(") && (isTablePos(prev, *f) || prev.is("LATERAL")) {
 			q.errs.add(q.p.src.unsupported(t.off, "the set-returning function "+strings.ToLower(t.text)+" in FROM"))
 		}

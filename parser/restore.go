@@ -33,6 +33,8 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 	rw := &rewriter{src: out, limit: len(out)}
 	for i, t := range lx.toks {
 		switch {
+		case t.kind == tIdent && strings.EqualFold(t.text, SetFuncMarker):
+			restoreSetFunc(rw, lx.toks, i)
 		case t.kind == tQIdent && t.val() == StarArg:
 			rw.edits = append(rw.edits, edit{t.off, t.end, "*"}) // unpadded
 		case t.kind == tQIdent:

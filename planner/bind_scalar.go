@@ -72,6 +72,10 @@ type binder struct {
 	fns      FunctionResolver
 	inlining []string
 	used     *[]string
+	// srf, when set, takes the set-returning calls of a SELECT list;
+	// otherwise one is refused with an error naming clause (bind_set.go).
+	srf    *setCollector
+	clause string
 }
 
 func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
@@ -414,6 +418,11 @@ func (b *binder) bindAll(es []ast.ExprNode) ([]Scalar, error) {
 var caseFunc = &funcs.Func{Name: "case", Sigs: []funcs.Sig{{Args: []types.Kind{funcs.AnyElement}, Variadic: true, Result: funcs.AnyElement}}}
 
 func (b *binder) bindCase(n *ast.CaseExpr) (Scalar, error) {
+	if b.srf != nil {
+		srf, clause := b.srf, b.clause
+		b.srf, b.clause = nil, "CASE"
+		defer func() { b.srf, b.clause = srf, clause }()
+	}
 	c := &Case{}
 	if n.Value != nil {
 		op, err := b.bind(n.Value)
@@ -996,6 +1005,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return &Call{Fn: "now", T: types.Timestamp}, nil
 	case ast.DateLiteral, ast.TimestampLiteral, ast.TimeLiteral: // DATE '2024-01-01', TIMESTAMP '...', TIME '...'
 		return b.bindTypedLiteral(n)
+	}
+	if f, ok := funcs.Lookup(name); ok && f.ReturnsSet() {
+		return b.bindSetCall(n, f)
 	}
 	args, err := b.bindAll(n.Args)
 	if err != nil {

@@ -36,12 +36,17 @@ type builder struct {
 	zone    string // the TimeZone expressions bind in ("" is UTC)
 	fns     FunctionResolver
 	used    []string // SQL functions inlined, in order, with repeats
+	// srf collects the set-returning calls of the SELECT list being bound
+	// (nil elsewhere: a call is refused); clause names the clause being
+	// bound for that refusal.
+	srf    *setCollector
+	clause string
 }
 
 // bindScalar binds e over scope in the query's time zone, inlining the
 // catalog's SQL functions.
 func (b *builder) bindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
-	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used}
+	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause}
 	s, err := bd.bind(e)
 	if err != nil {
 		return nil, err
@@ -102,6 +107,9 @@ func (b *builder) resultSet(rs ast.ResultSetNode) (Node, *relScope, error) {
 
 func (b *builder) tableSource(ts *ast.TableSource) (Node, *relScope, error) {
 	alias := ts.AsName.O
+	if _, _, ok := parser.SetFuncOf(ts); ok {
+		return b.setFrom(ts, nil, nil, false)
+	}
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
 		if src.Schema.O != "" {
@@ -294,7 +302,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		return nil, nil, err
 	}
 	if where != nil {
-		pred, err := b.bindScalar(where, scope)
+		pred, err := b.bindIn("WHERE", where, scope)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -307,7 +315,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 	if s.Having != nil {
 		return nil, nil, sqlerr.New(sqlerr.GroupingError, "HAVING requires GROUP BY or an aggregate")
 	}
-	exprs, names, err := b.selectList(s.Fields, scope, nil)
+	in, exprs, names, err := b.selectListSet(s.Fields, in, scope)
 	if err != nil {
 		return nil, nil, err
 	}

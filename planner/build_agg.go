@@ -68,13 +68,16 @@ func (b *builder) aggregateSelect(s *ast.SelectStmt, in Node, scope *relScope, a
 	agg.Input = in
 	var out Node = agg
 	if s.Having != nil {
-		pred, err := b.bindScalar(s.Having.Expr, as)
+		pred, err := b.bindIn("HAVING", s.Having.Expr, as)
 		if err != nil {
 			return nil, nil, err
 		}
 		out = &Filter{Input: out, Pred: pred}
 	}
+	saved := b.clause
+	b.clause = "GROUP BY select list"
 	exprs, names, err := b.selectList(s.Fields, as, groupText)
+	b.clause = saved
 	if err != nil {
 		return nil, nil, err
 	}
@@ -137,7 +140,7 @@ func (b *builder) aggCall(a *ast.AggregateFuncExpr, scope *relScope, extraCol fu
 	if len(a.Args) != 1 {
 		return call, sqlerr.New(sqlerr.UndefinedFunction, "%s takes one argument", fn)
 	}
-	arg, err := b.bindScalar(a.Args[0], scope)
+	arg, err := b.bindIn("aggregate", a.Args[0], scope)
 	if err != nil {
 		return call, err
 	}
@@ -191,7 +194,7 @@ func (b *builder) jsonAggCall(a *ast.AggregateFuncExpr, fn string, scope *relSco
 	}
 	args := make([]Scalar, len(a.Args))
 	for i, e := range a.Args {
-		s, err := b.bindScalar(e, scope)
+		s, err := b.bindIn("aggregate", e, scope)
 		if err != nil {
 			return call, err
 		}

@@ -18,6 +18,9 @@ import (
 // each predicate the user wrote holds in every output row. Equal window
 // starts on both sides make a window join.
 func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error) {
+	if n, sc, ok, err := b.lateralSetJoin(j, where); ok {
+		return n, sc, err
+	}
 	if j.Tp != ast.CrossJoin || j.NaturalJoin || len(j.Using) > 0 {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "only inner joins with ON are supported")
 	}
@@ -42,8 +45,13 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	jn := &Join{Left: left, Right: right, LeftTime: -1, RightTime: -1}
 	var lf, rf []Scalar
 	var rest []joinConjunct
-	for _, c := range conds {
-		s, err := b.bindScalar(c, scope)
+	nOn := len(conds) - len(conjuncts(where))
+	for i, c := range conds {
+		clause := "WHERE"
+		if i < nOn {
+			clause = "JOIN conditions"
+		}
+		s, err := b.bindIn(clause, c, scope)
 		if err != nil {
 			return nil, nil, err
 		}

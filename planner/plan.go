@@ -9,7 +9,7 @@ import (
 )
 
 // Node is a logical plan node. Plans are immutable trees of pure data; the
-// set of node types is closed (this file).
+// set of node types is closed (this file and plan_set.go).
 type Node interface {
 	// Schema is the node's output columns.
 	Schema() types.Schema

@@ -62,6 +62,12 @@ func PropsOf(n Node) Props {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL) + ttlClock(x)
 		}
 		return Props{AppendOnly: l.AppendOnly && r.AppendOnly, TimeCol: x.LeftTime, StateBound: bound}
+	case *ProjectSet:
+		if x.Input == nil {
+			return Props{AppendOnly: true, TimeCol: -1}
+		}
+		p := PropsOf(x.Input)
+		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
 	case *Materialize, *Sort, *Limit:
 		p := PropsOf(n.Children()[0])
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}

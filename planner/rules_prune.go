@@ -65,6 +65,8 @@ func prune(n Node, need []bool) pruned {
 		return pruneProject(x, need)
 	case *WindowAssign:
 		return pruneWindowAssign(x, need)
+	case *ProjectSet:
+		return pruneProjectSet(x, need)
 	case *Aggregate:
 		return pruneAggregate(x, need)
 	case *WindowAggregate:
@@ -188,6 +190,42 @@ func pruneWindowAssign(w *WindowAssign, need []bool) pruned {
 	spec.TimeCol = in.m[spec.TimeCol]
 	m := append(append([]int{}, in.m...), nw, nw+1)
 	return pruned{n: &WindowAssign{Input: in.n, Window: spec}, m: m, changed: true}
+}
+
+// pruneProjectSet keeps every call (each decides how many rows an input
+// row makes, so none can go) and the input columns the parent or the
+// calls' arguments read; the calls' columns stay last.
+func pruneProjectSet(p *ProjectSet, need []bool) pruned {
+	if p.Input == nil {
+		return notPruned(p)
+	}
+	width := len(p.Input.Schema())
+	inNeed := append([]bool{}, need[:width]...)
+	for _, c := range p.Calls {
+		for _, a := range c.Args {
+			inNeed = withScalar(inNeed, a)
+		}
+	}
+	in := prune(p.Input, inNeed)
+	if !in.changed {
+		return notPruned(p)
+	}
+	out := *p
+	out.Input = in.n
+	out.Calls = make([]SetCall, len(p.Calls))
+	for i, c := range p.Calls {
+		args := make([]Scalar, len(c.Args))
+		for j, a := range c.Args {
+			args[j] = remapScalar(a, in.m)
+		}
+		out.Calls[i] = SetCall{Fn: c.Fn, Args: args, T: c.T}
+	}
+	nw := len(in.n.Schema())
+	m := append([]int{}, in.m...)
+	for k := range len(p.Schema()) - width {
+		m = append(m, nw+k)
+	}
+	return pruned{n: &out, m: m, changed: true}
 }
 
 // keptAggs lists the aggregates whose output column (at base+k) is

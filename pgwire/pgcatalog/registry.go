@@ -21,8 +21,8 @@ import (
 func addRegistryFuncs() {
 	for _, n := range funcs.Names() {
 		f, _ := funcs.Lookup(n)
-		if !f.Evaluated() || !isFuncName(n) {
-			continue
+		if !f.Evaluated() || f.ReturnsSet() || !isFuncName(n) {
+			continue // set-returning functions are the catalog's table functions
 		}
 		names := append([]string{n}, f.Aliases...)
 		for _, name := range names {
@@ -125,6 +125,10 @@ func procRows() []row {
 		if f.Volatile {
 			vol = "v"
 		}
+		rows := float64(0)
+		if f.ReturnsSet() {
+			rows = 1000 // Postgres's default estimate for a set-returning function
+		}
 		for _, s := range f.Sigs {
 			args := make([]any, len(s.Args))
 			for i, k := range s.Args {
@@ -135,8 +139,8 @@ func procRows() []row {
 				variadic = int64(procTypeOID(s.Args[len(s.Args)-1]))
 			}
 			out = append(out, row{"oid": oid, "proname": n, "pronamespace": int64(nspCatalog), "proowner": int64(userOID),
-				"prolang": int64(12), "procost": float64(1), "prorows": float64(0), "provariadic": variadic, "prosupport": "-",
-				"prokind": "f", "proisstrict": f.Strict, "provolatile": vol, "proparallel": "s", "pronargs": int64(len(s.Args)),
+				"prolang": int64(12), "procost": float64(1), "prorows": rows, "provariadic": variadic, "prosupport": "-",
+				"prokind": "f", "proisstrict": f.Strict, "proretset": f.ReturnsSet(), "provolatile": vol, "proparallel": "s", "pronargs": int64(len(s.Args)),
 				"pronargdefaults": int64(0), "prorettype": int64(procTypeOID(s.Result)), "proargtypes": args, "prosrc": n})
 			oid++
 		}
@@ -151,6 +155,8 @@ func procTypeOID(k types.Kind) uint32 {
 		return 2283
 	case funcs.AnyKind:
 		return 2276
+	case funcs.AnyArray:
+		return 2277
 	}
 	return TypeOID(k)
 }
@@ -239,7 +245,11 @@ func procDescribe(result bool) fnDef {
 			if retMod == 0 {
 				retMod = -1
 			}
-			return formatType(uint32(r["prorettype"].(int64)), retMod), nil
+			t := formatType(uint32(r["prorettype"].(int64)), retMod)
+			if set, _ := r["proretset"].(bool); set {
+				t = "SETOF " + t
+			}
+			return t, nil
 		}
 		args := r["proargtypes"].([]any)
 		names := make([]string, len(args))
