@@ -140,7 +140,7 @@ func (b *builder) setFrom(ts *ast.TableSource, in Node, scope *relScope, outer b
 		if i < len(calls) {
 			k = calls[i].T
 		}
-		out.cols = append(out.cols, scopeCol{table: ts.AsName.O, name: nm, kind: k})
+		out.cols = append(out.cols, scopeCol{table: ts.AsName.O, name: nm, kind: k, aliasRef: len(names) == 1})
 	}
 	return n, out, nil
 }

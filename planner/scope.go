@@ -14,6 +14,11 @@ import (
 type scopeCol struct {
 	table, name string
 	kind        types.Kind
+	// aliasRef: the column is the only one of a set-returning FROM item,
+	// which its table alias also names (`SELECT e FROM t,
+	// jsonb_array_elements(t.j) AS e`), as Postgres's whole-row reference
+	// to a function of a scalar result reads.
+	aliasRef bool
 }
 
 // relScope resolves names over the output of one relation (a scan, a
@@ -62,6 +67,13 @@ func (s *relScope) Resolve(table, column string) (int, types.Kind, error) {
 			return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column reference %q is ambiguous", column)
 		}
 		found = i
+	}
+	if found < 0 && table == "" {
+		for i, c := range s.cols {
+			if c.aliasRef && strings.EqualFold(c.table, column) {
+				return i, c.kind, nil
+			}
+		}
 	}
 	if found < 0 {
 		return 0, 0, undefinedColumn(table, column, s.cols)
