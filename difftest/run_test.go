@@ -30,6 +30,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genWindowJoin,
 	genGroupedWindowJoin,
 	genSQLFunction,
+	genSetFrom,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].

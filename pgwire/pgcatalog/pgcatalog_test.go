@@ -504,3 +504,24 @@ func TestProcListsSQLFunctions(t *testing.T) {
 		t.Errorf(`\d add_tax found %v %v`, res, err)
 	}
 }
+
+// TestProcListsSetReturning checks that the registry's set-returning
+// functions are in pg_proc with proretset (psql's \df shows SETOF) and a
+// row estimate, and that the scalar ones are not marked.
+func TestProcListsSetReturning(t *testing.T) {
+	_, rows := answer(t, psqlQuery(t, "df", "unnest|jsonb_array_elements_text|generate_series", ""))
+	want := []string{
+		"pg_catalog|generate_series|SETOF bigint|bigint, bigint|func",
+		"pg_catalog|generate_series|SETOF bigint|bigint, bigint, bigint|func",
+		"pg_catalog|generate_series|SETOF timestamp without time zone|timestamp without time zone, timestamp without time zone, interval|func",
+		"pg_catalog|jsonb_array_elements_text|SETOF text|jsonb|func",
+		"pg_catalog|unnest|SETOF anyelement|anyarray|func",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("\\df got\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	_, rows = answer(t, "SELECT proname, proretset, prorows FROM pg_catalog.pg_proc WHERE proname IN ('jsonb_array_elements', 'lpad') ORDER BY 1, 3")
+	if strings.Join(rows, ",") != "jsonb_array_elements|t|1000,lpad|f|0,lpad|f|0" {
+		t.Errorf("proretset: %v", rows)
+	}
+}
