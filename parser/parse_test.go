@@ -382,6 +382,10 @@ func TestQueryRestore(t *testing.T) {
 			`SELECT "a" FROM "x" UNION ALL SELECT "a" FROM TUMBLE("y", "ts", INTERVAL '1' SECOND)`},
 		{"with", `WITH w AS (SELECT * FROM TUMBLE(bids, date_time, INTERVAL '10' SECOND)) SELECT * FROM w`,
 			`WITH "w" AS (SELECT * FROM TUMBLE("bids", "date_time", INTERVAL '10' SECOND)) SELECT * FROM "w"`},
+		{"set-returning functions in FROM", `SELECT * FROM t CROSS JOIN LATERAL unnest(t.arr) AS u(x) CROSS JOIN LATERAL jsonb_array_elements(t.j->'a') WITH ORDINALITY e LEFT JOIN LATERAL generate_series(1, t.k) ON TRUE`,
+			"SELECT * FROM ((\"t\" JOIN LATERAL UNNEST(\"t\".\"arr\") AS \"u\"(\"x\")) JOIN LATERAL JSONB_ARRAY_ELEMENTS(`->`(\"t\".\"j\", 'a')) WITH ORDINALITY AS \"e\") LEFT JOIN LATERAL GENERATE_SERIES(1, \"t\".\"k\") AS \"generate_series\" ON TRUE"},
+		{"set-returning function alone", `SELECT * FROM unnest(ARRAY[1, 2]) WITH ORDINALITY WHERE unnest > 1`,
+			"SELECT * FROM LATERAL UNNEST(`array`(1, 2)) WITH ORDINALITY AS \"unnest\" WHERE \"unnest\" > 1"},
 		{"tvf in comma list and parentheses", `SELECT * FROM a, (TUMBLE(b, ts, INTERVAL '1' SECOND) AS x JOIN c ON x.k = c.k)`, ""},
 	}
 	for _, tt := range tests {

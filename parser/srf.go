@@ -99,10 +99,10 @@ func restoreSetFunc(rw *rewriter, toks []token, k int) {
 	if m < 3 || m+1 >= len(toks) || !toks[m-2].isOp(",") || !toks[m+1].isOp(")") {
 		return
 	}
-	rw.replace(toks[k-2].off, toks[k+1].end, "")
 	tail := ""
 	if toks[m-1].text != "0" {
 		tail = " WITH ORDINALITY"
 	}
-	rw.replace(toks[m-2].off, toks[m+1].end, tail)
+	// Unpadded edits: Restore's text has no offsets to keep.
+	rw.edits = append(rw.edits, edit{toks[k-2].off, toks[k+1].end, ""}, edit{toks[m-2].off, toks[m+1].end, tail})
 }

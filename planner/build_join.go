@@ -21,6 +21,9 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	if n, sc, ok, err := b.lateralSetJoin(j, where); ok {
 		return n, sc, err
 	}
+	if err := setFuncFirst(j); err != nil {
+		return nil, nil, err
+	}
 	if j.Tp != ast.CrossJoin || j.NaturalJoin || len(j.Using) > 0 {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "only inner joins with ON are supported")
 	}

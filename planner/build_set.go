@@ -72,6 +72,9 @@ func (b *binder) bindSetCall(n *ast.FuncCallExpr, f *funcs.Func) (Scalar, error)
 		return nil, err
 	}
 	call := s.(*Call)
+	if call.T == types.Null {
+		return nil, errUnknownSetType
+	}
 	c.calls = append(c.calls, SetCall{Fn: call.Fn, Args: call.Args, T: call.T})
 	c.names = append(c.names, f.Name)
 	return &ColRef{Index: c.base + len(c.calls) - 1, Name: f.Name, T: call.T}, nil
@@ -161,8 +164,15 @@ func (b *builder) bindSetArgs(n *ast.FuncCallExpr, f *funcs.Func, args []ast.Exp
 		return SetCall{}, err
 	}
 	c := s.(*Call)
+	if c.T == types.Null {
+		return SetCall{}, errUnknownSetType
+	}
 	return SetCall{Fn: c.Fn, Args: c.Args, T: c.T}, nil
 }
+
+// errUnknownSetType is Postgres's error for unnest(NULL): the element
+// type cannot be known.
+var errUnknownSetType = sqlerr.New("42P18", "could not determine polymorphic type because input has type unknown")
 
 // setNames names a set-returning FROM item's columns: the column aliases
 // written, then Postgres's defaults (the table alias for a function of a
@@ -242,6 +252,24 @@ func (b *builder) lateralSetJoin(j *ast.Join, where ast.ExprNode) (Node, *relSco
 		n = &Filter{Input: n, Pred: andAll(preds)}
 	}
 	return n, scope, true, nil
+}
+
+// setFuncFirst refuses a join whose left side is a set-returning FROM
+// item (`FROM generate_series(1, 3) g, t`): the call would read nothing
+// to its left, and the planner expands calls over the relation before
+// them only.
+func setFuncFirst(j *ast.Join) error {
+	l := j.Left
+	if x, ok := l.(*ast.Join); ok && x.Right == nil {
+		l = x.Left
+	}
+	if ts, ok := l.(*ast.TableSource); ok {
+		if _, _, ok := parser.SetFuncOf(ts); ok && j.Right != nil {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "a set-returning function in FROM must follow the relation it is joined with").
+				WithHint("write the relation first: FROM t, generate_series(1, 3) AS g")
+		}
+	}
+	return nil
 }
 
 // isTrueLiteral reports whether e is the constant TRUE (or 1).
