@@ -226,7 +226,8 @@ func (e *Engine) scanQuery(st *parser.QueryStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, _ = planner.Optimize(n)
+	// now() is the statement time, fixed once for the whole statement.
+	n, _ = planner.Optimize(planner.FoldClocks(n, e.now()))
 	rows, err := exec.RunQueryKeyed(n, e.snapshot, keyedTables{e})
 	if err != nil {
 		return nil, err

@@ -10,11 +10,13 @@
 //     against it, so results do not depend on batch boundaries.
 //   - Every keyed state is bounded: windows by window_end + allowed
 //     lateness, joins by their interval (or window) and the other input's
-//     watermark, non-windowed aggregates by STATE TTL.
+//     watermark, non-windowed aggregates by STATE TTL, temporal filters
+//     by their clock (rows are kept only until it passes them).
 //   - A checkpoint holds each operator's keys changed since the previous
-//     one, and for windows, TTL groups and join keys a stored timer at
-//     the watermark each next needs (timers.go, join_timers.go); a spilling
-//     operator's Restore reads nothing and loads keys on use, otherwise
+//     one, and for windows, TTL groups, join keys and temporal filters'
+//     rows a stored timer at the time each next needs (timers.go,
+//     join_timers.go); a spilling operator's (and a temporal filter's)
+//     Restore reads nothing and loads keys on use, otherwise
 //     the parallel instances reload concurrently, each reading only the
 //     values of the keys it owns (decided from the key).
 package exec

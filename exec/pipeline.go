@@ -187,6 +187,16 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 			return err
 		}
 		return b.build(x.Input, Output{Op: NewFilter(pred, out)})
+	case *planner.TemporalFilter:
+		// One instance at any parallelism: it sits on the source's
+		// single stream, before any exchange.
+		op, err := NewTemporalFilter(TemporalFilterConfig{ID: b.id(), Node: x, Out: out, Store: b.env.Store, Errs: b.env.EvalErrors})
+		if err != nil {
+			return err
+		}
+		b.addStateful(op)
+		sized(st, op)
+		return b.build(x.Input, Output{Op: op})
 	case *planner.Project:
 		exprs := make([]Evaluator, len(x.Exprs))
 		for i, e := range x.Exprs {

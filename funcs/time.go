@@ -17,8 +17,10 @@ import (
 // fraction). DATE_TRUNC('unit', ts) truncates (weeks start on Monday).
 // DATE_BIN(stride, ts, origin) floors ts to a multiple of stride from
 // origin. MAKE_TIMESTAMP builds a timestamp from its fields. TO_TIMESTAMP
-// converts epoch seconds, or reads text by a template (parse_time.go). NOW (also CURRENT_TIMESTAMP) is volatile: it
-// binds, and the planner refuses it in views; exec cannot evaluate it.
+// converts epoch seconds, or reads text by a template (parse_time.go). NOW (also CURRENT_TIMESTAMP) and PROCTIME are
+// volatile TIMESTAMPTZ clocks that exec never evaluates: an ad-hoc query reads them as the statement time (the
+// planner folds them to a constant), a view only in a temporal filter (planner/temporal.go), which reads now()
+// as the watermark and PROCTIME() as the wall clock.
 var timeFuncs = []*Func{
 	{Name: "extract", Doc: "a field of a timestamp (`EXTRACT(field FROM ts)`, `date_part('field', ts)`); fields below", Strict: true,
 		Aliases: []string{"date_part"}, Sigs: sigs(sig(types.String, types.Timestamp, types.Int)), Prepare: prepareExtract},
@@ -37,8 +39,9 @@ var timeFuncs = []*Func{
 			}
 			return okv(types.TimestampValue(int64(f)))
 		}}},
-	{Name: "now", Doc: "the current time (not in continuous queries)", Volatile: true, Sigs: sigs(Sig{Result: types.Timestamp}),
+	{Name: "now", Doc: "the statement time; in a view's temporal filter, the input's watermark", Volatile: true, Sigs: sigs(Sig{Result: types.TimestampTZ}),
 		Aliases: []string{"current_timestamp", "localtimestamp", "sysdate"}},
+	{Name: "proctime", Doc: "the statement time; in a view's temporal filter, the wall clock (processing time)", Volatile: true, Sigs: sigs(Sig{Result: types.TimestampTZ})},
 }
 
 // ExtractUnits lists the units EXTRACT and DATE_PART accept.

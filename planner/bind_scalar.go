@@ -1001,8 +1001,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Scalar, error) {
 		return b.bindTrim(n)
 	case "if":
 		return b.bindIf(n)
-	case "now", "current_timestamp", "localtimestamp", "sysdate":
-		return &Call{Fn: "now", T: types.Timestamp}, nil
+	case "now", "current_timestamp", "localtimestamp", "sysdate", "proctime":
+		return bindClock(n)
 	case ast.DateLiteral, ast.TimestampLiteral, ast.TimeLiteral: // DATE '2024-01-01', TIMESTAMP '...', TIME '...'
 		return b.bindTypedLiteral(n)
 	}

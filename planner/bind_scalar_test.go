@@ -227,8 +227,10 @@ func TestBindScalar(t *testing.T) {
 		{"date_trunc('minute', ts)", "date_trunc('minute', ts)", types.Timestamp},
 		{"date_trunc('hours', ts)", "date_trunc('hour', ts)", types.Timestamp},
 		{"to_timestamp(a)", "to_timestamp(CAST(a AS DOUBLE))", types.Timestamp},
-		{"now()", "now()", types.Timestamp},
-		{"current_timestamp", "now()", types.Timestamp},
+		{"now()", "now()", types.TimestampTZ}, // as in Postgres
+		{"current_timestamp", "now()", types.TimestampTZ},
+		{"localtimestamp", "CAST(now() AS TIMESTAMP)", types.Timestamp},
+		{"proctime()", "proctime()", types.TimestampTZ},
 		// Aggregates are the scope's.
 		{"count(*)", "count(1)", types.Int},
 		{"max(a) + 1", "(max(a) + 1)", types.Int},

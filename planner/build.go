@@ -306,7 +306,9 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		in = &Filter{Input: in, Pred: pred}
+		if in, err = b.temporalFilter(in, pred); err != nil {
+			return nil, nil, err
+		}
 	}
 	aggs := collectAggs(s)
 	if len(aggs) > 0 || s.GroupBy != nil {

@@ -17,6 +17,11 @@ func PropsOf(n Node) Props {
 	case *Filter:
 		p := PropsOf(x.Input)
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
+	case *TemporalFilter:
+		// Rows leave when the clock passes a lower bound; with an upper
+		// bound only they enter late but never leave.
+		p := PropsOf(x.Input)
+		return Props{AppendOnly: p.AppendOnly && x.Lower == nil, TimeCol: p.TimeCol, StateBound: x.StateBound()}
 	case *Project:
 		p := PropsOf(x.Input)
 		out := Props{AppendOnly: p.AppendOnly, TimeCol: -1}

@@ -61,6 +61,8 @@ func prune(n Node, need []bool) pruned {
 		return pruneScan(x, need)
 	case *Filter:
 		return pruneFilter(x, need)
+	case *TemporalFilter:
+		return pruneTemporalFilter(x, need)
 	case *Project:
 		return pruneProject(x, need)
 	case *WindowAssign:

@@ -68,6 +68,9 @@ func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, 
 			vp.Rules = append(vp.Rules, "SplitAggregate")
 		}
 	}
+	if err := checkClocks(opt); err != nil {
+		return nil, err
+	}
 	if err := checkAppendOnlyInputs(opt); err != nil {
 		return nil, err
 	}
@@ -175,7 +178,7 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				}
 			}
 			return &cj
-		case *Project, *Filter:
+		case *Project, *Filter, *TemporalFilter:
 			return x.WithChildren(walk(x.Children()[0], top))
 		}
 		ch := x.Children()
@@ -198,6 +201,8 @@ func TimeColumnOf(n Node, col int) bool {
 	case *Scan:
 		return x.TimeCol == col && col >= 0
 	case *Filter:
+		return TimeColumnOf(x.Input, col)
+	case *TemporalFilter:
 		return TimeColumnOf(x.Input, col)
 	case *Project:
 		if r, ok := x.Exprs[col].(*ColRef); ok {
@@ -274,6 +279,8 @@ func viewKey(n Node) []int {
 				return from(x.Input, r.Index)
 			}
 		case *Filter:
+			return from(x.Input, col)
+		case *TemporalFilter:
 			return from(x.Input, col)
 		case *Aggregate:
 			need = len(x.GroupCols)
@@ -428,6 +435,9 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 				out = append(out, "side table: "+n.Contract.SideTable)
 			}
 			out = append(out, fmt.Sprintf("state: %s key=(group, window) bound=window_end + %s", "WindowAggregate", types.FormatInterval(n.Contract.Lateness)))
+		case *TemporalFilter:
+			out = append(out, "clock: temporal filter on "+n.ClockText()+clockNote(n))
+			out = append(out, "state: TemporalFilter key=(row) bound="+n.StateBound())
 		case *Aggregate:
 			b := "MISSING (unbounded)"
 			if n.TTL > 0 {
@@ -461,6 +471,14 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 	}
 	out = append(out, "checkpoint interval: "+ci)
 	return out
+}
+
+// clockNote says whether a temporal filter's clock replays alike.
+func clockNote(n *TemporalFilter) string {
+	if n.Clock == ClockProcessing {
+		return " (wall clock; NOT reproducible on replay)"
+	}
+	return " (event time)"
 }
 
 // sourceErrors describes what the view's sources do with undecodable
