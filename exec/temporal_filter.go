@@ -391,6 +391,9 @@ func (f *TemporalFilter) decode(k string, val []byte) (*tfEntry, error) {
 func (f *TemporalFilter) Restore(s *state.Store) error {
 	marked, err := f.timers[0].marked(s)
 	f.store, f.marked = s, marked
+	for q := range f.timers {
+		f.timers[q].store = s
+	}
 	return err
 }
 
