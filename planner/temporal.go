@@ -43,12 +43,15 @@ func (t TemporalBound) Lower() bool { return t.Op == ">" || t.Op == ">=" }
 // bound each (nil: none). Its state is the rows that can still change:
 // those inside a lower bound, and those waiting for the clock to reach
 // their upper bound; the clock bounds it. TimeCol is the input's
-// watermark column (the clock's source under ClockWatermark).
+// watermark column (the clock's source under ClockWatermark), which
+// ResolveClocks finds once the plan is optimized (a window's bounds carry
+// the watermark only once the window is fused into its aggregate).
 type TemporalFilter struct {
 	Input        Node
 	Lower, Upper *TemporalBound
 	Clock        string
 	TimeCol      int
+	Zone         string // the view's zone, a TIMESTAMP watermark is read in
 }
 
 func (*TemporalFilter) node() {}
@@ -82,6 +85,9 @@ func (n *TemporalFilter) bounds() []string {
 func (n *TemporalFilter) ClockText() string {
 	if n.Clock == ClockProcessing {
 		return "processing time"
+	}
+	if n.TimeCol < 0 {
+		return "watermark" // not resolved yet (ResolveClocks)
 	}
 	return "watermark(" + colName(n.TimeCol, n.Input.Schema()) + ")"
 }
@@ -272,7 +278,7 @@ func (b *builder) temporalFilter(in Node, pred Scalar) (Node, error) {
 	if b.adhoc || len(clockCalls(pred)) == 0 {
 		return &Filter{Input: in, Pred: pred}, nil
 	}
-	tf := &TemporalFilter{TimeCol: TimeColumn(in), Clock: ClockWatermark}
+	tf := &TemporalFilter{TimeCol: watermarkColumn(in), Clock: ClockWatermark, Zone: b.zone}
 	var rest []Scalar
 	for _, c := range splitAnd(pred) {
 		calls := clockCalls(c)
@@ -280,13 +286,9 @@ func (b *builder) temporalFilter(in Node, pred Scalar) (Node, error) {
 			rest = append(rest, c)
 			continue
 		}
-		if err := tf.add(c, calls, b.zone, in.Schema()); err != nil {
+		if err := tf.add(c, calls, in.Schema()); err != nil {
 			return nil, err
 		}
-	}
-	if tf.Clock == ClockWatermark && tf.TimeCol < 0 {
-		return nil, sqlerr.New(sqlerr.InvalidObjectDef, "temporal filter %s has no watermark to read now() from", strings.Join(tf.bounds(), " AND ")).
-			WithHint("declare WATERMARK FOR a column of the source, or compare with PROCTIME() for the wall clock")
 	}
 	if len(rest) > 0 {
 		in = &Filter{Input: in, Pred: andAll(rest)}
@@ -299,7 +301,7 @@ func (b *builder) temporalFilter(in Node, pred Scalar) (Node, error) {
 var flipped = map[string]string{">": "<", ">=": "<=", "<": ">", "<=": ">="}
 
 // add adds conjunct c (which calls the clocks calls) as a bound.
-func (tf *TemporalFilter) add(c Scalar, calls []string, zone string, in types.Schema) error {
+func (tf *TemporalFilter) add(c Scalar, calls []string, in types.Schema) error {
 	bad := func(why string) error {
 		return sqlerr.New(sqlerr.FeatureNotSupport, "temporal filter %s is not supported: %s", plainTime(c, in).String(), why).
 			WithHint("compare a column with now() plus or minus an interval: WHERE ts > now() - INTERVAL '1' HOUR")
@@ -333,7 +335,8 @@ func (tf *TemporalFilter) add(c Scalar, calls []string, zone string, in types.Sc
 	if k := row.Type(); k != now.Type() || (k != types.Timestamp && k != types.TimestampTZ) {
 		return bad("it does not compare timestamps")
 	}
-	bound := &TemporalBound{Row: row, Op: op, Clock: replaceClocks(now, tf.clockInput(in, zone)), Text: boundText(row, op, now, in)}
+	clockIn := replaceClocks(now, func() Scalar { return &ColRef{Index: 0, Name: "clock", T: types.TimestampTZ} })
+	bound := &TemporalBound{Row: row, Op: op, Clock: clockIn, Text: boundText(row, op, now, in)}
 	slot := &tf.Upper
 	if bound.Lower() {
 		slot = &tf.Lower
@@ -345,16 +348,48 @@ func (tf *TemporalFilter) add(c Scalar, calls []string, zone string, in types.Sc
 	return nil
 }
 
-// clockInput returns what a clock call becomes in a bound's Clock: column
-// 0 of the clock row, read as TIMESTAMPTZ. A TIMESTAMP watermark is wall
-// time in the view's zone, as the comparison reads the row's TIMESTAMP.
-func (tf *TemporalFilter) clockInput(in types.Schema, zone string) func() Scalar {
-	return func() Scalar {
-		if tf.Clock == ClockWatermark && tf.TimeCol >= 0 && in[tf.TimeCol].Type == types.Timestamp {
-			return &Cast{Arg: &ColRef{Index: 0, Name: "watermark", T: types.Timestamp}, To: types.TimestampTZ, Zone: zone}
-		}
-		return &ColRef{Index: 0, Name: "clock", T: types.TimestampTZ}
+// watermarkColumn is the column of n's output that carries its
+// watermark (a window's window_end, rather than window_start), or -1.
+func watermarkColumn(n Node) int {
+	if tc := PropsOf(n).TimeCol; tc >= 0 && TimeColumnOf(n, tc) {
+		return tc
 	}
+	return TimeColumn(n)
+}
+
+// ResolveClocks finds the watermark column of each watermark-clocked
+// temporal filter in optimized plan n and reads the clock as it: a
+// TIMESTAMP watermark is wall time in the view's zone, as the comparison
+// reads the row's TIMESTAMP. A filter over an input without a watermark
+// is refused.
+func ResolveClocks(n Node) (Node, error) {
+	var err error
+	out, _ := Transform(n, func(x Node) (Node, bool) {
+		tf, ok := x.(*TemporalFilter)
+		if !ok || tf.Clock != ClockWatermark || err != nil {
+			return x, false
+		}
+		c := *tf
+		if c.TimeCol = watermarkColumn(tf.Input); c.TimeCol < 0 {
+			err = sqlerr.New(sqlerr.InvalidObjectDef, "temporal filter %s has no watermark to read now() from", strings.Join(tf.bounds(), " AND ")).
+				WithHint("declare WATERMARK FOR a column of the source, or compare with PROCTIME() for the wall clock")
+			return x, false
+		}
+		if tf.Input.Schema()[c.TimeCol].Type == types.Timestamp {
+			wall := func(*ColRef) Scalar {
+				return &Cast{Arg: &ColRef{Index: 0, Name: "watermark", T: types.Timestamp}, To: types.TimestampTZ, Zone: tf.Zone}
+			}
+			for _, slot := range []**TemporalBound{&c.Lower, &c.Upper} {
+				if *slot != nil {
+					b := **slot
+					b.Clock = MapColRefs(b.Clock, wall)
+					*slot = &b
+				}
+			}
+		}
+		return &c, true
+	})
+	return out, err
 }
 
 // boundText renders row op now with column names and without the zone

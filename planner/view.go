@@ -50,6 +50,9 @@ func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, 
 	vp := &ViewPlan{Name: s.Name, Logical: logical, SourceErrors: sourceErrors(logical, cat), Functions: used}
 	opt, trace := Optimize(logical)
 	vp.Rules = trace
+	if opt, err = ResolveClocks(opt); err != nil {
+		return nil, err
+	}
 	opt, err = vp.attachContract(opt, s.Streaming, cat, set)
 	if err != nil {
 		return nil, err
