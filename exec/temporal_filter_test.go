@@ -46,7 +46,7 @@ func TestHarnessTemporalFilter(t *testing.T) {
 			in("a", 1, 1), in("b", 5, 2),
 			wmAt(0, 5), // a and b enter
 			in("c", 8, 3), in("a", 1, 1), in("x", 30, 9),
-			wmAt(0, 12), // both a leave; c enters; b stays
+			wmAt(0, 12),    // both a leave; c enters; b stays
 			in("d", 20, 4), // waits for the clock
 			in("e", 1, 5),  // past its lower bound: never enters
 			in("f", 11, 6), // behind the clock but inside: enters
