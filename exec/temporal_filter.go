@@ -22,8 +22,8 @@ import (
 // the rows of the sliding window plus the rows ahead of the clock.
 // Each bound has a timer queue (timers.go) ordered by the row's side of
 // the comparison, in memory and, from each checkpoint, in Badger beside
-// the rows; a restart loads nothing and brings a row back when its next
-// copy arrives or its stored timer fires.
+// the rows, with the clock; a restart reads only the clock and brings a
+// row back when its next copy arrives or its stored timer fires.
 type TemporalFilter struct {
 	id           string
 	lower, upper *clockBound
@@ -52,6 +52,7 @@ type clockBound struct {
 	ok         bool  // at is known (the clock side is not NULL)
 }
 
+// tfEntry is one distinct row in a TemporalFilter's state.
 type tfEntry struct {
 	key       string
 	row       types.Row
@@ -260,16 +261,10 @@ func (f *TemporalFilter) advance(now int64) error {
 	if f.clock && now <= f.wm {
 		return nil
 	}
-	f.wm, f.clock = now, true
-	clockRow := types.Row{{K: f.clockKind, I: now}}
+	f.setClock(now)
 	out := &Batch{}
 	for q, b := range []*clockBound{f.lower, f.upper} {
-		if b == nil {
-			continue
-		}
-		v := b.clock(clockRow)
-		b.at, b.ok = v.I, !v.IsNull()
-		if !b.ok {
+		if b == nil || !b.ok {
 			continue
 		}
 		if err := f.fire(q, b.dueTo(), out); err != nil {
@@ -277,6 +272,18 @@ func (f *TemporalFilter) advance(now int64) error {
 		}
 	}
 	return f.out.Emit(out)
+}
+
+// setClock sets the clock to now and evaluates each bound's clock side.
+func (f *TemporalFilter) setClock(now int64) {
+	f.wm, f.clock = now, true
+	clockRow := types.Row{{K: f.clockKind, I: now}}
+	for _, b := range []*clockBound{f.lower, f.upper} {
+		if b != nil {
+			v := b.clock(clockRow)
+			b.at, b.ok = v.I, !v.IsNull()
+		}
+	}
 }
 
 // fire settles the entries whose timers in queue q are due at upTo.
@@ -322,6 +329,11 @@ func (f *TemporalFilter) Tick(now int64) error {
 func (f *TemporalFilter) Checkpoint(w *state.Writer) error {
 	if err := w.Set(f.timers[0].marker, timersMark); err != nil {
 		return err
+	}
+	if f.clock {
+		if err := w.Set(f.clockKey(), state.EncodeValue(types.Row{types.IntValue(f.wm)})); err != nil {
+			return err
+		}
 	}
 	for k, old := range f.gone {
 		if err := f.write(w, k, nil, old, [2]int64{noTimer, noTimer}); err != nil {
@@ -386,16 +398,35 @@ func (f *TemporalFilter) decode(k string, val []byte) (*tfEntry, error) {
 	return e, nil
 }
 
-// Restore implements Stateful: nothing is read (lazy); a stored row comes
-// back when its next copy arrives or one of its stored timers fires.
+// Restore implements Stateful: only the clock is read; a stored row
+// comes back (lazily) when its next copy arrives or one of its stored
+// timers fires.
 func (f *TemporalFilter) Restore(s *state.Store) error {
 	marked, err := f.timers[0].marked(s)
+	if err != nil {
+		return err
+	}
 	f.store, f.marked = s, marked
 	for q := range f.timers {
 		f.timers[q].store = s
 	}
-	return err
+	val, ok, err := s.Get(f.clockKey())
+	if err != nil || !ok {
+		return err
+	}
+	rows, err := state.DecodeValue(val)
+	if err != nil {
+		return err
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return errCorrupt(f.id)
+	}
+	f.setClock(rows[0][0].I)
+	return nil
 }
+
+// clockKey is where a checkpoint keeps the clock, beside the timers.
+func (f *TemporalFilter) clockKey() []byte { return []byte(f.id[:len(f.id)-1] + "@c") }
 
 // StateKeys implements stateSizer: the rows in memory.
 func (f *TemporalFilter) StateKeys() int64 { return int64(len(f.entries)) }
