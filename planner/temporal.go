@@ -241,31 +241,34 @@ func bindClock(n *ast.FuncCallExpr) (Scalar, error) {
 // by the statement time at (Unix microseconds): what they are in an
 // ad-hoc query, once per statement as in Postgres.
 func FoldClocks(n Node, at int64) Node {
+	changed := false
 	fold := func(s Scalar) Scalar {
 		if s == nil || len(clockCalls(s)) == 0 {
 			return s
 		}
+		changed = true
 		return replaceClocks(s, func() Scalar { return &Const{V: types.TimestampTZValue(at)} })
 	}
 	out, _ := Transform(n, func(x Node) (Node, bool) {
+		changed = false
 		switch y := x.(type) {
 		case *Filter:
 			c := *y
 			c.Pred = fold(y.Pred)
-			return &c, true
+			x = &c
 		case *Project:
 			c := *y
 			c.Exprs = make([]Scalar, len(y.Exprs))
 			for i, e := range y.Exprs {
 				c.Exprs[i] = fold(e)
 			}
-			return &c, true
+			x = &c
 		case *Join:
 			c := *y
 			c.Residual = fold(y.Residual)
-			return &c, true
+			x = &c
 		}
-		return x, false
+		return x, changed
 	})
 	return out
 }
