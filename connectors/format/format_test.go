@@ -62,6 +62,13 @@ func TestJSONDecode(t *testing.T) {
 		{"timestamp date only", `{"ts":"2024-03-01"}`, row(null, null, null, null, ts("2024-03-01 00:00:00"), null), ""},
 		{"interval days", `{"dur":"1 day 00:00:10"}`, row(null, null, null, null, null, types.IntervalOf(0, 1, 10*types.Second)), ""},
 		{"interval micros", `{"dur":1500}`, row(null, null, null, null, null, types.IntervalValue(1500)), ""},
+		{"leading zero, as fastjson reads it", `{"id":01}`, row(types.IntValue(1), null, null, null, null, null), ""},
+		{"negative zero", `{"id":-0}`, row(types.IntValue(0), null, null, null, null, null), ""},
+		{"bigint 18 digits", `{"id":-123456789012345678}`, row(types.IntValue(-123456789012345678), null, null, null, null, null), ""},
+		{"bigint 19 digits", `{"id":1234567890123456789}`, row(types.IntValue(1234567890123456789), null, null, null, null, null), ""},
+		{"keys in another order", `{"dur":-5,"ts":-1000,"id":7}`, row(types.IntValue(7), null, null, null, ts("1969-12-31 23:59:59"), types.IntervalValue(-5)), ""},
+		{"bigint exponent", `{"id":1E2}`, nil, `column id: want BIGINT, got number "1E2"`},
+		{"timestamp epoch ms overflow", `{"ts":999999999999999999}`, nil, "column ts"},
 		{"bigint from float", `{"id":1.5}`, nil, `column id: want BIGINT, got number "1.5"`},
 		{"bigint from word", `{"id":"abc"}`, nil, `column id: want BIGINT, got string "abc"`},
 		{"bigint overflow", `{"id":9223372036854775808}`, nil, "column id"},
@@ -304,7 +311,7 @@ func FuzzJSONScan(f *testing.F) {
 	for _, s := range []string{
 		string(bid), `{"id":1,"name":"a\"b\u00e9\ud83d\ude00","price":-1.5e3,"ok":true,"ts":1704067205123,"dur":"1 day 00:00:01"}`,
 		`{"id":"42","name":12.50,"x":{"a":[1,"}"]},"ok":null}`, `{"name":"x","name":null}`, `{"id":01}`, `{"price":-.5}`,
-		`{"ID":3,"Name":"b"}`, ` { } `, `{"id":1}x`, `{"ts":"2024-02-30 00:00:00"}`, `{"name":true}`, `{"k\u0065y":1}`,
+		`{"ID":3,"Name":"b"}`, `{"dur":-0,"id":123456789012345678,"ts":-1}`, `{"id":-1e5}`, ` { } `, `{"id":1}x`, `{"ts":"2024-02-30 00:00:00"}`, `{"name":true}`, `{"k\u0065y":1}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -397,4 +404,24 @@ func TestJSONBColumn(t *testing.T) {
 	if err != nil || got[1].S != `{"a": [2], "b": 1}` {
 		t.Fatalf("csv: %v, %v", got, err)
 	}
+}
+
+// BenchmarkDecodePeersBid measures JSON decoding of the bids of
+// bench/peers (four numbers, the time in epoch ms) on one core.
+func BenchmarkDecodePeersBid(b *testing.B) {
+	schema := types.Schema{
+		{Name: "auction", Type: types.Int}, {Name: "bidder", Type: types.Int},
+		{Name: "price", Type: types.Int}, {Name: "date_time", Type: types.Timestamp},
+	}
+	line := []byte(`{"auction":1000,"bidder":1001,"price":50194,"date_time":1704067199806}`)
+	d := NewJSONDecoder(schema)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	p := benchrate.Start()
+	for range b.N {
+		if _, err := d.Decode(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p.Report(b, b.N)
 }

@@ -14,6 +14,7 @@ import (
 type JSONDecoder struct {
 	schema types.Schema
 	cols   columnIndex
+	order  []int // the column of each key position in the last record (column)
 	p      fastjson.Parser
 	rows   rowAlloc
 

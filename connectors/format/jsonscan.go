@@ -22,7 +22,7 @@ func (d *JSONDecoder) scan(b []byte, row types.Row) (ok bool, err error) {
 	if i < len(b) && b[i] == '}' {
 		return skipWS(b, i+1) == len(b), nil
 	}
-	for {
+	for field := 0; ; {
 		if i >= len(b) || b[i] != '"' {
 			return false, nil
 		}
@@ -34,7 +34,8 @@ func (d *JSONDecoder) scan(b []byte, row types.Row) (ok bool, err error) {
 		if ke >= len(b) || b[ke] == '\\' {
 			return false, nil // escaped key: leave it to fastjson
 		}
-		col := d.cols.find(b[ks:ke])
+		col := d.column(field, b[ks:ke])
+		field++
 		i = skipWS(b, ke+1)
 		if i >= len(b) || b[i] != ':' {
 			return false, nil
@@ -94,6 +95,12 @@ func (d *JSONDecoder) scanValue(b []byte, i, col int, row types.Row) (int, bool,
 		row[col] = v
 		return end, true, err
 	case c == '-' || (c >= '0' && c <= '9'):
+		if col >= 0 {
+			if v, end, ok := d.fastNumber(b, i, col); ok {
+				row[col] = v
+				return end, true, nil
+			}
+		}
 		end := i + 1
 		for end < len(b) && isNumberByte(b[end]) {
 			end++
@@ -167,6 +174,66 @@ func (d *JSONDecoder) scanJSONB(b []byte, i, col int, row types.Row) (int, bool,
 	v, err := types.ParseJSONB(string(b[i:end]))
 	row[col] = v
 	return end, true, err
+}
+
+// column returns the column of the record's field'th key, or -1. Records
+// of one source mostly list their keys in the same order, so the column
+// the same position named last time is tried first, by comparing names,
+// before the name index.
+func (d *JSONDecoder) column(field int, key []byte) int {
+	if field < len(d.order) {
+		if c := d.order[field]; c >= 0 && d.schema[c].Name == string(key) {
+			return c
+		}
+	}
+	c := d.cols.find(key)
+	if field < maxOrder {
+		for len(d.order) <= field {
+			d.order = append(d.order, -1)
+		}
+		d.order[field] = c
+	}
+	return c
+}
+
+// maxOrder bounds how many key positions column remembers.
+const maxOrder = 64
+
+// fastNumber reads an integer of at most 18 digits at b[i] (no fraction or
+// exponent follows) for an Int, Timestamp, TimestampTZ or Interval column
+// col in one pass; ok = false leaves the number to the general path.
+func (d *JSONDecoder) fastNumber(b []byte, i, col int) (types.Value, int, bool) {
+	k := d.schema[col].Type
+	if k != types.Int && k != types.Timestamp && k != types.TimestampTZ && k != types.Interval {
+		return types.Value{}, 0, false
+	}
+	j := i
+	neg := b[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	var n int64
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		n = n*10 + int64(b[j]-'0')
+		j++
+	}
+	digits := j - start
+	if digits == 0 || digits > 18 || (digits > 1 && b[start] == '0') ||
+		(j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j] == '-' || b[j] == '+')) {
+		return types.Value{}, 0, false
+	}
+	if neg {
+		n = -n
+	}
+	switch k {
+	case types.Int:
+		return types.IntValue(n), j, true
+	case types.Interval:
+		return types.IntervalValue(n), j, true
+	}
+	us, ok := epochMillis(n)
+	return types.Value{K: k, I: us}, j, ok
 }
 
 // number converts JSON number text to column col's kind.
