@@ -22,9 +22,9 @@ type applier struct {
 	gate chan struct{} // tests: when set, an apply waits for it to close
 }
 
-// applyInBackground starts applying checkpoint id's chunks, then removes
-// its staging file at path. The caller has settled the previous apply.
-func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk) {
+// applyInBackground starts applying checkpoint id's chunks (n changes),
+// then removes its staging file at path. The caller has settled the previous apply.
+func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, n int) {
 	done := make(chan struct{})
 	s.bg.mu.Lock()
 	s.bg.done = done
@@ -35,7 +35,7 @@ func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk) 
 		if gate != nil {
 			<-gate
 		}
-		if err := s.applyChunks(chunks); err != nil {
+		if err := s.applyChunks(chunks, n); err != nil {
 			s.bg.mu.Lock()
 			if s.bg.err == nil {
 				s.bg.err = fmt.Errorf("apply checkpoint %d: %w", id, err)

@@ -115,7 +115,7 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 		// the store applies it; if not, opening removes it.
 		return fmt.Errorf("commit checkpoint %d: %w", id, err)
 	}
-	s.applyInBackground(id, w.staged.path, w.chunks)
+	s.applyInBackground(id, w.staged.path, w.chunks, int(w.n))
 	return nil
 }
 
@@ -125,17 +125,15 @@ type stagedChunk struct {
 }
 
 // applyChunks writes the changes of a committed checkpoint's chunks to
-// their keys, durably when it returns. Applying twice gives the same
-// result.
-func (s *Store) applyChunks(chunks []stagedChunk) error {
-	wb := s.db.NewWriteBatch()
-	for i, c := range chunks {
-		if err := applyChunk(wb, c.changes); err != nil {
-			wb.Cancel()
-			return fmt.Errorf("staged chunk %d: %w", i, err)
-		}
+// their keys, durably when it returns, sorted by key (apply_sorted.go); n
+// is how many changes they hold (0: not known). Applying twice gives the
+// same result.
+func (s *Store) applyChunks(chunks []stagedChunk, n int) error {
+	changes, err := sortedChanges(chunks, n)
+	if err != nil {
+		return err
 	}
-	return wb.Flush()
+	return s.writeSorted(changes)
 }
 
 // apply writes the staged changes under prefix (a checkpoint staged in

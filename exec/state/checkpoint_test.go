@@ -562,3 +562,68 @@ func TestIntervalPartsRoundTrip(t *testing.T) {
 		t.Fatal("a version 2 value holding interval parts decoded")
 	}
 }
+
+// TestStagedApplyKeepsTheLastChangeOfAKey writes a staged checkpoint whose
+// changes come in descending key order, change some keys more than once
+// (set then delete, delete then set, set twice) and carry values large
+// enough that Badger's size limit splits the apply's transactions: the
+// sorted apply must leave each key as its last change said.
+func TestStagedApplyKeepsTheLastChangeOfAKey(t *testing.T) {
+	s, err := Open(t.TempDir(), WithMemoryLimit(80<<20)) // an 8 MiB memtable: 1.2 MB transactions
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Checkpoint(1, func(w *Writer) error {
+		return w.Set([]byte("gone"), []byte("old"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte{'b'}, 10<<10)
+	err = s.Checkpoint(2, func(w *Writer) error {
+		for i := 60_000; i > 0; i-- {
+			val := []byte(fmt.Sprint(i))
+			if i%10 == 0 {
+				val = big
+			}
+			if err := w.Set([]byte(fmt.Sprintf("k/%06d", i)), val); err != nil {
+				return err
+			}
+		}
+		for _, err := range []error{
+			w.Delete([]byte("k/000001")), // set, then deleted
+			w.Set([]byte("k/000002"), []byte("second")),
+			w.Delete([]byte("gone")),
+			w.Delete([]byte("new")),
+			w.Set([]byte("new"), []byte("after delete")),
+		} {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitApplied(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"k/000001": "<absent>", "k/000002": "second", "k/000003": "3", "k/060000": string(big),
+		"k/059999": "59999", "gone": "<absent>", "new": "after delete",
+	}
+	for k, v := range want {
+		if got := get(t, s, k); got != v {
+			t.Errorf("%s = %.20q, want %.20q", k, got, v)
+		}
+	}
+	n := 0
+	if err := s.Scan([]byte("k/"), func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 59_999 {
+		t.Fatalf("%d keys under k/, want 59,999", n)
+	}
+}

@@ -141,7 +141,7 @@ func (s *Store) recoverStagedFiles(committed uint64) error {
 			if err != nil {
 				return fmt.Errorf("checkpoint %d: %w", id, err)
 			}
-			if err := s.applyChunks(chunks); err != nil {
+			if err := s.applyChunks(chunks, 0); err != nil {
 				return fmt.Errorf("apply checkpoint %d: %w", id, err)
 			}
 		}

@@ -8,13 +8,14 @@
 // chunks of about stageChunkBytes, to a file of the checkpoint's own under
 // staged/ in the state directory, which is synced (staged.go); (2) one
 // small transaction records id as committed, and Checkpoint returns; (3)
-// in the background, the staged changes are applied to their keys and the
-// file removed, while every other use of the store waits for that apply
-// (applier.go). Each change thus costs one Badger entry and nothing is
-// left in Badger's tables to collect, and processing pauses only for
-// staging. A crash before (2) leaves the previous checkpoint in force (the
-// staging file is removed on open); a crash after (2) is finished on open
-// by applying the file again (applying is idempotent).
+// in the background, the staged changes are applied to their keys, sorted
+// by key in small transactions (apply_sorted.go), and the file removed,
+// while every other use of the store waits for that apply (applier.go).
+// Each change thus costs one Badger entry and nothing is left in Badger's
+// tables to collect, and processing pauses only for staging. A crash
+// before (2) leaves the previous checkpoint in force (the staging file is
+// removed on open); a crash after (2) is finished on open by applying the
+// file again (applying is idempotent).
 package state
 
 import (

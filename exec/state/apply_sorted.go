@@ -1,0 +1,140 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// applyTxnChanges is how many changes one transaction of a checkpoint's
+// apply carries. Badger hands a transaction's writes to its memtable in
+// the order of a Go map (random), so a large transaction inserts into the
+// skiplist at random places, each insert a chain of cache misses; small
+// transactions of key-sorted changes insert near the previous inserts
+// instead. Each commit also costs a round through Badger's write
+// goroutine (and a sync of its log, shared by the transactions waiting
+// then), so a transaction carries a couple of thousand changes.
+const applyTxnChanges = 2048
+
+// applyMaxPending is how many of the apply's transactions may wait for
+// Badger's write goroutine at once (their syncs are shared).
+const applyMaxPending = 32
+
+// sortedChanges parses the chunks' changes (about n of them, 0 when not
+// known) and sorts them by key, keeping only the last change of each key
+// (the one a checkpoint holds).
+func sortedChanges(chunks []stagedChunk, n int) ([]change, error) {
+	all := make([]change, 0, n)
+	for i, c := range chunks {
+		var err error
+		if all, err = appendChanges(all, c.changes); err != nil {
+			return nil, fmt.Errorf("staged chunk %d: %w", i, err)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b change) int { return bytes.Compare(a.key, b.key) })
+	out := all[:0]
+	for i, c := range all {
+		if i+1 < len(all) && bytes.Equal(c.key, all[i+1].key) {
+			continue // a later change of the same key follows
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// appendChanges appends the changes of one chunk to dst, in order.
+func appendChanges(dst []change, b []byte) ([]change, error) {
+	for len(b) > 0 {
+		op := b[0]
+		key, rest, err := chunkField(b[1:])
+		if err != nil {
+			return nil, err
+		}
+		c := change{key: key, del: op == opDelete}
+		switch op {
+		case opSet:
+			if c.val, rest, err = chunkField(rest); err != nil {
+				return nil, err
+			}
+		case opDelete:
+		default:
+			return nil, fmt.Errorf("unknown op %q", op)
+		}
+		dst = append(dst, c)
+		b = rest
+	}
+	return dst, nil
+}
+
+// writeSorted writes changes (sorted by key, one per key) in transactions
+// of at most applyTxnChanges changes (fewer when Badger's size limit for
+// one transaction is reached first), at most applyMaxPending committing
+// at once, and returns when all are durable. It is not atomic: applying
+// is idempotent, and the commit marker already says which checkpoint
+// holds.
+func (s *Store) writeSorted(changes []change) error {
+	c := committer{s: s, pending: make(chan error, applyMaxPending)}
+	for len(changes) > 0 && c.err == nil {
+		n, err := c.fill(changes[:min(applyTxnChanges, len(changes))])
+		if err != nil {
+			c.err = err
+			break
+		}
+		changes = changes[n:]
+	}
+	return c.wait(0)
+}
+
+// committer commits the apply's transactions asynchronously, a bounded
+// number at a time, keeping the first error.
+type committer struct {
+	s        *Store
+	pending  chan error
+	inFlight int
+	err      error
+}
+
+// fill writes a prefix of changes (at least one) in one transaction,
+// committed asynchronously, and returns its length.
+func (c *committer) fill(changes []change) (int, error) {
+	txn := c.s.db.NewTransaction(true)
+	n := 0
+	for _, ch := range changes {
+		var err error
+		if ch.del {
+			err = txn.Delete(ch.key)
+		} else {
+			err = txn.Set(ch.key, ch.val)
+		}
+		if errors.Is(err, badger.ErrTxnTooBig) && n > 0 {
+			break // the rest goes to the next transaction
+		}
+		if err != nil {
+			txn.Discard()
+			return 0, err
+		}
+		n++
+	}
+	if c.wait(applyMaxPending-1) != nil {
+		txn.Discard()
+		return 0, c.err
+	}
+	c.inFlight++
+	txn.CommitWith(func(err error) { c.pending <- err })
+	return n, nil
+}
+
+// wait waits until at most n transactions are committing and returns the
+// first error seen.
+func (c *committer) wait(n int) error {
+	for c.inFlight > n {
+		if err := <-c.pending; err != nil && c.err == nil {
+			c.err = err
+		}
+		c.inFlight--
+	}
+	return c.err
+}
