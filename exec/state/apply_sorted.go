@@ -27,33 +27,47 @@ const applyMaxPending = 32
 // known) and sorts them by key, keeping only the last change of each key
 // (the one a checkpoint holds).
 func sortedChanges(chunks []stagedChunk, n int) ([]change, error) {
-	all := make([]change, 0, n)
+	seq := make([]seqChange, 0, n)
 	for i, c := range chunks {
 		var err error
-		if all, err = appendChanges(all, c.changes); err != nil {
+		if seq, err = appendChanges(seq, c.changes); err != nil {
 			return nil, fmt.Errorf("staged chunk %d: %w", i, err)
 		}
 	}
-	slices.SortStableFunc(all, func(a, b change) int { return bytes.Compare(a.key, b.key) })
-	out := all[:0]
-	for i, c := range all {
-		if i+1 < len(all) && bytes.Equal(c.key, all[i+1].key) {
+	// An unstable sort (a stable one costs a log factor more) by key, then
+	// position: the changes of one key stay in their order.
+	slices.SortFunc(seq, func(a, b seqChange) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return a.n - b.n
+	})
+	out := make([]change, 0, len(seq))
+	for i, c := range seq {
+		if i+1 < len(seq) && bytes.Equal(c.key, seq[i+1].key) {
 			continue // a later change of the same key follows
 		}
-		out = append(out, c)
+		out = append(out, c.change)
 	}
 	return out, nil
 }
 
-// appendChanges appends the changes of one chunk to dst, in order.
-func appendChanges(dst []change, b []byte) ([]change, error) {
+// seqChange is a change and its position in the checkpoint.
+type seqChange struct {
+	change
+	n int
+}
+
+// appendChanges appends the changes of one chunk to dst, in order,
+// numbering them from len(dst).
+func appendChanges(dst []seqChange, b []byte) ([]seqChange, error) {
 	for len(b) > 0 {
 		op := b[0]
 		key, rest, err := chunkField(b[1:])
 		if err != nil {
 			return nil, err
 		}
-		c := change{key: key, del: op == opDelete}
+		c := seqChange{change: change{key: key, del: op == opDelete}, n: len(dst)}
 		switch op {
 		case opSet:
 			if c.val, rest, err = chunkField(rest); err != nil {
