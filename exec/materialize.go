@@ -219,14 +219,15 @@ func (m *Materialize) rowOf(k string) (types.Row, error) {
 	return r, nil
 }
 
-// storedValue is the value a checkpoint or the spill area stores for row
-// key k: the header row (count, and for the spill area whether a
-// checkpoint holds the row), then the row, as state.EncodeValue writes
-// them. It reuses m.vbuf: the writer copies it.
-func (m *Materialize) storedValue(k string, hdr ...types.Value) []byte {
+// storedValue is the value a checkpoint or the spill area stores for a
+// row: the header row (count, and for the spill area whether a checkpoint
+// holds the row), as state.EncodeValue writes it. The row itself is the
+// key's (a copy in the value would double what Badger writes, logs and
+// flushes per row). It reuses m.vbuf: the writer copies it.
+func (m *Materialize) storedValue(hdr ...types.Value) []byte {
 	h := state.AppendRow(m.hbuf[:0], hdr)
 	m.hbuf = h
-	m.vbuf = state.AppendEncodedValue(m.vbuf[:0], h, []byte(k))
+	m.vbuf = state.AppendEncodedValue(m.vbuf[:0], h)
 	return m.vbuf
 }
 
@@ -254,7 +255,7 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 			continue // removed since
 		}
 		key = append(append(key[:0], m.id...), k...)
-		if err := w.Set(key, m.storedValue(k, types.IntValue(e.count))); err != nil {
+		if err := w.Set(key, m.storedValue(types.IntValue(e.count))); err != nil {
 			return err
 		}
 		e.dirty, e.persisted = false, true
@@ -290,7 +291,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 		return nil
 	}
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {
-		e, _, _, err := decodeMatRow(m.id, val)
+		e, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}

@@ -151,7 +151,7 @@ func (m *Materialize) scanCounts(prefix string, seek []byte, found map[string]in
 		if !keep(k) {
 			return nil
 		}
-		e, _, _, err := decodeMatRow(m.id, val)
+		e, _, err := decodeMatRow(m.id, val)
 		if err == nil {
 			found[k] = e.count
 		}

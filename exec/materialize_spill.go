@@ -61,7 +61,7 @@ func (m *Materialize) loadCheckpointed(k string) (*matRow, error) {
 		return nil, err
 	}
 	m.spill.reads++
-	e, _, _, err := decodeMatRow(m.id, val)
+	e, _, err := decodeMatRow(m.id, val)
 	return e, err
 }
 
@@ -73,7 +73,7 @@ func (m *Materialize) loadSpilled(k string) (*matRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, _, hdr, err := decodeMatRow(m.id, val)
+	e, hdr, err := decodeMatRow(m.id, val)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (m *Materialize) evict() error {
 		if !e.dirty {
 			continue // unchanged: the checkpoint has it
 		}
-		v := m.storedValue(k, types.IntValue(e.count), types.BoolValue(e.persisted))
+		v := m.storedValue(types.IntValue(e.count), types.BoolValue(e.persisted))
 		keys, vals = append(keys, k), append(vals, slices.Clone(v))
 	}
 	if err := m.spill.write(keys, vals); err != nil {
@@ -132,7 +132,7 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 		if m.gone[k] {
 			return nil // removed since; rows changed since are overlaid below
 		}
-		e, _, _, err := decodeMatRow(m.id, val)
+		e, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
@@ -158,15 +158,31 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 	return all, nil
 }
 
-// decodeMatRow decodes a stored view row: a header row (count, then for
-// spilled values whether a checkpoint holds it) and the row.
-func decodeMatRow(id string, val []byte) (e *matRow, row, hdr types.Row, err error) {
+// decodeMatRow decodes a stored view row's value: a header row (count,
+// then for spilled values whether a checkpoint holds it), and, in values
+// written before the row was left to the key, the row itself (ignored:
+// the key holds the same encoding).
+func decodeMatRow(id string, val []byte) (e *matRow, hdr types.Row, err error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	if len(rows) != 2 || len(rows[0]) < 1 {
-		return nil, nil, nil, errCorrupt(id)
+	if len(rows) < 1 || len(rows) > 2 || len(rows[0]) < 1 {
+		return nil, nil, errCorrupt(id)
 	}
-	return &matRow{count: rows[0][0].I, persisted: true}, rows[1], rows[0], nil
+	return &matRow{count: rows[0][0].I, persisted: true}, rows[0], nil
+}
+
+// decodeStoredRow decodes a stored view row from its key's row part k (the
+// key after the store's id) and its value: its entry and the row.
+func decodeStoredRow(id string, k, val []byte) (*matRow, types.Row, error) {
+	e, _, err := decodeMatRow(id, val)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, rest, err := state.DecodeRow(k)
+	if err != nil || len(rest) > 0 {
+		return nil, nil, errCorrupt(id)
+	}
+	return e, r, nil
 }

@@ -56,8 +56,8 @@ func StoredEach(s *state.Store, id string, width int, keyCols []int, key types.R
 		}
 		return true
 	}
-	err := s.Scan(prefix, func(_, val []byte) error {
-		e, row, _, err := decodeMatRow(id, val)
+	err := s.Scan(prefix, func(key, val []byte) error {
+		e, row, err := decodeStoredRow(id, key[len(id):], val)
 		if err != nil {
 			return err
 		}
@@ -81,8 +81,8 @@ func StoredEach(s *state.Store, id string, width int, keyCols []int, key types.R
 // id).
 func storedScan(s *state.Store, prefix []byte, id string) ([]types.Row, error) {
 	var out []types.Row
-	err := s.Scan(prefix, func(_, val []byte) error {
-		e, row, _, err := decodeMatRow(id, val)
+	err := s.Scan(prefix, func(key, val []byte) error {
+		e, row, err := decodeStoredRow(id, key[len(id):], val)
 		if err != nil {
 			return err
 		}
