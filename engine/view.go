@@ -554,7 +554,7 @@ func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 
 // feed pushes rows of partition part through every scan of r, computing
 // the watermark in force before each row and advancing it after.
-func (r *reader) feed(part int, rows []types.Row, now int64) error {
+func (r *reader) feed(part int, rows []types.Row, now int64, owned bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -576,7 +576,8 @@ func (r *reader) feed(part int, rows []types.Row, now int64) error {
 		if !identity(sc.Cols, len(r.obj.Schema)) {
 			i := slices.IndexFunc(done, func(c []int) bool { return slices.Equal(c, sc.Cols) })
 			if i < 0 {
-				done, projected = append(done, sc.Cols), append(projected, project(rows, sc.Cols))
+				p := projectInPlace(rows, sc.Cols, owned && len(r.scans) == 1)
+				done, projected = append(done, sc.Cols), append(projected, p)
 				i = len(done) - 1
 			}
 			out = projected[i]
@@ -704,6 +705,35 @@ func project(rows []types.Row, cols []int) []types.Row {
 	return out
 }
 
+// projectInPlace is project, reusing rows and their arrays when mayReuse
+// (the rows are the caller's and nothing else reads them) and cols are
+// ascending: each row's kept values move to its front (a value moves only
+// to a place before it, never over one still to move). It saves the
+// projection's allocation per row of a source read from a connector.
+func projectInPlace(rows []types.Row, cols []int, mayReuse bool) []types.Row {
+	if !mayReuse || !ascending(cols) {
+		return project(rows, cols)
+	}
+	for i, r := range rows {
+		for j, c := range cols {
+			r[j] = r[c]
+		}
+		rows[i] = r[:len(cols):len(cols)]
+	}
+	return rows
+}
+
+// ascending reports whether cols are column numbers in strictly ascending
+// order.
+func ascending(cols []int) bool {
+	for k, c := range cols {
+		if c < 0 || (k > 0 && c <= cols[k-1]) {
+			return false
+		}
+	}
+	return true
+}
+
 // logEntry is one INSERT into a memory source.
 type logEntry struct {
 	seq    uint64
@@ -821,7 +851,7 @@ func (e *Engine) replayLog(ctx context.Context) error {
 					if r.src != nil || r.memOff >= en.seq || !strings.EqualFold(r.obj.Name, en.source) {
 						continue
 					}
-					if err := r.feed(en.part, en.rows, e.now()); err != nil {
+					if err := r.feed(en.part, en.rows, e.now(), false); err != nil {
 						return err
 					}
 					r.count(en.part, len(en.rows))
@@ -849,7 +879,7 @@ func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 	progressed := false
 	for _, r := range v.readers {
 		p, err := e.readBatch(ctx, r, max, func(b connectors.Batch, rows []types.Row) error {
-			return r.feed(b.Partition, rows, e.now())
+			return r.feed(b.Partition, rows, e.now(), true) // a connector's rows are the engine's
 		})
 		if err != nil {
 			return false, err

@@ -84,6 +84,7 @@ type partition struct {
 	start      int64     // bounded: the byte position at Open
 	used       int64     // Read count when last read, for closing the least recently used file
 	checked    time.Time // last checkFollowed
+	lastRows   int       // rows of the last batch read (readPartition sizes the next)
 }
 
 // offset returns the partition's offset after the last consumed line.
@@ -284,6 +285,10 @@ func (s *source) allDone() bool {
 // together, so a run of garbage cannot make a batch unbounded).
 func (s *source) readPartition(p *partition, maxRows int) (connectors.Batch, error) {
 	b := connectors.Batch{Partition: p.idx, Ingested: time.Now().UnixMicro()}
+	// Sized like the last batch: a full one is usually followed by another
+	// (growing the slice by appends allocated twice its final size).
+	b.Rows = make([]types.Row, 0, min(maxRows, p.lastRows))
+	defer func() { p.lastRows = len(b.Rows) }()
 	for len(b.Rows)+len(b.Errors) < maxRows {
 		if p.lr == nil {
 			ok, err := s.openFile(p)
