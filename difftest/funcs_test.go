@@ -261,6 +261,13 @@ var scalarFuncs = []*scalarFunc{
 		n := g.oneOf("0", "2", "3")
 		return []expr{g.leaf(kFloat), lit{k: kFloat, st: "CAST(" + n + " AS DOUBLE)", pg: "CAST(" + n + " AS float8)"}}
 	}},
+	// A fractional exponent of a positive base: the result is rarely a
+	// short decimal, so its last digit shows whether it is rounded as
+	// Postgres's C library rounds it.
+	{name: "power", result: kFloat, args: func(g *gen, d int) []expr {
+		n := g.oneOf("0.5", "2.5", "-1.5")
+		return append(absLeaf(true)(g, d), lit{k: kFloat, st: "CAST(" + n + " AS DOUBLE)", pg: "CAST(" + n + " AS float8)"})
+	}},
 	{name: "pow", result: kFloat, args: func(g *gen, _ int) []expr {
 		return []expr{g.leaf(kFloat), lit{k: kInt, st: "2"}}
 	}, pg: pgTemplate("power($1, $2)")},

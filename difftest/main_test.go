@@ -32,7 +32,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	srv = s
-	db, err = s.CreateDB("difftest")
+	// The engine's text is Postgres's under LC_CTYPE C.UTF-8 (upper, lower
+	// and initcap know non-ASCII letters) and LC_COLLATE C (byte order),
+	// which is what its pg_catalog reports; the oracle's database is the same.
+	db, err = s.CreateDBWith("difftest", "TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C.utf8'")
 	if err != nil {
 		stop()
 		fmt.Fprintln(os.Stderr, err)

@@ -33,6 +33,7 @@ var (
 	errNegSubstr   = sqlerr.New(CodeSubstringError, "negative substring length not allowed")
 	errSplitZero   = sqlerr.New(sqlerr.InvalidParameter, "field position must not be zero")
 	errFloatRange  = sqlerr.New(CodeOutOfRange, "value out of range: overflow")
+	errFloatUnder  = sqlerr.New(CodeOutOfRange, "value out of range: underflow")
 )
 
 // DecimalErr turns a types.DecimalError into a *sqlerr.Error with its

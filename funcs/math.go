@@ -16,8 +16,11 @@ var float1 = []Sig{sig(types.Float, types.Float)}
 // TRUNC(x, n) has scale n, as in Postgres. MOD is `%` on BIGINT and exact
 // DECIMAL. POWER, SQRT, LN, LOG (base 10, or LOG(b, x)), LOG10 and EXP
 // work on doubles (a Decimal argument is cast, where Postgres computes in
-// numeric); a domain error (sqrt of a negative, log of zero) is a runtime
-// error, i.e. NULL and a counted evaluation error in a running query.
+// numeric), correctly rounded as the C library Postgres calls rounds them
+// (floatmath.go); a domain error (sqrt of a negative, log of zero) or a
+// result beyond a double (overflow, or underflow to zero from a non-zero
+// argument) is a runtime error, i.e. NULL and a counted evaluation error
+// in a running query.
 var mathFuncs = []*Func{
 	{Name: "abs", Doc: "absolute value", Strict: true, Sigs: intFlt1, Impl: num1(absInt, decimalAbs, math.Abs)},
 	{Name: "floor", Doc: "the largest integer not above x", Strict: true, Sigs: intFlt1, Impl: num1(intIdentity, types.DecimalFloor, math.Floor)},
@@ -53,18 +56,21 @@ var mathFuncs = []*Func{
 		}
 		return math.Sqrt(x), nil
 	})},
-	{Name: "ln", Doc: "natural logarithm", Strict: true, Sigs: float1, Impl: flt1(logOf(math.Log))},
-	{Name: "log10", Doc: "base 10 logarithm", Strict: true, Sigs: float1, Aliases: []string{"dlog10"}, Impl: flt1(logOf(math.Log10))},
+	{Name: "ln", Doc: "natural logarithm", Strict: true, Sigs: float1, Impl: flt1(logOf(lnCR))},
+	{Name: "log10", Doc: "base 10 logarithm", Strict: true, Sigs: float1, Aliases: []string{"dlog10"}, Impl: flt1(logOf(log10CR))},
 	{Name: "exp", Doc: "e raised to the power x", Strict: true, Sigs: float1, Impl: flt1(func(x float64) (float64, *sqlerr.Error) {
-		r := math.Exp(x)
-		if math.IsInf(r, 0) && !math.IsInf(x, 0) {
+		r := expCR(x)
+		switch {
+		case math.IsInf(r, 0) && !math.IsInf(x, 0):
 			return 0, errFloatRange
+		case r == 0 && !math.IsInf(x, 0):
+			return 0, errFloatUnder
 		}
 		return r, nil
 	})},
 	{Name: "log", Doc: "base 10 logarithm of x, or LOG(b, x) in base b", Strict: true, Sigs: with(float1,
 		sig(types.Float, types.Float, types.Float)),
-		Impl: Impl{F1: flt1(logOf(math.Log10)).F1, F2: logBase}},
+		Impl: Impl{F1: flt1(logOf(log10CR)).F1, F2: logBase}},
 }
 
 func flt1(f func(float64) (float64, *sqlerr.Error)) Impl {
@@ -157,9 +163,12 @@ func power(a, b types.Value) (types.Value, *sqlerr.Error) {
 	case a.F < 0 && b.F != math.Trunc(b.F):
 		return types.NullValue, errPowComplex
 	}
-	r := math.Pow(a.F, b.F)
-	if math.IsInf(r, 0) && !math.IsInf(a.F, 0) && !math.IsInf(b.F, 0) {
+	r := powCR(a.F, b.F)
+	switch {
+	case math.IsInf(r, 0) && !math.IsInf(a.F, 0) && !math.IsInf(b.F, 0):
 		return types.NullValue, errFloatRange
+	case r == 0 && a.F != 0:
+		return types.NullValue, errFloatUnder
 	}
 	return okv(types.FloatValue(r))
 }
@@ -177,11 +186,11 @@ func logOf(f func(float64) float64) func(float64) (float64, *sqlerr.Error) {
 }
 
 func logBase(b, x types.Value) (types.Value, *sqlerr.Error) {
-	lb, err := logOf(math.Log)(b.F)
+	lb, err := logOf(lnCR)(b.F)
 	if err != nil {
 		return types.NullValue, err
 	}
-	lx, err := logOf(math.Log)(x.F)
+	lx, err := logOf(lnCR)(x.F)
 	if err != nil {
 		return types.NullValue, err
 	}

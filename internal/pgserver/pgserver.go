@@ -297,7 +297,11 @@ func (s *Server) DSNFor(db string) string {
 
 // CreateDB creates a fresh database whose name starts with a sanitised
 // hint and returns the name.
-func (s *Server) CreateDB(hint string) (string, error) {
+func (s *Server) CreateDB(hint string) (string, error) { return s.CreateDBWith(hint, "") }
+
+// CreateDBWith is CreateDB with options appended to CREATE DATABASE, for
+// example a locale: "TEMPLATE template0 LC_CTYPE 'C.utf8'".
+func (s *Server) CreateDBWith(hint, options string) (string, error) {
 	name := fmt.Sprintf("t%d_%s", s.dbs.Add(1), sanitize(hint))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -306,7 +310,7 @@ func (s *Server) CreateDB(hint string) (string, error) {
 		return "", fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, strings.TrimSpace("CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" "+options)); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	return name, nil
