@@ -190,3 +190,27 @@ func TestSimilarTo(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexUnicodeClasses: letter classes mean what Postgres's mean under
+// LC_CTYPE C.UTF-8 (é is a letter and a word character, ٣ an alnum and a
+// word character but not a digit, ² neither), in and out of brackets.
+func TestRegexUnicodeClasses(t *testing.T) {
+	for _, c := range []struct {
+		s, pattern string
+		want       bool
+	}{
+		{"é", `^[[:alpha:]]$`, true}, {"É", `^[[:upper:]]$`, true}, {"é", `^[[:lower:]]$`, true},
+		{"ǅ", `^[[:upper:]]$`, true}, {"٣", `^[[:digit:]]$`, false}, {"٣", `^[[:alnum:]]$`, true},
+		{"٣", `^\w$`, true}, {"²", `^\w$`, false}, {"é", `^[\w]$`, true}, {"é", `^\W$`, false},
+		{"a-b", `^[^[:alpha:]]$`, false}, {"-", `^[^[:alpha:]]$`, true}, {"]", `^[]a]$`, true},
+		{`\`, `^[\\]$`, true}, {"w", `^\w$`, true}, {"5", `^[[:alpha:]]$`, false},
+	} {
+		re, _, err := CompileRegex("regexp_like", c.pattern, "")
+		if err != nil {
+			t.Fatalf("%s: %v", c.pattern, err)
+		}
+		if got := re.MatchString(c.s); got != c.want {
+			t.Errorf("%q ~ %q = %v, want %v (RE2 %s)", c.s, c.pattern, got, c.want, re)
+		}
+	}
+}

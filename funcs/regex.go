@@ -70,11 +70,84 @@ func CompileRegex(fn, pattern, flags string) (re *regexp.Regexp, global bool, er
 			return nil, false, sqlerr.New(sqlerr.InvalidParameter, "invalid regular expression option: \"%c\"", f)
 		}
 	}
-	r, cerr := regexp.Compile(prefix + pattern)
+	r, cerr := regexp.Compile(prefix + unicodeClasses(pattern))
 	if cerr != nil {
 		return nil, false, &sqlerr.Error{Code: CodeInvalidRegex, Msg: "invalid regular expression: " + strings.TrimPrefix(cerr.Error(), "error parsing regexp: "), Err: cerr}
 	}
 	return r, global, nil
+}
+
+// posixClasses are the bracket classes whose RE2 meaning (ASCII only)
+// differs from Postgres's under a UTF-8 LC_CTYPE, with the Unicode
+// categories that stand for them there.
+var posixClasses = map[string]string{
+	"[:alpha:]": `\p{L}`, "[:alnum:]": `\p{L}\p{Nd}`, "[:upper:]": `\p{Lu}\p{Lt}`, "[:lower:]": `\p{Ll}`,
+}
+
+// wordClass is \w under a UTF-8 LC_CTYPE: letters, decimal digits and _.
+const wordClass = `\p{L}\p{Nd}_`
+
+// unicodeClasses rewrites a pattern's letter classes to their Unicode
+// meaning, as Postgres reads them under LC_CTYPE C.UTF-8 (what the engine
+// reports): [[:alpha:]], [[:alnum:]], [[:upper:]], [[:lower:]], \w and
+// \W, in and out of bracket expressions. Everything else is kept.
+func unicodeClasses(p string) string {
+	if !strings.Contains(p, "[:") && !strings.Contains(p, `\w`) && !strings.Contains(p, `\W`) {
+		return p
+	}
+	var b strings.Builder
+	inBracket := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			i++
+			b.WriteString(wordEscape(p[i], inBracket))
+		case inBracket && c == '[' && strings.HasPrefix(p[i:], "[:"):
+			end := strings.Index(p[i:], ":]")
+			if end < 0 {
+				b.WriteString(p[i:])
+				return b.String()
+			}
+			name := p[i : i+end+2]
+			if u, ok := posixClasses[name]; ok {
+				name = u
+			}
+			b.WriteString(name)
+			i += end + 1
+		case inBracket && c == ']':
+			inBracket = false
+			b.WriteByte(c)
+		case !inBracket && c == '[':
+			inBracket = true
+			b.WriteByte(c)
+			// a leading ^ and a leading ] are part of the bracket
+			if i+1 < len(p) && p[i+1] == '^' {
+				i++
+				b.WriteByte('^')
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+				b.WriteByte(']')
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// wordEscape is the escape \c of a pattern, \w and \W rewritten.
+func wordEscape(c byte, inBracket bool) string {
+	switch {
+	case c == 'w' && inBracket:
+		return wordClass
+	case c == 'w':
+		return "[" + wordClass + "]"
+	case c == 'W' && !inBracket:
+		return "[^" + wordClass + "]"
+	}
+	return "\\" + string(c)
 }
 
 // prepareRegex builds a regex function: with a constant pattern and flags

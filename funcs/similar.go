@@ -108,7 +108,7 @@ func CompileSimilar(pattern, escape string) (*regexp.Regexp, *sqlerr.Error) {
 		return nil, sqlerr.New(CodeInvalidEscape, "invalid escape sequence: SIMILAR TO pattern ends with the escape character")
 	}
 	b.WriteString(")$")
-	re, err := regexp.Compile(b.String())
+	re, err := regexp.Compile(unicodeClasses(b.String()))
 	if err != nil {
 		return nil, &sqlerr.Error{Code: CodeInvalidRegex, Msg: "invalid regular expression: " + strings.TrimPrefix(err.Error(), "error parsing regexp: "), Err: err}
 	}
