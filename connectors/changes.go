@@ -3,19 +3,16 @@ package connectors
 import (
 	"encoding/binary"
 	"errors"
-	"math"
+	"fmt"
 
 	"github.com/streamsql/streamsql/types"
 )
 
-// changesVersion is the layout version EncodeChanges writes. Version 2
-// added DECIMAL and DATE values, version 3 intervals with months or days
-// (types.CodecIntervalParts), version 4 JSONB (its canonical text, as a
-// string), version 5 TIMESTAMPTZ and TIME (varints), version 6 BYTEA
-// (its bytes, as a string) and arrays (types.AppendArrayCodec);
+// changesVersion is the layout version EncodeChanges writes: the value
+// codec's (types.CodecVersion, whose comment has the history).
 // DecodeChanges still reads the older versions (staged by an older
 // build), which hold only the older kinds.
-const changesVersion = 6
+const changesVersion = types.CodecVersion
 
 // EncodeChanges serialises changes for a sink's staged bytes (see
 // Recoverer). The layout starts with a version byte.
@@ -27,28 +24,7 @@ func EncodeChanges(changes []Change) []byte {
 		b = append(b, byte(c.Op))
 		b = binary.AppendUvarint(b, uint64(len(c.Row)))
 		for _, v := range c.Row {
-			if types.HasIntervalParts(v) {
-				b = append(b, types.CodecIntervalParts)
-				b = types.AppendIntervalParts(b, v)
-				continue
-			}
-			if v.K.IsArray() {
-				b = types.AppendArrayCodec(append(b, byte(types.Array)), v)
-				continue
-			}
-			b = append(b, byte(v.K))
-			switch v.K {
-			case types.Null:
-			case types.Float:
-				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
-			case types.String, types.JSONB, types.Bytea:
-				b = binary.AppendUvarint(b, uint64(len(v.S)))
-				b = append(b, v.S...)
-			case types.Decimal:
-				b = types.AppendDecimalBytes(b, v)
-			default:
-				b = binary.AppendVarint(b, v.I)
-			}
+			b = types.AppendCodec(b, v)
 		}
 	}
 	return b
@@ -62,7 +38,7 @@ func DecodeChanges(b []byte) ([]Change, error) {
 		return nil, nil
 	}
 	version := b[0]
-	if version < 1 || version > changesVersion {
+	if version < types.OldestCodecVersion || version > changesVersion {
 		return nil, errBadChanges
 	}
 	b = b[1:]
@@ -84,68 +60,11 @@ func DecodeChanges(b []byte) ([]Change, error) {
 		b = b[1+k:]
 		row := make(types.Row, cols)
 		for j := range row {
-			if len(b) < 1 {
-				return nil, errBadChanges
+			v, rest, err := types.DecodeCodec(b, version)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", errBadChanges, err)
 			}
-			kind := types.Kind(b[0])
-			b = b[1:]
-			if byte(kind) == types.CodecIntervalParts && version >= 3 {
-				v, rest, err := types.DecodeIntervalParts(b)
-				if err != nil {
-					return nil, errBadChanges
-				}
-				row[j], b = v, rest
-				continue
-			}
-			switch kind {
-			case types.Array:
-				if version < 6 {
-					return nil, errBadChanges
-				}
-				v, rest, err := types.DecodeArrayCodec(b)
-				if err != nil {
-					return nil, errBadChanges
-				}
-				row[j], b = v, rest
-			case types.Null:
-			case types.Float:
-				if len(b) < 8 {
-					return nil, errBadChanges
-				}
-				row[j] = types.FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b)))
-				b = b[8:]
-			case types.String, types.JSONB, types.Bytea:
-				if (version < 4 && kind == types.JSONB) || (version < 6 && kind == types.Bytea) {
-					return nil, errBadChanges
-				}
-				l, k := binary.Uvarint(b)
-				if k <= 0 || l > uint64(len(b)-k) {
-					return nil, errBadChanges
-				}
-				row[j] = types.Value{K: kind, S: string(b[k : k+int(l)])}
-				b = b[k+int(l):]
-			case types.Decimal:
-				if version == 1 {
-					return nil, errBadChanges
-				}
-				v, rest, err := types.DecodeDecimalBytes(b)
-				if err != nil {
-					return nil, errBadChanges
-				}
-				row[j], b = v, rest
-			case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date, types.TimestampTZ, types.Time:
-				if (version == 1 && kind == types.Date) || (version < 5 && (kind == types.TimestampTZ || kind == types.Time)) {
-					return nil, errBadChanges
-				}
-				v, k := binary.Varint(b)
-				if k <= 0 {
-					return nil, errBadChanges
-				}
-				row[j] = types.Value{K: kind, I: v}
-				b = b[k:]
-			default:
-				return nil, errBadChanges
-			}
+			row[j], b = v, rest
 		}
 		out = append(out, Change{Op: op, Row: row})
 	}
@@ -195,33 +114,9 @@ func Split(changes []Change, key []int, n int) [][]Change {
 // appendRowKey appends the encoding of row's key columns.
 func appendRowKey(b []byte, row types.Row, key []int) []byte {
 	for _, k := range key {
-		b = appendKey(b, row[k])
+		b = types.AppendKeyCodec(b, row[k]) // equal values of other spellings are one key
 	}
 	return b
-}
-
-func appendKey(b []byte, v types.Value) []byte {
-	if types.HasIntervalParts(v) {
-		return types.AppendIntervalParts(append(b, types.CodecIntervalParts), v)
-	}
-	if v.K.IsArray() { // equal arrays of other spellings are one key
-		return types.AppendArrayCodec(append(b, byte(types.Array)), types.ArrayKeyForm(v))
-	}
-	b = append(b, byte(v.K))
-	switch v.K {
-	case types.Decimal: // equal numbers of any scale are one key
-		return types.AppendDecimalBytes(b, types.DecimalNormalize(v))
-	case types.Float:
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
-	case types.String, types.Bytea:
-		b = binary.AppendUvarint(b, uint64(len(v.S)))
-		return append(b, v.S...)
-	case types.JSONB: // equal jsonb values of other spellings are one key
-		s := types.JSONBKeyForm(v).S
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		return append(b, s...)
-	}
-	return binary.AppendVarint(b, v.I)
 }
 
 // Collapser is Collapse over changes that arrive in pieces: each change's

@@ -4,29 +4,20 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/streamsql/streamsql/types"
 )
 
-// Version is the layout version stamped on every encoded state value. A
+// Version is the layout version stamped on every encoded state value:
+// the value codec's (types.CodecVersion, whose comment has the history). A
 // value with a version this build does not know is refused (ErrVersion)
-// rather than decoded into garbage.
-//
-// Version 2 added the DECIMAL and DATE kinds (JSONB, added in version 4,
-// is encoded as a string: its canonical text); values of an older version (every
-// checkpoint written before) hold only the older kinds, whose encoding is
-// unchanged, so they still decode. An older reader refuses newer values
-// instead of failing on an unknown kind halfway. Version 3 added
-// intervals with months and days (types.CodecIntervalParts; intervals of
-// microseconds only keep their version 1 encoding), version 4 JSONB,
-// version 5 TIMESTAMPTZ and TIME (varints, as timestamps), version 6
-// BYTEA (its bytes, as a string) and arrays (the Array kind byte, the
-// element kind, then types.ArrayValue's element bytes).
-const Version byte = 6
+// rather than decoded into garbage; an older reader refuses newer values
+// instead of failing on an unknown kind halfway, and values of an older
+// version (every checkpoint written before) still decode.
+const Version = types.CodecVersion
 
 // oldestVersion is the oldest layout version DecodeValue reads.
-const oldestVersion byte = 1
+const oldestVersion = types.OldestCodecVersion
 
 // ErrVersion reports a state value written by an incompatible layout.
 var ErrVersion = errors.New("state layout version mismatch")
@@ -52,32 +43,13 @@ func AppendRowPrefix(dst []byte, width int, vals ...types.Value) []byte {
 	return dst
 }
 
-func appendValue(dst []byte, v types.Value) []byte {
-	if types.HasIntervalParts(v) {
-		dst = append(dst, types.CodecIntervalParts)
-		return types.AppendIntervalParts(dst, v)
-	}
-	if v.K.IsArray() {
-		return types.AppendArrayCodec(append(dst, byte(types.Array)), v)
-	}
-	dst = append(dst, byte(v.K))
-	switch v.K {
-	case types.Null:
-	case types.Float:
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.F))
-	case types.String, types.JSONB, types.Bytea:
-		dst = binary.AppendUvarint(dst, uint64(len(v.S)))
-		dst = append(dst, v.S...)
-	case types.Decimal:
-		dst = types.AppendDecimalBytes(dst, v)
-	default:
-		dst = binary.AppendVarint(dst, v.I)
-	}
-	return dst
-}
+func appendValue(dst []byte, v types.Value) []byte { return types.AppendCodec(dst, v) }
 
 // DecodeRow decodes one row encoded by AppendRow and returns the rest.
-func DecodeRow(b []byte) (types.Row, []byte, error) {
+func DecodeRow(b []byte) (types.Row, []byte, error) { return decodeRow(b, Version) }
+
+// decodeRow decodes a row of layout version.
+func decodeRow(b []byte, version byte) (types.Row, []byte, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return nil, nil, fmt.Errorf("decode row: bad length")
@@ -85,57 +57,11 @@ func DecodeRow(b []byte) (types.Row, []byte, error) {
 	b = b[k:]
 	r := make(types.Row, n)
 	for i := range r {
-		if len(b) == 0 {
-			return nil, nil, fmt.Errorf("decode row: truncated at value %d", i)
+		v, rest, err := types.DecodeCodec(b, version)
+		if err != nil {
+			return nil, nil, fmt.Errorf("decode row: value %d: %w", i, err)
 		}
-		kind := types.Kind(b[0])
-		b = b[1:]
-		r[i].K = kind
-		if byte(kind) == types.CodecIntervalParts {
-			v, rest, err := types.DecodeIntervalParts(b)
-			if err != nil {
-				return nil, nil, fmt.Errorf("decode row: %w", err)
-			}
-			r[i], b = v, rest
-			continue
-		}
-		switch kind {
-		case types.Array:
-			v, rest, err := types.DecodeArrayCodec(b)
-			if err != nil {
-				return nil, nil, fmt.Errorf("decode row: %w", err)
-			}
-			r[i], b = v, rest
-		case types.Null:
-		case types.Float:
-			if len(b) < 8 {
-				return nil, nil, fmt.Errorf("decode row: truncated float")
-			}
-			r[i].F = math.Float64frombits(binary.LittleEndian.Uint64(b))
-			b = b[8:]
-		case types.String, types.JSONB, types.Bytea:
-			l, k := binary.Uvarint(b)
-			if k <= 0 || l > uint64(len(b)-k) {
-				return nil, nil, fmt.Errorf("decode row: bad string length")
-			}
-			r[i].S = string(b[k : k+int(l)])
-			b = b[k+int(l):]
-		case types.Decimal:
-			v, rest, err := types.DecodeDecimalBytes(b)
-			if err != nil {
-				return nil, nil, fmt.Errorf("decode row: %w", err)
-			}
-			r[i], b = v, rest
-		case types.Bool, types.Int, types.Timestamp, types.Interval, types.Date, types.TimestampTZ, types.Time:
-			x, k := binary.Varint(b)
-			if k <= 0 {
-				return nil, nil, fmt.Errorf("decode row: bad integer")
-			}
-			r[i].I = x
-			b = b[k:]
-		default:
-			return nil, nil, fmt.Errorf("decode row: unknown kind %d", kind)
-		}
+		r[i], b = v, rest
 	}
 	return r, b, nil
 }
@@ -181,15 +107,9 @@ func DecodeValue(b []byte) ([]types.Row, error) {
 	b = b[k:]
 	rows := make([]types.Row, n)
 	for i := range rows {
-		r, rest, err := DecodeRow(b)
+		r, rest, err := decodeRow(b, version)
 		if err != nil {
-			return nil, err
-		}
-		if k, ok := newerKind(r, version); ok {
-			return nil, fmt.Errorf("decode value: a version %d value holds %s, a kind added later", version, k)
-		}
-		if version < 3 && hasIntervalParts(r) {
-			return nil, fmt.Errorf("decode value: a version %d value holds an interval with months or days", version)
+			return nil, fmt.Errorf("decode value: %w", err)
 		}
 		rows[i], b = r, rest
 	}
@@ -198,14 +118,11 @@ func DecodeValue(b []byte) ([]types.Row, error) {
 
 // AppendKey appends the key encoding of one value: AppendRow's of a
 // one-value row, but values that SQL's = treats as equal encode alike
-// (keyForm), so they make one group, one join key and one DISTINCT value,
+// (types.KeyForm), so they make one group, one join key and one DISTINCT value,
 // as in Postgres. Rows stored as values keep their exact encoding.
 func AppendKey(dst []byte, v types.Value) []byte {
 	dst = append(dst, 1) // uvarint(1): a row of one value
-	if needsKeyForm(v.K) {
-		v = keyForm(v)
-	}
-	return appendValue(dst, v)
+	return types.AppendKeyCodec(dst, v)
 }
 
 // DecodeKeys decodes a key written as a sequence of AppendKey values
@@ -222,81 +139,12 @@ func DecodeKeys(b []byte) (types.Row, error) {
 	return out, nil
 }
 
-// AppendKeyRow is AppendRow for a key: values in keyForm as AppendKey
-// does.
+// AppendKeyRow is AppendRow for a key: values in their key form as
+// AppendKey writes them.
 func AppendKeyRow(dst []byte, r types.Row) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(r)))
 	for _, v := range r {
-		if needsKeyForm(v.K) {
-			v = keyForm(v)
-		}
-		dst = appendValue(dst, v)
+		dst = types.AppendKeyCodec(dst, v)
 	}
 	return dst
-}
-
-// needsKeyForm reports whether values of kind k can differ from their key
-// form; a check the hot key-building loops inline, so BIGINT and VARCHAR
-// keys do not pay for keyForm's copy of the value.
-func needsKeyForm(k types.Kind) bool {
-	return k == types.Float || k == types.Decimal || k == types.JSONB || k.IsArray()
-}
-
-// keyForm is the one value that stands for v in keys: a DOUBLE -0 as 0
-// and every NaN as one NaN (Postgres' float8 equality holds 0 = -0 and
-// NaN = NaN), a DECIMAL without trailing fractional zeros (1.50 as 1.5:
-// numeric equality ignores the scale), a JSONB with its numbers so. Any other value is its own key
-// form, so keys written before keep their bytes.
-func keyForm(v types.Value) types.Value {
-	switch v.K {
-	case types.Float:
-		return types.FloatValue(types.KeyFloat(v.F))
-	case types.Decimal:
-		return types.DecimalNormalize(v)
-	case types.JSONB:
-		return types.JSONBKeyForm(v)
-	}
-	if v.K.IsArray() {
-		return types.ArrayKeyForm(v)
-	}
-	return v
-}
-
-// newerKind returns a kind of r that layout version did not have.
-func newerKind(r types.Row, version byte) (types.Kind, bool) {
-	for _, v := range r {
-		if kindVersion(v.K) > version {
-			return v.K, true
-		}
-	}
-	return 0, false
-}
-
-// kindVersion is the layout version that added kind k.
-func kindVersion(k types.Kind) byte {
-	switch k {
-	case types.Decimal, types.Date:
-		return 2
-	case types.JSONB:
-		return 4
-	case types.TimestampTZ, types.Time:
-		return 5
-	case types.Bytea:
-		return 6
-	}
-	if k.IsArray() {
-		return 6
-	}
-	return 1
-}
-
-// hasIntervalParts reports whether r holds an interval with months or
-// days, which only version 3 values encode.
-func hasIntervalParts(r types.Row) bool {
-	for _, v := range r {
-		if types.HasIntervalParts(v) {
-			return true
-		}
-	}
-	return false
 }
