@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -64,13 +65,18 @@ func ValidateOptions(connector string, specs, common []OptionSpec, opts map[stri
 	return nil
 }
 
+// errNotBool is checkType's error for a bool option that is not one.
+var errNotBool = errors.New("not a boolean")
+
 func checkType(s OptionSpec, v string) error {
 	var err error
 	switch s.Type {
 	case "int":
 		_, err = strconv.ParseInt(v, 10, 64)
 	case "bool":
-		_, err = strconv.ParseBool(v)
+		if _, ok := types.ParseBool(v); !ok {
+			err = errNotBool
+		}
 	case "duration":
 		_, err = ParseDuration(v)
 	}
@@ -150,7 +156,7 @@ func (o Opts) Int(name string) int64 {
 
 // Bool returns a bool option (false when empty).
 func (o Opts) Bool(name string) bool {
-	b, _ := strconv.ParseBool(o.String(name))
+	b, _ := types.ParseBool(o.String(name))
 	return b
 }
 

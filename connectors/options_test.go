@@ -27,6 +27,10 @@ func TestValidateOptions(t *testing.T) {
 		{map[string]string{"brokers": "b"}, "needs option 'topic'"},
 		{map[string]string{"topic": "t", "brokers": "b", "batch_rows": "many"}, "option 'batch_rows' must be an int, got 'many'"},
 		{map[string]string{"topic": "t", "brokers": "b", "follow": "perhaps"}, "must be a bool"},
+		// A WITH option's boolean is Postgres's (types.ParseBool), as SET's is.
+		{map[string]string{"topic": "t", "brokers": "b", "follow": "on"}, ""},
+		{map[string]string{"topic": "t", "brokers": "b", "follow": "Off"}, ""},
+		{map[string]string{"topic": "t", "brokers": "b", "follow": "yes"}, ""},
 		{map[string]string{"topic": "t", "brokers": "b", "poll_interval": "soon"}, "must be a duration"},
 		{map[string]string{"topic": "t", "brokers": "b", "poll_interval": "250"}, ""},
 		{map[string]string{"topic": "t", "brokers": "b", "delivery": "EXACTLY_ONCE"}, ""},
@@ -44,7 +48,7 @@ func TestValidateOptions(t *testing.T) {
 }
 
 func TestOptsDefaults(t *testing.T) {
-	o := Opts{Values: map[string]string{"a": "7"}, Specs: []OptionSpec{{Name: "a", Default: "1"}, {Name: "b", Default: "2s"}, {Name: "c", Default: "true"}}}
+	o := Opts{Values: map[string]string{"a": "7"}, Specs: []OptionSpec{{Name: "a", Default: "1"}, {Name: "b", Default: "2s"}, {Name: "c", Default: "on"}}}
 	if o.Int("a") != 7 || o.Duration("b").Seconds() != 2 || !o.Bool("c") || o.String("d") != "" {
 		t.Fatalf("opts: a=%d b=%v c=%v d=%q", o.Int("a"), o.Duration("b"), o.Bool("c"), o.String("d"))
 	}

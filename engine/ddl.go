@@ -236,7 +236,7 @@ func (e *Engine) createSink(ctx context.Context, st *parser.CreateSinkStmt) (*Re
 // that its destination starts from the same rows; they commit with the
 // next checkpoint like any change.
 func (e *Engine) sendSnapshot(o *catalog.Object) error {
-	if on, ok := parseBool(o.Options["snapshot"]); ok && !on {
+	if on, ok := types.ParseBool(o.Options["snapshot"]); ok && !on {
 		return nil
 	}
 	var rows []types.Row

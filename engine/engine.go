@@ -366,7 +366,7 @@ func (e *Engine) stateBudget() int {
 
 func (e *Engine) strict() bool {
 	v, _ := e.setting("strict")
-	on, ok := parseBool(v)
+	on, ok := types.ParseBool(v)
 	return on || !ok
 }
 

@@ -22,7 +22,7 @@ var settingChecks = map[string]struct {
 	hint  string // what a valid value looks like
 }{
 	"strict": {func(v string) bool {
-		_, ok := parseBool(v)
+		_, ok := types.ParseBool(v)
 		return ok
 	}, "on or off"},
 	"parallelism": {func(v string) bool {
@@ -57,17 +57,6 @@ var settingChecks = map[string]struct {
 
 // engineWide are the settings SET changes for every session.
 var engineWide = map[string]bool{"state_cache_size": true, "watermark_stall_timeout": true, "memory_limit": true}
-
-// parseBool reads on/off, true/false, yes/no, 1/0.
-func parseBool(v string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "on", "true", "yes", "1", "t", "y":
-		return true, true
-	case "off", "false", "no", "0", "f", "n":
-		return false, true
-	}
-	return false, false
-}
 
 // timeZone is the running statement's TimeZone in its canonical spelling
 // (UTC unless SET). e.mu is held.

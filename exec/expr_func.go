@@ -165,7 +165,7 @@ func castValue(v types.Value, to types.Kind) (types.Value, *sqlerr.Error) {
 		case types.Int:
 			return types.BoolValue(v.I != 0), nil
 		case types.String:
-			if b, ok := planner.ParseBool(v.S); ok {
+			if b, ok := types.ParseBool(v.S); ok {
 				return types.BoolValue(b), nil
 			}
 		}

@@ -297,11 +297,8 @@ func (c *copyStmt) option(name, val string) error {
 			return pgError(sqlerr.InvalidParameter, fmt.Sprintf("COPY format %q not recognized", val))
 		}
 	case "header":
-		b, err := strconv.ParseBool(strings.ToLower(val))
-		if v := strings.ToLower(val); v == "on" || v == "off" {
-			b, err = v == "on", nil
-		}
-		if err != nil {
+		b, ok := types.ParseBool(val)
+		if !ok {
 			return pgError(sqlerr.InvalidParameter, fmt.Sprintf("COPY header requires a Boolean value, got %q", val))
 		}
 		c.header = b

@@ -150,7 +150,7 @@ func appendText(dst []byte, oid uint32, v types.Value, loc *time.Location) []byt
 func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 	switch oid {
 	case oidBool:
-		if v.Bool() || (v.K == types.String && (v.S == "t" || v.S == "true")) {
+		if b, _ := types.ParseBool(v.S); v.Bool() || (v.K == types.String && b) {
 			return append(dst, 1)
 		}
 		return append(dst, 0)
@@ -239,7 +239,8 @@ func textValue(oid uint32, s *string) types.Value {
 	}
 	switch oid {
 	case oidBool:
-		return types.BoolValue(*s == "t" || *s == "true")
+		b, _ := types.ParseBool(*s)
+		return types.BoolValue(b)
 	case oidInt2, oidInt4, oidInt8, oidOid:
 		if n, err := strconv.ParseInt(*s, 10, 64); err == nil {
 			return types.IntValue(n)
@@ -349,11 +350,8 @@ func decodeTextParam(oid uint32, s string) (types.Value, error) {
 	}
 	switch kindOf(oid) {
 	case types.Bool:
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "t", "true", "1", "yes", "on", "y":
-			return types.BoolValue(true), nil
-		case "f", "false", "0", "no", "off", "n":
-			return types.BoolValue(false), nil
+		if b, ok := types.ParseBool(s); ok {
+			return types.BoolValue(b), nil
 		}
 		return types.NullValue, fmt.Errorf("invalid input syntax for type boolean: %q", s)
 	case types.Int:

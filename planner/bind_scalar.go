@@ -621,7 +621,7 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 		}
 		return &Const{V: types.DateValue(d)}, nil
 	case types.Bool:
-		if v, ok := ParseBool(s); ok {
+		if v, ok := types.ParseBool(s); ok {
 			return &Const{V: types.BoolValue(v)}, nil
 		}
 	case types.JSONB:
@@ -645,18 +645,6 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 		return &Const{V: v}, nil
 	}
 	return nil, sqlerr.New(codeInvalidText, "invalid input syntax for type %s: '%s'", kindName(to), s)
-}
-
-// ParseBool reads Postgres boolean text: t, true, yes, on, 1 and f, false,
-// no, off, 0 (any case, surrounding spaces ignored).
-func ParseBool(s string) (value, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "t", "true", "yes", "y", "on", "1":
-		return true, true
-	case "f", "false", "no", "n", "off", "0":
-		return false, true
-	}
-	return false, false
 }
 
 // call resolves fn over args and builds the Call.

@@ -404,11 +404,8 @@ func ParseScalar(s string, k Kind) (Value, error) {
 		}
 		return FloatValue(f), nil
 	case Bool:
-		switch strings.ToLower(t) {
-		case "t", "true", "yes", "y", "on", "1":
-			return BoolValue(true), nil
-		case "f", "false", "no", "n", "off", "0":
-			return BoolValue(false), nil
+		if b, ok := ParseBool(t); ok {
+			return BoolValue(b), nil
 		}
 		return bad()
 	case Decimal:

@@ -564,12 +564,7 @@ func toBool(v any) (bool, bool) {
 	case bool:
 		return x, true
 	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
-		case "t", "true", "on", "yes", "y", "1":
-			return true, true
-		case "f", "false", "off", "no", "n", "0":
-			return false, true
-		}
+		return types.ParseBool(x)
 	case int64:
 		return x != 0, true
 	}

@@ -139,7 +139,8 @@ func parseText(s string, t uint32) any {
 		}
 		return s
 	case 'b':
-		return s == "t" || s == "true"
+		b, _ := types.ParseBool(s)
+		return b
 	case 'a', 'v':
 		arr := parseArray(s)
 		el := typeInfos[t].elem
