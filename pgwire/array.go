@@ -7,20 +7,12 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// arrayElemOIDs maps the array types the server reads and writes to
-// their element types.
-var arrayElemOIDs = map[uint32]uint32{
-	1000: oidBool, 1001: oidBytea, 1005: oidInt2, 1007: oidInt4, 1016: oidInt8,
-	1009: oidText, 1015: oidVarchar, 1021: oidFloat4, 1022: oidFloat8, 1115: oidTimestamp,
-	1187: oidInterval, 1231: oidNumeric, 1182: oidDate, 3807: oidJSONB,
-}
-
 // appendArrayBinary appends array v in Postgres's binary array format for
 // a column of array type oid: dimensions, a has-NULLs flag, the element
 // type, the length and lower bound (1) of the one dimension, then each
 // element as a length (-1 for NULL) and its binary form.
 func appendArrayBinary(dst []byte, oid uint32, v types.Value) []byte {
-	elemOID := arrayElemOIDs[oid]
+	elemOID, _ := types.ElemOID(oid)
 	elems := types.ArrayElems(v)
 	dst = types.AppendArrayBinaryHeader(dst, elemOID, elems)
 	for _, e := range elems {
@@ -43,8 +35,9 @@ func decodeArrayBinary(oid uint32, b []byte) (types.Value, error) {
 		return types.NullValue, bad
 	}
 	ndim, elemOID := binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[8:])
-	elem := kindOf(arrayElemOIDs[oid])
-	if elemOID != arrayElemOIDs[oid] || ndim > 1 {
+	want, _ := types.ElemOID(oid)
+	elem := kindOf(want)
+	if elemOID != want || ndim > 1 {
 		return types.NullValue, fmt.Errorf("binary array of element type %d and %d dimensions for type %d", elemOID, ndim, oid)
 	}
 	b = b[12:]

@@ -70,7 +70,7 @@ func (s *session) catalogAnswer(sql string, params []*string) (*result, bool, er
 	for i, c := range r.Columns {
 		oid := c.TypeOID
 		if !binaryOK(oid) {
-			oid = oidText // sent as text whatever format the client asks
+			oid = types.OIDText // sent as text whatever format the client asks
 		}
 		res.cols[i] = column{name: c.Name, oid: oid}
 	}

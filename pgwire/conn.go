@@ -13,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/streamsql/streamsql/pgwire/pgcatalog"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -433,7 +432,7 @@ func (r *result) commandTag() string {
 func columnsOf(s types.Schema) []column {
 	cols := make([]column, len(s))
 	for i, c := range s {
-		cols[i] = column{name: c.Name, oid: pgcatalog.TypeOID(c.Type)}
+		cols[i] = column{name: c.Name, oid: types.OIDOf(c.Type)}
 	}
 	return cols
 }

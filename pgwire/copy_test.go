@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/streamsql/streamsql/types"
 )
 
 // copySetup makes a memory source of several column types, a view over
@@ -240,7 +241,7 @@ func parseAll(format string, header bool, data []byte, n int) (string, error) {
 	if format == "csv" {
 		c.delim, c.null = ',', ""
 	}
-	p := &copyParser{c: c, cols: []column{{name: "id", oid: oidInt8}, {name: "s", oid: oidText}}}
+	p := &copyParser{c: c, cols: []column{{name: "id", oid: types.OIDInt8}, {name: "s", oid: types.OIDText}}}
 	if n <= 0 {
 		n = len(data) + 1
 	}

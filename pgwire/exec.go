@@ -101,7 +101,7 @@ func (s *session) prepare(ctx context.Context, sql string, oids []uint32, reused
 	st.paramOIDs = make([]uint32, n)
 	copy(st.paramOIDs, oids)
 	if st.kind == kindSession && reCancelBackend.MatchString(sql) && st.paramOIDs[0] == 0 {
-		st.paramOIDs[0] = oidInt4 // pg_cancel_backend(integer)
+		st.paramOIDs[0] = types.OIDInt4 // pg_cancel_backend(integer)
 	}
 	var kinds map[int]types.Kind
 	for i, o := range st.paramOIDs {
@@ -112,9 +112,9 @@ func (s *session) prepare(ctx context.Context, sql string, oids []uint32, reused
 			kinds = s.srv.cfg.Engine.ParamKinds(ctx, sql)
 		}
 		if k, ok := kinds[i+1]; ok && k != types.Null {
-			st.paramOIDs[i] = pgcatalog.TypeOID(k)
+			st.paramOIDs[i] = types.OIDOf(k)
 		} else {
-			st.paramOIDs[i] = oidText
+			st.paramOIDs[i] = types.OIDText
 		}
 	}
 	if st.kind == kindEngine {
@@ -293,7 +293,7 @@ func (s *session) describeStmt(ctx context.Context, st *prepared, params []types
 		return nil, nil
 	case kindSession:
 		if m := reCancelBackend.FindStringSubmatch(st.sql); m != nil {
-			return []column{{name: "pg_" + strings.ToLower(m[1]) + "_backend", oid: oidBool}}, nil
+			return []column{{name: "pg_" + strings.ToLower(m[1]) + "_backend", oid: types.OIDBool}}, nil
 		}
 		if w := words(st.sql, 1); len(w) == 1 && w[0] == "show" {
 			res, err := s.sessionStmt(context.Background(), st.sql)
@@ -448,7 +448,7 @@ func (s *session) cancelBackend(sql string) (*result, error) {
 	}
 	found := s.srv.signal(uint32(pid), strings.EqualFold(m[1], "terminate"))
 	name := "pg_" + strings.ToLower(m[1]) + "_backend"
-	return &result{cols: []column{{name: name, oid: oidBool}}, rows: []types.Row{{types.BoolValue(found)}}}, nil
+	return &result{cols: []column{{name: name, oid: types.OIDBool}}, rows: []types.Row{{types.BoolValue(found)}}}, nil
 }
 
 func (s *session) sendStatus(name string) {

@@ -188,12 +188,12 @@ func setValue(v string) string {
 
 // settingsResult is SHOW name's answer.
 func settingsResult(name, value string) *result {
-	return &result{cols: []column{{name: canonical(name), oid: oidText}}, rows: []types.Row{{types.StringValue(value)}}, tag: "SHOW"}
+	return &result{cols: []column{{name: canonical(name), oid: types.OIDText}}, rows: []types.Row{{types.StringValue(value)}}, tag: "SHOW"}
 }
 
 // showAll lists every session parameter and the engine's settings.
 func (s *session) showAll(engineVals map[string]string) *result {
-	res := &result{cols: []column{{name: "name", oid: oidText}, {name: "setting", oid: oidText}, {name: "description", oid: oidText}}, tag: "SHOW"}
+	res := &result{cols: []column{{name: "name", oid: types.OIDText}, {name: "setting", oid: types.OIDText}, {name: "description", oid: types.OIDText}}, tag: "SHOW"}
 	var names []string
 	for k := range sessionParams {
 		names = append(names, k)

@@ -48,7 +48,7 @@ func opOf(keyed bool) string {
 }
 
 func withOp(s types.Schema) []column {
-	return append(columnsOf(s), column{name: "op", oid: oidText})
+	return append(columnsOf(s), column{name: "op", oid: types.OIDText})
 }
 
 func (s *session) subscribe(_ context.Context, sql string) (*result, error) {

@@ -11,83 +11,28 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Type OIDs (pg_type.oid) of the types the server reads and writes.
-const (
-	oidBool        uint32 = 16
-	oidBytea       uint32 = 17
-	oidChar        uint32 = 18
-	oidName        uint32 = 19
-	oidInt8        uint32 = 20
-	oidInt2        uint32 = 21
-	oidInt4        uint32 = 23
-	oidText        uint32 = 25
-	oidOid         uint32 = 26
-	oidFloat4      uint32 = 700
-	oidFloat8      uint32 = 701
-	oidUnknown     uint32 = 705
-	oidVarchar     uint32 = 1043
-	oidTimestamp   uint32 = 1114
-	oidTimestampTZ uint32 = 1184
-	oidTime        uint32 = 1083
-	oidInterval    uint32 = 1186
-	oidNumeric     uint32 = 1700
-	oidDate        uint32 = 1082
-	oidJSONB       uint32 = 3802
-)
-
 // jsonbVersion is the version byte that starts jsonb's binary format (the
 // text follows it).
 const jsonbVersion = 1
 
 // kindOf maps a parameter type OID to the engine kind its value becomes
 // (Null: take the text as it is).
-func kindOf(oid uint32) types.Kind {
-	if elem, ok := arrayElemOIDs[oid]; ok {
-		return types.ArrayOf(kindOf(elem))
-	}
-	switch oid {
-	case oidBool:
-		return types.Bool
-	case oidInt2, oidInt4, oidInt8, oidOid:
-		return types.Int
-	case oidFloat4, oidFloat8:
-		return types.Float
-	case oidNumeric:
-		return types.Decimal
-	case oidDate:
-		return types.Date
-	case oidTimestamp:
-		return types.Timestamp
-	case oidTimestampTZ:
-		return types.TimestampTZ
-	case oidTime:
-		return types.Time
-	case oidInterval:
-		return types.Interval
-	case oidJSONB:
-		return types.JSONB
-	case oidBytea:
-		return types.Bytea
-	case oidText, oidVarchar, oidName, oidChar:
-		return types.String
-	}
-	return types.Null
-}
+func kindOf(oid uint32) types.Kind { return types.KindOfOID(oid) }
 
 // typeSize is pg_type.typlen: the RowDescription's DataTypeSize.
 func typeSize(oid uint32) int16 {
 	switch oid {
-	case oidBool, oidChar:
+	case types.OIDBool, types.OIDChar:
 		return 1
-	case oidInt2:
+	case types.OIDInt2:
 		return 2
-	case oidInt4, oidOid, oidFloat4, oidDate:
+	case types.OIDInt4, types.OIDOid, types.OIDFloat4, types.OIDDate:
 		return 4
-	case oidInt8, oidFloat8, oidTimestamp, oidTimestampTZ, oidTime:
+	case types.OIDInt8, types.OIDFloat8, types.OIDTimestamp, types.OIDTimestampTZ, types.OIDTime:
 		return 8
-	case oidInterval:
+	case types.OIDInterval:
 		return 16
-	case oidName:
+	case types.OIDName:
 		return 64
 	}
 	return -1
@@ -97,11 +42,11 @@ func typeSize(oid uint32) int16 {
 // Columns of other types are described as text.
 func binaryOK(oid uint32) bool {
 	switch oid {
-	case oidBool, oidChar, oidName, oidInt8, oidInt2, oidInt4, oidText, oidOid, oidFloat4, oidFloat8,
-		oidVarchar, oidTimestamp, oidTimestampTZ, oidTime, oidInterval, oidNumeric, oidDate, oidJSONB, oidBytea:
+	case types.OIDBool, types.OIDChar, types.OIDName, types.OIDInt8, types.OIDInt2, types.OIDInt4, types.OIDText, types.OIDOid, types.OIDFloat4, types.OIDFloat8,
+		types.OIDVarchar, types.OIDTimestamp, types.OIDTimestampTZ, types.OIDTime, types.OIDInterval, types.OIDNumeric, types.OIDDate, types.OIDJSONB, types.OIDBytea:
 		return true
 	}
-	if elem, ok := arrayElemOIDs[oid]; ok {
+	if elem, ok := types.ElemOID(oid); ok {
 		return binaryOK(elem)
 	}
 	return false
@@ -131,7 +76,7 @@ func appendText(dst []byte, oid uint32, v types.Value, loc *time.Location) []byt
 		return append(dst, v.S...)
 	case types.Timestamp:
 		dst = append(dst, types.FormatTimestamp(v.I)...)
-		if oid == oidTimestampTZ {
+		if oid == types.OIDTimestampTZ {
 			dst = append(dst, "+00"...)
 		}
 		return dst
@@ -149,39 +94,39 @@ func appendText(dst []byte, oid uint32, v types.Value, loc *time.Location) []byt
 // oid (one of binaryOK's).
 func appendBinary(dst []byte, oid uint32, v types.Value) []byte {
 	switch oid {
-	case oidBool:
+	case types.OIDBool:
 		if b, _ := types.ParseBool(v.S); v.Bool() || (v.K == types.String && b) {
 			return append(dst, 1)
 		}
 		return append(dst, 0)
-	case oidInt8:
+	case types.OIDInt8:
 		return binary.BigEndian.AppendUint64(dst, uint64(asInt(v)))
-	case oidInt4, oidOid:
+	case types.OIDInt4, types.OIDOid:
 		return binary.BigEndian.AppendUint32(dst, uint32(asInt(v)))
-	case oidInt2:
+	case types.OIDInt2:
 		return binary.BigEndian.AppendUint16(dst, uint16(asInt(v)))
-	case oidFloat8:
+	case types.OIDFloat8:
 		return binary.BigEndian.AppendUint64(dst, math.Float64bits(asFloat(v)))
-	case oidFloat4:
+	case types.OIDFloat4:
 		return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(asFloat(v))))
-	case oidTimestamp, oidTimestampTZ:
+	case types.OIDTimestamp, types.OIDTimestampTZ:
 		return binary.BigEndian.AppendUint64(dst, uint64(v.I-pgEpoch))
-	case oidTime:
+	case types.OIDTime:
 		return binary.BigEndian.AppendUint64(dst, uint64(v.I))
-	case oidInterval:
+	case types.OIDInterval:
 		return types.AppendIntervalBinary(dst, v)
-	case oidNumeric:
+	case types.OIDNumeric:
 		return types.AppendNumericBinary(dst, asDecimal(v))
-	case oidDate:
+	case types.OIDDate:
 		return binary.BigEndian.AppendUint32(dst, uint32(int32(v.I-pgEpochDays)))
-	case oidJSONB:
+	case types.OIDJSONB:
 		return append(append(dst, jsonbVersion), v.S...)
-	case oidBytea: // the bytes themselves
+	case types.OIDBytea: // the bytes themselves
 		if v.K == types.Bytea {
 			return append(dst, v.S...)
 		}
 	}
-	if _, ok := arrayElemOIDs[oid]; ok && v.K.IsArray() {
+	if _, ok := types.ElemOID(oid); ok && v.K.IsArray() {
 		return appendArrayBinary(dst, oid, v)
 	}
 	return appendText(dst, oid, v, time.UTC)
@@ -238,14 +183,14 @@ func textValue(oid uint32, s *string) types.Value {
 		return types.NullValue
 	}
 	switch oid {
-	case oidBool:
+	case types.OIDBool:
 		b, _ := types.ParseBool(*s)
 		return types.BoolValue(b)
-	case oidInt2, oidInt4, oidInt8, oidOid:
+	case types.OIDInt2, types.OIDInt4, types.OIDInt8, types.OIDOid:
 		if n, err := strconv.ParseInt(*s, 10, 64); err == nil {
 			return types.IntValue(n)
 		}
-	case oidFloat4, oidFloat8:
+	case types.OIDFloat4, types.OIDFloat8:
 		if f, err := strconv.ParseFloat(*s, 64); err == nil {
 			return types.FloatValue(f)
 		}
@@ -266,74 +211,74 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 	bad := func() (types.Value, error) {
 		return types.NullValue, fmt.Errorf("invalid binary value of %d bytes for type %d", len(b), oid)
 	}
-	if _, ok := arrayElemOIDs[oid]; ok {
+	if _, ok := types.ElemOID(oid); ok {
 		return decodeArrayBinary(oid, b)
 	}
 	switch oid {
-	case oidBool:
+	case types.OIDBool:
 		if len(b) != 1 {
 			return bad()
 		}
 		return types.BoolValue(b[0] != 0), nil
-	case oidInt2:
+	case types.OIDInt2:
 		if len(b) != 2 {
 			return bad()
 		}
 		return types.IntValue(int64(int16(binary.BigEndian.Uint16(b)))), nil
-	case oidInt4:
+	case types.OIDInt4:
 		if len(b) != 4 {
 			return bad()
 		}
 		return types.IntValue(int64(int32(binary.BigEndian.Uint32(b)))), nil
-	case oidOid:
+	case types.OIDOid:
 		if len(b) != 4 {
 			return bad()
 		}
 		return types.IntValue(int64(binary.BigEndian.Uint32(b))), nil
-	case oidInt8:
+	case types.OIDInt8:
 		if len(b) != 8 {
 			return bad()
 		}
 		return types.IntValue(int64(binary.BigEndian.Uint64(b))), nil
-	case oidFloat4:
+	case types.OIDFloat4:
 		if len(b) != 4 {
 			return bad()
 		}
 		return types.FloatValue(float64(math.Float32frombits(binary.BigEndian.Uint32(b)))), nil
-	case oidFloat8:
+	case types.OIDFloat8:
 		if len(b) != 8 {
 			return bad()
 		}
 		return types.FloatValue(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
-	case oidNumeric:
+	case types.OIDNumeric:
 		return types.ParseNumericBinary(b)
-	case oidDate:
+	case types.OIDDate:
 		if len(b) != 4 {
 			return bad()
 		}
 		return types.DateValue(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays), nil
-	case oidTimestamp, oidTimestampTZ:
+	case types.OIDTimestamp, types.OIDTimestampTZ:
 		if len(b) != 8 {
 			return bad()
 		}
 		us := int64(binary.BigEndian.Uint64(b)) + pgEpoch
-		if oid == oidTimestampTZ {
+		if oid == types.OIDTimestampTZ {
 			return types.TimestampTZValue(us), nil
 		}
 		return types.TimestampValue(us), nil
-	case oidTime:
+	case types.OIDTime:
 		if len(b) != 8 {
 			return bad()
 		}
 		return types.TimeValue(int64(binary.BigEndian.Uint64(b))), nil
-	case oidInterval:
+	case types.OIDInterval:
 		if len(b) != 16 {
 			return bad()
 		}
 		return types.ParseIntervalBinary(b)
-	case oidBytea:
+	case types.OIDBytea:
 		return types.ByteaValue(string(b)), nil
-	case oidJSONB:
+	case types.OIDJSONB:
 		if len(b) == 0 || b[0] != jsonbVersion {
 			return types.NullValue, fmt.Errorf("unsupported jsonb version number %d", firstByte(b))
 		}
@@ -345,7 +290,7 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 
 func decodeTextParam(oid uint32, s string) (types.Value, error) {
 	if k := kindOf(oid); k.IsArray() {
-		elemOID := arrayElemOIDs[oid]
+		elemOID, _ := types.ElemOID(oid)
 		return types.ParseArray(s, k.Elem(), func(e string) (types.Value, error) { return decodeTextParam(elemOID, e) })
 	}
 	switch kindOf(oid) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/streamsql/streamsql/pgwire/pgcatalog"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -31,40 +30,40 @@ func TestParamDecoding(t *testing.T) {
 		in     []byte
 		want   types.Value
 	}{
-		{oidBool, 1, enc(oidBool, true), types.BoolValue(true)},
-		{oidBool, 0, []byte("f"), types.BoolValue(false)},
-		{oidInt2, 1, enc(oidInt2, int16(-7)), types.IntValue(-7)},
-		{oidInt4, 1, enc(oidInt4, int32(1<<30)), types.IntValue(1 << 30)},
-		{oidInt8, 1, enc(oidInt8, int64(math.MinInt64)), types.IntValue(math.MinInt64)},
-		{oidInt8, 0, []byte("42"), types.IntValue(42)},
-		{oidFloat4, 1, enc(oidFloat4, float32(1.5)), types.FloatValue(1.5)},
-		{oidFloat8, 1, enc(oidFloat8, -2.25), types.FloatValue(-2.25)},
-		{oidNumeric, 1, enc(oidNumeric, 12345.678), dec("12345.678")},
-		{oidNumeric, 1, enc(oidNumeric, -0.5), dec("-0.5")},
-		{oidNumeric, 1, enc(oidNumeric, pgNumeric("10", -2)), dec("0.10")},
-		{oidNumeric, 1, enc(oidNumeric, pgNumeric("-123456789012345678901234567890000001", -6)), dec("-123456789012345678901234567890.000001")},
-		{oidNumeric, 0, []byte("3.25"), dec("3.25")},
-		{oidDate, 1, enc(oidDate, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), types.DateValue(19723)},
-		{oidDate, 1, enc(oidDate, time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC)), types.DateValue(10956)},
-		{oidDate, 0, []byte("2024-01-01"), types.DateValue(19723)},
-		{oidText, 1, []byte("héllo"), types.StringValue("héllo")},
-		{oidVarchar, 0, []byte("x"), types.StringValue("x")},
-		{oidTimestamp, 1, enc(oidTimestamp, ts), types.TimestampValue(ts.UnixMicro())},
-		{oidTimestampTZ, 1, enc(oidTimestampTZ, ts), types.TimestampTZValue(ts.UnixMicro())},
-		{oidTime, 1, enc(oidTime, pgtype.Time{Microseconds: 45296500000, Valid: true}), types.TimeValue(45296500000)},
-		{oidTime, 0, []byte("12:34:56.5"), types.TimeValue(45296500000)},
-		{oidTimestampTZ, 0, []byte("2024-05-06 09:08:09"), types.StringValue("2024-05-06 09:08:09")},
-		{oidTimestamp, 0, []byte("2024-05-06 07:08:09.123456"), types.TimestampValue(ts.UnixMicro())},
-		{oidTimestampTZ, 0, []byte("2024-05-06 09:08:09.123456+02"), types.TimestampTZValue(ts.UnixMicro())},
-		{oidInterval, 1, enc(oidInterval, pgtype.Interval{Microseconds: 5_000_000, Days: 1, Valid: true}), types.IntervalValue(types.Day + 5*types.Second)},
-		{oidInterval, 0, []byte("00:01:30"), types.IntervalValue(90 * types.Second)},
-		{oidBytea, 1, []byte{0xde, 0xad}, types.ByteaValue("\xde\xad")},
-		{oidBytea, 0, []byte(`\xDEad`), types.ByteaValue("\xde\xad")},
-		{oidBytea, 0, []byte(`a\\b\001`), types.ByteaValue("a\\b\x01")},
-		{oidUnknown, 0, []byte("7"), types.StringValue("7")},
-		{oidInt8, 1, nil, types.NullValue},
-		{oidJSONB, 1, enc(oidJSONB, map[string]any{"b": []any{1, "x"}, "a": nil}), jsonb(`{"a": null, "b": [1, "x"]}`)},
-		{oidJSONB, 0, []byte(`{"b":1,"a":2}`), jsonb(`{"a": 2, "b": 1}`)},
+		{types.OIDBool, 1, enc(types.OIDBool, true), types.BoolValue(true)},
+		{types.OIDBool, 0, []byte("f"), types.BoolValue(false)},
+		{types.OIDInt2, 1, enc(types.OIDInt2, int16(-7)), types.IntValue(-7)},
+		{types.OIDInt4, 1, enc(types.OIDInt4, int32(1<<30)), types.IntValue(1 << 30)},
+		{types.OIDInt8, 1, enc(types.OIDInt8, int64(math.MinInt64)), types.IntValue(math.MinInt64)},
+		{types.OIDInt8, 0, []byte("42"), types.IntValue(42)},
+		{types.OIDFloat4, 1, enc(types.OIDFloat4, float32(1.5)), types.FloatValue(1.5)},
+		{types.OIDFloat8, 1, enc(types.OIDFloat8, -2.25), types.FloatValue(-2.25)},
+		{types.OIDNumeric, 1, enc(types.OIDNumeric, 12345.678), dec("12345.678")},
+		{types.OIDNumeric, 1, enc(types.OIDNumeric, -0.5), dec("-0.5")},
+		{types.OIDNumeric, 1, enc(types.OIDNumeric, pgNumeric("10", -2)), dec("0.10")},
+		{types.OIDNumeric, 1, enc(types.OIDNumeric, pgNumeric("-123456789012345678901234567890000001", -6)), dec("-123456789012345678901234567890.000001")},
+		{types.OIDNumeric, 0, []byte("3.25"), dec("3.25")},
+		{types.OIDDate, 1, enc(types.OIDDate, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), types.DateValue(19723)},
+		{types.OIDDate, 1, enc(types.OIDDate, time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC)), types.DateValue(10956)},
+		{types.OIDDate, 0, []byte("2024-01-01"), types.DateValue(19723)},
+		{types.OIDText, 1, []byte("héllo"), types.StringValue("héllo")},
+		{types.OIDVarchar, 0, []byte("x"), types.StringValue("x")},
+		{types.OIDTimestamp, 1, enc(types.OIDTimestamp, ts), types.TimestampValue(ts.UnixMicro())},
+		{types.OIDTimestampTZ, 1, enc(types.OIDTimestampTZ, ts), types.TimestampTZValue(ts.UnixMicro())},
+		{types.OIDTime, 1, enc(types.OIDTime, pgtype.Time{Microseconds: 45296500000, Valid: true}), types.TimeValue(45296500000)},
+		{types.OIDTime, 0, []byte("12:34:56.5"), types.TimeValue(45296500000)},
+		{types.OIDTimestampTZ, 0, []byte("2024-05-06 09:08:09"), types.StringValue("2024-05-06 09:08:09")},
+		{types.OIDTimestamp, 0, []byte("2024-05-06 07:08:09.123456"), types.TimestampValue(ts.UnixMicro())},
+		{types.OIDTimestampTZ, 0, []byte("2024-05-06 09:08:09.123456+02"), types.TimestampTZValue(ts.UnixMicro())},
+		{types.OIDInterval, 1, enc(types.OIDInterval, pgtype.Interval{Microseconds: 5_000_000, Days: 1, Valid: true}), types.IntervalValue(types.Day + 5*types.Second)},
+		{types.OIDInterval, 0, []byte("00:01:30"), types.IntervalValue(90 * types.Second)},
+		{types.OIDBytea, 1, []byte{0xde, 0xad}, types.ByteaValue("\xde\xad")},
+		{types.OIDBytea, 0, []byte(`\xDEad`), types.ByteaValue("\xde\xad")},
+		{types.OIDBytea, 0, []byte(`a\\b\001`), types.ByteaValue("a\\b\x01")},
+		{types.OIDUnknown, 0, []byte("7"), types.StringValue("7")},
+		{types.OIDInt8, 1, nil, types.NullValue},
+		{types.OIDJSONB, 1, enc(types.OIDJSONB, map[string]any{"b": []any{1, "x"}, "a": nil}), jsonb(`{"a": null, "b": [1, "x"]}`)},
+		{types.OIDJSONB, 0, []byte(`{"b":1,"a":2}`), jsonb(`{"a": 2, "b": 1}`)},
 	}
 	for _, tt := range tests {
 		got, err := decodeParam(tt.oid, tt.format, tt.in)
@@ -81,17 +80,17 @@ func TestParamDecoding(t *testing.T) {
 		format int16
 		in     []byte
 	}{
-		{oidInt8, 1, []byte{1, 2, 3}},
-		{oidInt4, 0, []byte("x")},
-		{oidNumeric, 1, []byte{0, 9, 0, 0, 0, 0, 0, 0}},
-		{oidNumeric, 1, enc(oidNumeric, math.NaN())},
-		{oidNumeric, 0, []byte("1.2.3")},
-		{oidDate, 1, []byte{0, 0, 1}},
-		{oidDate, 0, []byte("2024-13-01")},
-		{oidTimestamp, 0, []byte("yesterday-ish")},
-		{oidBool, 0, []byte("maybe")},
-		{oidJSONB, 1, []byte("2{}")},
-		{oidJSONB, 0, []byte("{")},
+		{types.OIDInt8, 1, []byte{1, 2, 3}},
+		{types.OIDInt4, 0, []byte("x")},
+		{types.OIDNumeric, 1, []byte{0, 9, 0, 0, 0, 0, 0, 0}},
+		{types.OIDNumeric, 1, enc(types.OIDNumeric, math.NaN())},
+		{types.OIDNumeric, 0, []byte("1.2.3")},
+		{types.OIDDate, 1, []byte{0, 0, 1}},
+		{types.OIDDate, 0, []byte("2024-13-01")},
+		{types.OIDTimestamp, 0, []byte("yesterday-ish")},
+		{types.OIDBool, 0, []byte("maybe")},
+		{types.OIDJSONB, 1, []byte("2{}")},
+		{types.OIDJSONB, 0, []byte("{")},
 	} {
 		if v, err := decodeParam(bad.oid, bad.format, bad.in); err == nil {
 			t.Errorf("oid %d %x: decoded %v, want an error", bad.oid, bad.in, v)
@@ -111,8 +110,8 @@ func jsonb(s string) types.Value {
 func TestJSONBResults(t *testing.T) {
 	m := pgtype.NewMap()
 	v := jsonb(`{"b": [1, 2.5], "a": "x"}`)
-	oid := pgcatalog.TypeOID(types.JSONB)
-	if oid != oidJSONB || !binaryOK(oid) {
+	oid := types.OIDOf(types.JSONB)
+	if oid != types.OIDJSONB || !binaryOK(oid) {
 		t.Fatalf("JSONB is oid %d, binary %v", oid, binaryOK(oid))
 	}
 	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
@@ -134,8 +133,8 @@ func TestJSONBResults(t *testing.T) {
 func TestByteaResults(t *testing.T) {
 	m := pgtype.NewMap()
 	v := types.ByteaValue("\x00\xff'")
-	oid := pgcatalog.TypeOID(types.Bytea)
-	if oid != oidBytea || !binaryOK(oid) {
+	oid := types.OIDOf(types.Bytea)
+	if oid != types.OIDBytea || !binaryOK(oid) {
 		t.Fatalf("BYTEA is oid %d, binary %v", oid, binaryOK(oid))
 	}
 	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
@@ -159,12 +158,12 @@ func TestArrayResults(t *testing.T) {
 	m := pgtype.NewMap()
 	ints := types.ArrayValue(types.Int, []types.Value{types.IntValue(1), types.NullValue, types.IntValue(-3)})
 	texts := types.ArrayValue(types.String, []types.Value{types.StringValue("a b"), types.StringValue(""), types.StringValue(`q"\`)})
-	if oid := pgcatalog.TypeOID(ints.K); oid != 1016 || !binaryOK(oid) {
+	if oid := types.OIDOf(ints.K); oid != 1016 || !binaryOK(oid) {
 		t.Fatalf("BIGINT[] is oid %d", oid)
 	}
 	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
 		enc := func(v types.Value) []byte {
-			oid := pgcatalog.TypeOID(v.K)
+			oid := types.OIDOf(v.K)
 			if f == pgtype.BinaryFormatCode {
 				return appendBinary(nil, oid, v)
 			}
@@ -214,12 +213,12 @@ func TestNumericAndDateResults(t *testing.T) {
 	for _, v := range []types.Value{dec("0.30"), dec("1.00"), dec("-12345.6789"), dec("0"), dec("0.0001"),
 		dec("98765432109876543210.123456789012"), dec("100000000")} {
 		for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
-			b := appendText(nil, oidNumeric, v, time.UTC)
+			b := appendText(nil, types.OIDNumeric, v, time.UTC)
 			if f == pgtype.BinaryFormatCode {
-				b = appendBinary(nil, oidNumeric, v)
+				b = appendBinary(nil, types.OIDNumeric, v)
 			}
 			var n pgtype.Numeric
-			if err := m.Scan(oidNumeric, f, b, &n); err != nil {
+			if err := m.Scan(types.OIDNumeric, f, b, &n); err != nil {
 				t.Fatalf("%v format %d: pgx cannot read %x: %v", v, f, b, err)
 			}
 			got, err := n.Value()
@@ -229,16 +228,16 @@ func TestNumericAndDateResults(t *testing.T) {
 		}
 	}
 	day := types.DateValue(19723)
-	if got := string(appendText(nil, pgcatalog.TypeOID(types.Date), day, time.UTC)); got != "2024-01-01" {
+	if got := string(appendText(nil, types.OIDOf(types.Date), day, time.UTC)); got != "2024-01-01" {
 		t.Errorf("date text %q", got)
 	}
 	for _, f := range []int16{pgtype.TextFormatCode, pgtype.BinaryFormatCode} {
-		b := appendText(nil, oidDate, day, time.UTC)
+		b := appendText(nil, types.OIDDate, day, time.UTC)
 		if f == pgtype.BinaryFormatCode {
-			b = appendBinary(nil, oidDate, day)
+			b = appendBinary(nil, types.OIDDate, day)
 		}
 		var d time.Time
-		if err := m.Scan(oidDate, f, b, &d); err != nil || !d.Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		if err := m.Scan(types.OIDDate, f, b, &d); err != nil || !d.Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) {
 			t.Errorf("date format %d: %v, %v", f, d, err)
 		}
 	}
@@ -267,7 +266,7 @@ func TestResultEncoding(t *testing.T) {
 		{types.IntervalOf(14, 3, types.Second), "1 year 2 mons 3 days 00:00:01", new(pgtype.Interval),
 			pgtype.Interval{Months: 14, Days: 3, Microseconds: 1_000_000, Valid: true}},
 	} {
-		oid := pgcatalog.TypeOID(tt.v.K)
+		oid := types.OIDOf(tt.v.K)
 		if got := string(appendText(nil, oid, tt.v, time.UTC)); got != tt.text {
 			t.Errorf("%v: text %q, want %q", tt.v, got, tt.text)
 		}
@@ -304,7 +303,7 @@ func TestResultEncoding(t *testing.T) {
 			}
 		}
 	}
-	if b := appendBinary(nil, oidInt4, types.IntValue(7)); binary.BigEndian.Uint32(b) != 7 || len(b) != 4 {
+	if b := appendBinary(nil, types.OIDInt4, types.IntValue(7)); binary.BigEndian.Uint32(b) != 7 || len(b) != 4 {
 		t.Errorf("int4 binary %x", b)
 	}
 }

@@ -20,21 +20,18 @@ import (
 // binaryArray is a one-dimensional array in Postgres's binary format.
 type binaryArray struct{ b []byte }
 
-// Element and array type OIDs of the arrays the sink sends.
-var arrayOIDs = map[types.Kind][2]uint32{
-	types.Bool:        {oidBool, 1000},
-	types.Int:         {oidInt8, 1016},
-	types.Float:       {oidFloat8, 1022},
-	types.String:      {oidText, 1009},
-	types.Timestamp:   {oidTimestamp, 1115},
-	types.TimestampTZ: {oidTimestamptz, 1185},
-	types.Time:        {oidTime, 1183},
-	types.Interval:    {oidInterval, 1187},
-	types.Decimal:     {oidNumeric, 1231},
-	types.Date:        {oidDate, 1182},
-	types.JSONB:       {oidJSONB, 3807},
-	types.Bytea:       {oidBytea, 1001},
-}
+// arrayOIDs holds the element and array type OIDs of the arrays the sink
+// sends, by element kind.
+var arrayOIDs = func() map[types.Kind][2]uint32 {
+	m := map[types.Kind][2]uint32{}
+	for _, k := range []types.Kind{
+		types.Bool, types.Int, types.Float, types.String, types.Timestamp, types.TimestampTZ,
+		types.Time, types.Interval, types.Decimal, types.Date, types.JSONB, types.Bytea,
+	} {
+		m[k] = [2]uint32{types.OIDOf(k), types.OIDOf(types.ArrayOf(k))}
+	}
+	return m
+}()
 
 // pgEpochDays is 2000-01-01 in days since the Unix epoch: binary dates
 // count from it.

@@ -11,27 +11,6 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Postgres type OIDs the sink knows.
-const (
-	oidBool        = 16
-	oidInt8        = 20
-	oidInt2        = 21
-	oidInt4        = 23
-	oidText        = 25
-	oidFloat4      = 700
-	oidFloat8      = 701
-	oidBpchar      = 1042
-	oidVarchar     = 1043
-	oidTimestamp   = 1114
-	oidTimestamptz = 1184
-	oidTime        = 1083
-	oidInterval    = 1186
-	oidNumeric     = 1700
-	oidDate        = 1082
-	oidJSONB       = 3802
-	oidBytea       = 17
-)
-
 // pgType is the column type create_table uses for a view column.
 func pgType(k types.Kind) string {
 	if k.IsArray() {
@@ -119,29 +98,29 @@ func compatible(k types.Kind, oid uint32) bool {
 	var ok []uint32
 	switch k {
 	case types.Bool:
-		ok = []uint32{oidBool}
+		ok = []uint32{types.OIDBool}
 	case types.Int:
-		ok = []uint32{oidInt8, oidInt4, oidInt2, oidNumeric, oidFloat8}
+		ok = []uint32{types.OIDInt8, types.OIDInt4, types.OIDInt2, types.OIDNumeric, types.OIDFloat8}
 	case types.Float:
-		ok = []uint32{oidFloat8, oidFloat4, oidNumeric}
+		ok = []uint32{types.OIDFloat8, types.OIDFloat4, types.OIDNumeric}
 	case types.Timestamp:
-		ok = []uint32{oidTimestamp, oidTimestamptz}
+		ok = []uint32{types.OIDTimestamp, types.OIDTimestampTZ}
 	case types.TimestampTZ: // an instant: a timestamp column would take the sink session's wall time
-		ok = []uint32{oidTimestamptz}
+		ok = []uint32{types.OIDTimestampTZ}
 	case types.Time:
-		ok = []uint32{oidTime}
+		ok = []uint32{types.OIDTime}
 	case types.Interval:
-		ok = []uint32{oidInterval}
+		ok = []uint32{types.OIDInterval}
 	case types.Decimal:
-		ok = []uint32{oidNumeric}
+		ok = []uint32{types.OIDNumeric}
 	case types.Date:
-		ok = []uint32{oidDate, oidTimestamp, oidTimestamptz}
+		ok = []uint32{types.OIDDate, types.OIDTimestamp, types.OIDTimestampTZ}
 	case types.JSONB:
-		ok = []uint32{oidJSONB}
+		ok = []uint32{types.OIDJSONB}
 	case types.Bytea:
-		ok = []uint32{oidBytea}
+		ok = []uint32{types.OIDBytea}
 	default:
-		ok = []uint32{oidText, oidVarchar, oidBpchar}
+		ok = []uint32{types.OIDText, types.OIDVarchar, types.OIDBpchar}
 	}
 	return slices.Contains(ok, oid)
 }
@@ -290,7 +269,7 @@ func checkFit(ti *tableInfo, schema types.Schema, key []string) error {
 // - s. An unconstrained side fits (a sum has no declared scale; values
 // beyond the column are then write errors, not silent changes).
 func numericFits(vc types.Column, pc pgColumn) bool {
-	if vc.Type != types.Decimal || vc.Precision == 0 || pc.oid != oidNumeric || pc.typmod < 4 {
+	if vc.Type != types.Decimal || vc.Precision == 0 || pc.oid != types.OIDNumeric || pc.typmod < 4 {
 		return true
 	}
 	p, s := int(pc.typmod-4)>>16, int(pc.typmod-4)&0xffff

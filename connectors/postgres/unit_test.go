@@ -120,17 +120,17 @@ func TestTypeMapping(t *testing.T) {
 		create, arr  string
 		accept, deny []uint32
 	}{
-		{types.Int, "BIGINT", "int8[]", []uint32{oidInt8, oidInt4, oidNumeric}, []uint32{oidText, oidBool, oidTimestamp}},
-		{types.Float, "DOUBLE PRECISION", "float8[]", []uint32{oidFloat8, oidFloat4, oidNumeric}, []uint32{oidInt8, oidText}},
-		{types.String, "TEXT", "text[]", []uint32{oidText, oidVarchar, oidBpchar}, []uint32{oidInt8}},
-		{types.Bool, "BOOLEAN", "bool[]", []uint32{oidBool}, []uint32{oidInt4, oidText}},
-		{types.Timestamp, "TIMESTAMP", "timestamp[]", []uint32{oidTimestamp, oidTimestamptz}, []uint32{oidText, oidInt8}},
-		{types.Interval, "INTERVAL", "interval[]", []uint32{oidInterval}, []uint32{oidInt8, oidText}},
-		{types.Null, "TEXT", "text[]", []uint32{oidText}, []uint32{oidInt8}},
-		{types.Decimal, "NUMERIC", "numeric[]", []uint32{oidNumeric}, []uint32{oidFloat8, oidFloat4, oidInt8, oidText}},
-		{types.Date, "DATE", "date[]", []uint32{oidDate, oidTimestamp, oidTimestamptz}, []uint32{oidText, oidInt4}},
-		{types.TimestampTZ, "TIMESTAMPTZ", "timestamptz[]", []uint32{oidTimestamptz}, []uint32{oidTimestamp, oidText}},
-		{types.Time, "TIME", "time[]", []uint32{oidTime}, []uint32{oidTimestamp, oidText, oidInt8}},
+		{types.Int, "BIGINT", "int8[]", []uint32{types.OIDInt8, types.OIDInt4, types.OIDNumeric}, []uint32{types.OIDText, types.OIDBool, types.OIDTimestamp}},
+		{types.Float, "DOUBLE PRECISION", "float8[]", []uint32{types.OIDFloat8, types.OIDFloat4, types.OIDNumeric}, []uint32{types.OIDInt8, types.OIDText}},
+		{types.String, "TEXT", "text[]", []uint32{types.OIDText, types.OIDVarchar, types.OIDBpchar}, []uint32{types.OIDInt8}},
+		{types.Bool, "BOOLEAN", "bool[]", []uint32{types.OIDBool}, []uint32{types.OIDInt4, types.OIDText}},
+		{types.Timestamp, "TIMESTAMP", "timestamp[]", []uint32{types.OIDTimestamp, types.OIDTimestampTZ}, []uint32{types.OIDText, types.OIDInt8}},
+		{types.Interval, "INTERVAL", "interval[]", []uint32{types.OIDInterval}, []uint32{types.OIDInt8, types.OIDText}},
+		{types.Null, "TEXT", "text[]", []uint32{types.OIDText}, []uint32{types.OIDInt8}},
+		{types.Decimal, "NUMERIC", "numeric[]", []uint32{types.OIDNumeric}, []uint32{types.OIDFloat8, types.OIDFloat4, types.OIDInt8, types.OIDText}},
+		{types.Date, "DATE", "date[]", []uint32{types.OIDDate, types.OIDTimestamp, types.OIDTimestampTZ}, []uint32{types.OIDText, types.OIDInt4}},
+		{types.TimestampTZ, "TIMESTAMPTZ", "timestamptz[]", []uint32{types.OIDTimestampTZ}, []uint32{types.OIDTimestamp, types.OIDText}},
+		{types.Time, "TIME", "time[]", []uint32{types.OIDTime}, []uint32{types.OIDTimestamp, types.OIDText, types.OIDInt8}},
 	} {
 		if got := pgType(tc.k); got != tc.create {
 			t.Errorf("pgType(%s) = %s, want %s", tc.k, got, tc.create)
@@ -163,7 +163,7 @@ var moneySchema = types.Schema{q7Schema[0], q7Schema[1], q7Schema[2],
 	{Name: "max_price", Type: types.Decimal, Precision: 10, Scale: 2}}
 
 func numeric(name string, p, s int32) pgColumn {
-	return pgColumn{name: name, typeName: fmt.Sprintf("numeric(%d,%d)", p, s), oid: oidNumeric, typmod: p<<16 | s + 4}
+	return pgColumn{name: name, typeName: fmt.Sprintf("numeric(%d,%d)", p, s), oid: types.OIDNumeric, typmod: p<<16 | s + 4}
 }
 
 func TestCheckFit(t *testing.T) {
@@ -171,10 +171,10 @@ func TestCheckFit(t *testing.T) {
 		return pgColumn{name: name, typeName: typ, oid: oid, typmod: -1}
 	}
 	good := []pgColumn{
-		col("window_start", "timestamp without time zone", oidTimestamp),
-		col("window_end", "timestamp with time zone", oidTimestamptz),
-		col("auction", "integer", oidInt4),
-		col("max_price", "double precision", oidFloat8),
+		col("window_start", "timestamp without time zone", types.OIDTimestamp),
+		col("window_end", "timestamp with time zone", types.OIDTimestampTZ),
+		col("auction", "integer", types.OIDInt4),
+		col("max_price", "double precision", types.OIDFloat8),
 	}
 	with := func(cols []pgColumn, i int, c pgColumn) []pgColumn {
 		out := slices.Clone(cols)
@@ -194,28 +194,28 @@ func TestCheckFit(t *testing.T) {
 		{name: "fits", cols: good, uniques: pk, key: key},
 		{name: "unique index among others", cols: good, uniques: [][]string{{"auction"}, {"window_start", "auction"}}, key: key},
 		{name: "keyless view needs no index", cols: good, key: nil},
-		{name: "extra nullable column", cols: append(slices.Clone(good), col("note", "text", oidText)), uniques: pk, key: key},
+		{name: "extra nullable column", cols: append(slices.Clone(good), col("note", "text", types.OIDText)), uniques: pk, key: key},
 		{name: "missing column", cols: good[:3], uniques: pk, key: key,
 			want: "table public.q7_results has no column max_price"},
-		{name: "wrong type", cols: with(good, 3, col("max_price", "text", oidText)), uniques: pk, key: key,
+		{name: "wrong type", cols: with(good, 3, col("max_price", "text", types.OIDText)), uniques: pk, key: key,
 			want: "table public.q7_results: column max_price is text, the view's column is DOUBLE"},
 		{name: "no key index", cols: good, key: key,
 			want: "table public.q7_results: no primary key or unique constraint on (window_start, auction)"},
 		{name: "index on a different key", cols: good, uniques: [][]string{{"auction"}}, key: key,
 			want: "no primary key or unique constraint on (window_start, auction) (it has unique keys on (auction); set primary_key to one of them)"},
-		{name: "not null column the view lacks", cols: append(slices.Clone(good), pgColumn{name: "region", typeName: "text", oid: oidText, notNull: true}), uniques: pk, key: key,
+		{name: "not null column the view lacks", cols: append(slices.Clone(good), pgColumn{name: "region", typeName: "text", oid: types.OIDText, notNull: true}), uniques: pk, key: key,
 			want: "column region is NOT NULL without a default and the view has no such column"},
-		{name: "not null with default is fine", cols: append(slices.Clone(good), pgColumn{name: "id", typeName: "bigint", oid: oidInt8, notNull: true, hasDefault: true}), uniques: pk, key: key},
+		{name: "not null with default is fine", cols: append(slices.Clone(good), pgColumn{name: "id", typeName: "bigint", oid: types.OIDInt8, notNull: true, hasDefault: true}), uniques: pk, key: key},
 		{name: "numeric into a double column", cols: good, uniques: pk, key: key, schema: moneySchema,
 			want: "column max_price is double precision, the view's column is DECIMAL"},
 		{name: "numeric(12,2) holds a DECIMAL(10,2)", cols: with(good, 3, numeric("max_price", 12, 2)), uniques: pk, key: key, schema: moneySchema},
-		{name: "unconstrained numeric holds it", cols: with(good, 3, pgColumn{name: "max_price", typeName: "numeric", oid: oidNumeric, typmod: -1}),
+		{name: "unconstrained numeric holds it", cols: with(good, 3, pgColumn{name: "max_price", typeName: "numeric", oid: types.OIDNumeric, typmod: -1}),
 			uniques: pk, key: key, schema: moneySchema},
 		{name: "numeric(12,1) would round it", cols: with(good, 3, numeric("max_price", 12, 1)), uniques: pk, key: key, schema: moneySchema,
 			want: "column max_price is numeric(12,1), too narrow for the view's DECIMAL(10,2)"},
 		{name: "numeric(9,2) would refuse large values", cols: with(good, 3, numeric("max_price", 9, 2)), uniques: pk, key: key, schema: moneySchema,
 			want: "too narrow"},
-		{name: "every problem at once", cols: with(good[:3], 2, col("auction", "boolean", oidBool)), key: key,
+		{name: "every problem at once", cols: with(good[:3], 2, col("auction", "boolean", types.OIDBool)), key: key,
 			want: "table public.q7_results has no column max_price; column auction is boolean, the view's column is BIGINT; no primary key or unique constraint on (window_start, auction)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

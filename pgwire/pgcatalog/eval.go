@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
 // Values in the evaluator are nil (NULL), bool, int64, float64, string or
@@ -112,7 +113,7 @@ func (ev *evaluator) query(q *query, outer *env, typeOnly bool) (*relation, erro
 	}
 	out := &relation{cols: l.cols}
 	for i := range out.cols {
-		if out.cols[i].t == OIDUnknown {
+		if out.cols[i].t == types.OIDUnknown {
 			out.cols[i].t = r.cols[i].t
 		}
 	}
@@ -1012,21 +1013,21 @@ func colName(e expr) string {
 		}
 		n := strings.TrimSuffix(typeInfos[e.t].name, "[]")
 		switch e.t {
-		case OIDInt8:
+		case types.OIDInt8:
 			n = "int8"
-		case OIDInt4:
+		case types.OIDInt4:
 			n = "int4"
-		case OIDInt2:
+		case types.OIDInt2:
 			n = "int2"
-		case OIDBool:
+		case types.OIDBool:
 			n = "bool"
-		case OIDFloat8:
+		case types.OIDFloat8:
 			n = "float8"
-		case OIDVarchar:
+		case types.OIDVarchar:
 			n = "varchar"
-		case OIDTimestamp:
+		case types.OIDTimestamp:
 			n = "timestamp"
-		case OIDTimestampTZ:
+		case types.OIDTimestampTZ:
 			n = "timestamptz"
 		}
 		return n

@@ -844,7 +844,7 @@ func (ev *evaluator) cast(v any, from, to uint32) (any, error) {
 	if b, ok := v.(bool); ok {
 		s = map[bool]string{true: "true", false: "false"}[b]
 	}
-	if to == OIDChar && len(s) > 1 {
+	if to == types.OIDChar && len(s) > 1 {
 		s = s[:1]
 	}
 	return s, nil

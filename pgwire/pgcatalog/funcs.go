@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
 // fnDef is one scalar function: its result type (0: the type of its first
@@ -33,26 +34,26 @@ var functions map[string]fnDef
 
 func init() {
 	user := func(ev *evaluator) any { return ev.cat.s.User }
-	yes := constFn(OIDBool, func(*evaluator) any { return true })
-	zero := fnDef{ret: OIDInt8, min: 1, max: 1, call: func(*evaluator, []any, []uint32) (any, error) { return int64(0), nil }}
-	now := constFn(OIDTimestampTZ, func(*evaluator) any { return time.Now().UTC().Format("2006-01-02 15:04:05.999999+00") })
+	yes := constFn(types.OIDBool, func(*evaluator) any { return true })
+	zero := fnDef{ret: types.OIDInt8, min: 1, max: 1, call: func(*evaluator, []any, []uint32) (any, error) { return int64(0), nil }}
+	now := constFn(types.OIDTimestampTZ, func(*evaluator) any { return time.Now().UTC().Format("2006-01-02 15:04:05.999999+00") })
 	functions = map[string]fnDef{
-		"version":          constFn(OIDText, func(*evaluator) any { return VersionString }),
-		"current_database": constFn(OIDName, func(ev *evaluator) any { return ev.cat.s.Database }),
-		"current_catalog":  constFn(OIDName, func(ev *evaluator) any { return ev.cat.s.Database }),
-		"current_schema":   constFn(OIDName, func(ev *evaluator) any { return ev.cat.schema() }),
-		"current_schemas": {ret: OIDNameArr, min: 1, max: 1, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+		"version":          constFn(types.OIDText, func(*evaluator) any { return VersionString }),
+		"current_database": constFn(types.OIDName, func(ev *evaluator) any { return ev.cat.s.Database }),
+		"current_catalog":  constFn(types.OIDName, func(ev *evaluator) any { return ev.cat.s.Database }),
+		"current_schema":   constFn(types.OIDName, func(ev *evaluator) any { return ev.cat.schema() }),
+		"current_schemas": {ret: types.OIDNameArray, min: 1, max: 1, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 			if a[0] == true {
 				return []any{"pg_catalog", ev.cat.schema()}, nil
 			}
 			return []any{ev.cat.schema()}, nil
 		}},
-		"current_user":   constFn(OIDName, user),
-		"session_user":   constFn(OIDName, user),
-		"user":           constFn(OIDName, user),
-		"current_role":   constFn(OIDName, user),
-		"pg_backend_pid": constFn(OIDInt4, func(ev *evaluator) any { return int64(ev.cat.s.BackendPID) }),
-		"current_setting": {ret: OIDText, min: 1, max: 2, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+		"current_user":   constFn(types.OIDName, user),
+		"session_user":   constFn(types.OIDName, user),
+		"user":           constFn(types.OIDName, user),
+		"current_role":   constFn(types.OIDName, user),
+		"pg_backend_pid": constFn(types.OIDInt4, func(ev *evaluator) any { return int64(ev.cat.s.BackendPID) }),
+		"current_setting": {ret: types.OIDText, min: 1, max: 2, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 			v, ok := ev.cat.setting(toText(a[0]))
 			if !ok {
 				if len(a) > 1 && a[1] == true {
@@ -62,7 +63,7 @@ func init() {
 			}
 			return v, nil
 		}},
-		"pg_get_userbyid": {ret: OIDName, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+		"pg_get_userbyid": {ret: types.OIDName, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 			if n, _ := toInt(a[0]); n == 10 {
 				return ev.cat.s.User, nil
 			}
@@ -70,7 +71,7 @@ func init() {
 		}},
 		// A system table is not on the search path (public), as
 		// Postgres hides tables of other schemas from \dt.
-		"pg_table_is_visible": {ret: OIDBool, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+		"pg_table_is_visible": {ret: types.OIDBool, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 			n, _ := toInt(a[0])
 			oi := ev.cat.byOID[n]
 			return oi == nil || oi.nsp != nspSystem, nil
@@ -85,7 +86,7 @@ func init() {
 		"pg_ts_dict_is_visible":        yes,
 		"pg_ts_parser_is_visible":      yes,
 		"pg_ts_template_is_visible":    yes,
-		"format": {ret: OIDText, min: 1, max: -1, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
+		"format": {ret: types.OIDText, min: 1, max: -1, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
 			if a[0] == nil {
 				return nil, nil
 			}
@@ -93,7 +94,7 @@ func init() {
 		}},
 		"pg_type_is_visible":     yes,
 		"pg_function_is_visible": yes,
-		"format_type": {ret: OIDText, min: 1, max: 2, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"format_type": {ret: types.OIDText, min: 1, max: 2, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			if a[0] == nil {
 				return nil, nil
 			}
@@ -104,26 +105,26 @@ func init() {
 			}
 			return formatType(uint32(t), mod), nil
 		}},
-		"pg_get_expr":                        nullFn(OIDText),
-		"pg_get_ruledef":                     nullFn(OIDText),
-		"pg_get_statisticsobjdef_columns":    nullFn(OIDText),
-		"pg_get_triggerdef":                  nullFn(OIDText),
-		"pg_get_functiondef":                 nullFn(OIDText),
+		"pg_get_expr":                        nullFn(types.OIDText),
+		"pg_get_ruledef":                     nullFn(types.OIDText),
+		"pg_get_statisticsobjdef_columns":    nullFn(types.OIDText),
+		"pg_get_triggerdef":                  nullFn(types.OIDText),
+		"pg_get_functiondef":                 nullFn(types.OIDText),
 		"pg_get_function_arguments":          procDescribe(false),
 		"pg_get_function_result":             procDescribe(true),
-		"pg_get_function_identity_arguments": nullFn(OIDText),
-		"pg_get_partkeydef":                  nullFn(OIDText),
-		"pg_get_serial_sequence":             nullFn(OIDText),
-		"obj_description":                    nullFn(OIDText),
-		"col_description":                    nullFn(OIDText),
-		"shobj_description":                  nullFn(OIDText),
+		"pg_get_function_identity_arguments": nullFn(types.OIDText),
+		"pg_get_partkeydef":                  nullFn(types.OIDText),
+		"pg_get_serial_sequence":             nullFn(types.OIDText),
+		"obj_description":                    nullFn(types.OIDText),
+		"col_description":                    nullFn(types.OIDText),
+		"shobj_description":                  nullFn(types.OIDText),
 		"inet_server_addr":                   nullFn(OIDInet),
 		"inet_client_addr":                   nullFn(OIDInet),
-		"inet_server_port":                   nullFn(OIDInt4),
-		"pg_tablespace_location":             constFn(OIDText, func(*evaluator) any { return "" }),
-		"pg_relation_is_publishable":         constFn(OIDBool, func(*evaluator) any { return false }),
-		"pg_is_in_recovery":                  constFn(OIDBool, func(*evaluator) any { return false }),
-		"pg_get_indexdef": {ret: OIDText, min: 1, max: 3, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+		"inet_server_port":                   nullFn(types.OIDInt4),
+		"pg_tablespace_location":             constFn(types.OIDText, func(*evaluator) any { return "" }),
+		"pg_relation_is_publishable":         constFn(types.OIDBool, func(*evaluator) any { return false }),
+		"pg_is_in_recovery":                  constFn(types.OIDBool, func(*evaluator) any { return false }),
+		"pg_get_indexdef": {ret: types.OIDText, min: 1, max: 3, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 			n, _ := toInt(a[0])
 			col := int64(0)
 			if len(a) > 1 {
@@ -131,11 +132,11 @@ func init() {
 			}
 			return ev.cat.indexDef(n, col), nil
 		}},
-		"pg_get_constraintdef": {ret: OIDText, min: 1, max: 2, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+		"pg_get_constraintdef": {ret: types.OIDText, min: 1, max: 2, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 			n, _ := toInt(a[0])
 			return ev.cat.constraintDef(n), nil
 		}},
-		"pg_get_viewdef": {ret: OIDText, min: 1, max: 2, strict: true, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
+		"pg_get_viewdef": {ret: types.OIDText, min: 1, max: 2, strict: true, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
 			n, ok := toIntStrict(a[0])
 			if !ok {
 				if n, ok = ev.cat.relByName(toText(a[0])); !ok {
@@ -144,19 +145,19 @@ func init() {
 			}
 			return ev.cat.viewDef(n), nil
 		}},
-		"pg_encoding_to_char": {ret: OIDName, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"pg_encoding_to_char": {ret: types.OIDName, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			if n, _ := toInt(a[0]); n == 0 {
 				return "SQL_ASCII", nil
 			}
 			return "UTF8", nil
 		}},
-		"pg_char_to_encoding": {ret: OIDInt4, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"pg_char_to_encoding": {ret: types.OIDInt4, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			if strings.EqualFold(toText(a[0]), "SQL_ASCII") {
 				return int64(0), nil
 			}
 			return int64(6), nil
 		}},
-		"array_to_string": {ret: OIDText, min: 2, max: 3, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
+		"array_to_string": {ret: types.OIDText, min: 2, max: 3, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
 			if a[0] == nil || a[1] == nil {
 				return nil, nil
 			}
@@ -198,40 +199,40 @@ func init() {
 			}
 			return out, nil
 		}},
-		"getdatabaseencoding": constFn(OIDName, func(*evaluator) any { return "UTF8" }),
-		"array_upper":         {ret: OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
-		"array_length":        {ret: OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
-		"cardinality":         {ret: OIDInt4, min: 1, max: 1, strict: true, call: arrayLen},
-		"array_lower": {ret: OIDInt4, min: 2, max: 2, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"getdatabaseencoding": constFn(types.OIDName, func(*evaluator) any { return "UTF8" }),
+		"array_upper":         {ret: types.OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
+		"array_length":        {ret: types.OIDInt4, min: 2, max: 2, strict: true, call: arrayLen},
+		"cardinality":         {ret: types.OIDInt4, min: 1, max: 1, strict: true, call: arrayLen},
+		"array_lower": {ret: types.OIDInt4, min: 2, max: 2, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			arr, err := asArray(a[0])
 			if err != nil || len(arr) == 0 {
 				return nil, err
 			}
 			return int64(1), nil
 		}},
-		"pg_size_pretty": {ret: OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"pg_size_pretty": {ret: types.OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			n, _ := toInt(a[0])
 			return sizePretty(n), nil
 		}},
 		"pg_table_size":          zero,
 		"pg_stat_get_numscans":   zero,
-		"pg_relation_size":       fnDef{ret: OIDInt8, min: 1, max: 2, call: zero.call},
+		"pg_relation_size":       fnDef{ret: types.OIDInt8, min: 1, max: 2, call: zero.call},
 		"pg_total_relation_size": zero,
 		"pg_indexes_size":        zero,
 		"pg_database_size":       zero,
-		"quote_ident": {ret: OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"quote_ident": {ret: types.OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			return quoteIdent(toText(a[0])), nil
 		}},
-		"quote_literal": {ret: OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"quote_literal": {ret: types.OIDText, min: 1, max: 1, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			return quoteLiteral(toText(a[0])), nil
 		}},
-		"quote_nullable": {ret: OIDText, min: 1, max: 1, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"quote_nullable": {ret: types.OIDText, min: 1, max: 1, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			if a[0] == nil {
 				return "NULL", nil
 			}
 			return quoteLiteral(toText(a[0])), nil
 		}},
-		"concat": {ret: OIDText, max: -1, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
+		"concat": {ret: types.OIDText, max: -1, call: func(ev *evaluator, a []any, ts []uint32) (any, error) {
 			var b strings.Builder
 			for i, x := range a {
 				if x != nil {
@@ -258,7 +259,7 @@ func init() {
 		}},
 		"greatest": {max: -1, call: extremum(1)},
 		"least":    {max: -1, call: extremum(-1)},
-		"string_to_array": {ret: OIDTextArr, min: 2, max: 2, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
+		"string_to_array": {ret: types.OIDTextArray, min: 2, max: 2, strict: true, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 			var out []any
 			for _, p := range strings.Split(toText(a[0]), toText(a[1])) {
 				out = append(out, p)
@@ -298,9 +299,9 @@ func init() {
 		"statement_timestamp":      now,
 		"transaction_timestamp":    now,
 		"clock_timestamp":          now,
-		"pg_postmaster_start_time": constFn(OIDTimestampTZ, func(ev *evaluator) any { return ev.cat.s.startTime() }),
-		"localtimestamp":           constFn(OIDTimestamp, func(*evaluator) any { return time.Now().Format("2006-01-02 15:04:05.999999") }),
-		"current_date":             constFn(OIDText, func(*evaluator) any { return time.Now().Format("2006-01-02") }),
+		"pg_postmaster_start_time": constFn(types.OIDTimestampTZ, func(ev *evaluator) any { return ev.cat.s.startTime() }),
+		"localtimestamp":           constFn(types.OIDTimestamp, func(*evaluator) any { return time.Now().Format("2006-01-02 15:04:05.999999") }),
+		"current_date":             constFn(types.OIDText, func(*evaluator) any { return time.Now().Format("2006-01-02") }),
 	}
 	addRegistryFuncs()
 }
@@ -544,9 +545,9 @@ func (ev *evaluator) tableFunc(f *funcExpr, outer *env, typeOnly bool) (*relatio
 	var cols []colDef
 	switch f.name {
 	case "generate_series":
-		cols = []colDef{{name: "generate_series", t: OIDInt4}}
+		cols = []colDef{{name: "generate_series", t: types.OIDInt4}}
 	case "unnest":
-		cols = []colDef{{name: "unnest", t: OIDText}}
+		cols = []colDef{{name: "unnest", t: types.OIDText}}
 		if len(f.args) == 1 {
 			t, err := ev.typeOf(f.args[0], &env{outer: outer})
 			if err != nil {
@@ -557,10 +558,10 @@ func (ev *evaluator) tableFunc(f *funcExpr, outer *env, typeOnly bool) (*relatio
 			}
 		}
 	case "pg_options_to_table":
-		cols = []colDef{{name: "option_name", t: OIDText}, {name: "option_value", t: OIDText}}
+		cols = []colDef{{name: "option_name", t: types.OIDText}, {name: "option_value", t: types.OIDText}}
 	case "pg_get_keywords":
-		cols = []colDef{{name: "word", t: OIDText}, {name: "catcode", t: OIDChar}, {name: "barelabel", t: OIDBool},
-			{name: "catdesc", t: OIDText}, {name: "baredesc", t: OIDText}}
+		cols = []colDef{{name: "word", t: types.OIDText}, {name: "catcode", t: types.OIDChar}, {name: "barelabel", t: types.OIDBool},
+			{name: "catdesc", t: types.OIDText}, {name: "baredesc", t: types.OIDText}}
 	default:
 		// a scalar function in FROM is a one-row table
 		if _, ok := functions[f.name]; !ok {
@@ -656,7 +657,7 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 	case *litExpr:
 		return e.t, nil
 	case *paramExpr:
-		return OIDText, nil
+		return types.OIDText, nil
 	case *colExpr:
 		x, i, err := en.lookup(e.qual, e.name)
 		if err != nil {
@@ -667,17 +668,17 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 		return en.cols[e.i].t, nil
 	case *funcExpr:
 		if e.over != nil {
-			return OIDInt8, nil
+			return types.OIDInt8, nil
 		}
 		switch e.name {
 		case "count":
-			return OIDInt8, nil
+			return types.OIDInt8, nil
 		case "string_agg":
-			return OIDText, nil
+			return types.OIDText, nil
 		case "bool_and", "bool_or", "every":
-			return OIDBool, nil
+			return types.OIDBool, nil
 		case "avg":
-			return OIDNumeric, nil
+			return types.OIDNumeric, nil
 		case "sum", "min", "max", "array_agg":
 			if len(e.args) == 0 {
 				return 0, errf(sqlerr.UndefinedFunction, "function %s() does not exist", e.name)
@@ -691,11 +692,11 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 				if a := typeInfos[t].array; a != 0 {
 					return a, nil
 				}
-				return OIDTextArr, nil
+				return types.OIDTextArray, nil
 			case e.name == "sum" && classOf(t) == 'i':
-				return OIDInt8, nil
+				return types.OIDInt8, nil
 			case e.name == "sum":
-				return OIDFloat8, nil
+				return types.OIDFloat8, nil
 			}
 			return t, nil
 		}
@@ -711,11 +712,11 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 			if err != nil {
 				return 0, err
 			}
-			if t != OIDUnknown {
+			if t != types.OIDUnknown {
 				return t, nil
 			}
 		}
-		return OIDText, nil
+		return types.OIDText, nil
 	case *binExpr:
 		switch e.op {
 		case "||":
@@ -733,7 +734,7 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 			if classOf(rt) == 'a' {
 				return rt, nil
 			}
-			return OIDText, nil
+			return types.OIDText, nil
 		case "+", "-", "*", "/", "%":
 			lt, err := ev.typeOf(e.l, en)
 			if err != nil {
@@ -745,17 +746,17 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 			}
 			switch {
 			case classOf(lt) == 'f' || classOf(rt) == 'f':
-				return OIDFloat8, nil
-			case lt == OIDInt8 || rt == OIDInt8:
-				return OIDInt8, nil
+				return types.OIDFloat8, nil
+			case lt == types.OIDInt8 || rt == types.OIDInt8:
+				return types.OIDInt8, nil
 			case classOf(lt) == 'i':
 				return lt, nil
 			}
 			return rt, nil
 		}
-		return OIDBool, nil
+		return types.OIDBool, nil
 	case *notExpr, *isExpr, *inExpr, *anyExpr, *betweenExpr, *likeExpr:
-		return OIDBool, nil
+		return types.OIDBool, nil
 	case *negExpr:
 		return ev.typeOf(e.e, en)
 	case *castExpr:
@@ -773,28 +774,28 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 			if err != nil {
 				return 0, err
 			}
-			if t != OIDUnknown {
+			if t != types.OIDUnknown {
 				return t, nil
 			}
 		}
-		return OIDText, nil
+		return types.OIDText, nil
 	case *subExpr:
 		if e.kind == 'x' {
-			return OIDBool, nil
+			return types.OIDBool, nil
 		}
 		r, err := ev.query(e.q, en, true)
 		if err != nil {
 			return 0, err
 		}
 		t := r.cols[0].t
-		if t == OIDUnknown {
-			t = OIDText
+		if t == types.OIDUnknown {
+			t = types.OIDText
 		}
 		if e.kind == 'a' {
 			if a := typeInfos[t].array; a != 0 {
 				return a, nil
 			}
-			return OIDTextArr, nil
+			return types.OIDTextArray, nil
 		}
 		return t, nil
 	case *arrayExpr:
@@ -807,7 +808,7 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 				return a, nil
 			}
 		}
-		return OIDTextArr, nil
+		return types.OIDTextArray, nil
 	case *indexExpr:
 		t, err := ev.typeOf(e.e, en)
 		if err != nil {
@@ -816,7 +817,7 @@ func (ev *evaluator) typeOf(e expr, en *env) (uint32, error) {
 		if el := typeInfos[t].elem; el != 0 {
 			return el, nil
 		}
-		return OIDText, nil
+		return types.OIDText, nil
 	case *starExpr:
 		return 0, errf(sqlerr.SyntaxError, "* is not allowed here")
 	}

@@ -2,6 +2,7 @@ package pgcatalog
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/types"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,7 @@ type expr interface{}
 type (
 	litExpr struct {
 		v any    // nil, bool, int64, float64, string
-		t uint32 // static type; OIDUnknown for a quoted literal
+		t uint32 // static type; types.OIDUnknown for a quoted literal
 	}
 	paramExpr struct{ n int }
 	colExpr   struct{ qual, name string }
@@ -335,7 +336,7 @@ func (p *parser) query() *query {
 			if !p.acceptKw("first") {
 				p.expectKw("next")
 			}
-			q.limit = &litExpr{v: int64(1), t: OIDInt8}
+			q.limit = &litExpr{v: int64(1), t: types.OIDInt8}
 			if !p.isKw("row") && !p.isKw("rows") {
 				q.limit = p.expr(0)
 			}
@@ -830,18 +831,18 @@ func (p *parser) primary() expr {
 			if err != nil {
 				p.fail("bad number %q", t.s)
 			}
-			return &litExpr{v: f, t: OIDNumeric}
+			return &litExpr{v: f, t: types.OIDNumeric}
 		}
 		n, err := strconv.ParseInt(t.s, 10, 64)
 		if err != nil {
 			p.fail("bad number %q", t.s)
 		}
 		if n > 1<<31-1 {
-			return &litExpr{v: n, t: OIDInt8}
+			return &litExpr{v: n, t: types.OIDInt8}
 		}
-		return &litExpr{v: n, t: OIDInt4}
+		return &litExpr{v: n, t: types.OIDInt4}
 	case tStr:
-		return &litExpr{v: t.s, t: OIDUnknown}
+		return &litExpr{v: t.s, t: types.OIDUnknown}
 	case tParam:
 		n, _ := strconv.Atoi(t.s)
 		return &paramExpr{n: n}
@@ -865,9 +866,9 @@ func (p *parser) primary() expr {
 	case tIdent:
 		switch t.s {
 		case "null":
-			return &litExpr{v: nil, t: OIDUnknown}
+			return &litExpr{v: nil, t: types.OIDUnknown}
 		case "true", "false":
-			return &litExpr{v: t.s == "true", t: OIDBool}
+			return &litExpr{v: t.s == "true", t: types.OIDBool}
 		case "case":
 			return p.caseExpr()
 		case "cast":
@@ -918,14 +919,14 @@ func (p *parser) primary() expr {
 			tt := p.typeName()
 			s := p.next()
 			v := s.s
-			if tt == OIDInterval {
+			if tt == types.OIDInterval {
 				// INTERVAL '1' SECOND: the unit follows the literal
 				if u := p.peek(); u.k == tIdent && intervalUnits[u.s] {
 					p.i++
 					v += " " + u.s
 				}
 			}
-			return &castExpr{e: &litExpr{v: v, t: OIDUnknown}, t: tt}
+			return &castExpr{e: &litExpr{v: v, t: types.OIDUnknown}, t: tt}
 		}
 		return p.identExpr(t)
 	}

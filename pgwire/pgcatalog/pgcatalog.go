@@ -127,8 +127,8 @@ func Answer(query string, params []*string, objs []Object, s Session) (res *Resu
 	res = &Result{Tag: fmt.Sprintf("SELECT %d", len(rel.rows))}
 	for _, c := range rel.cols {
 		t := c.t
-		if t == OIDUnknown {
-			t = OIDText
+		if t == types.OIDUnknown {
+			t = types.OIDText
 		}
 		res.Columns = append(res.Columns, ResultColumn{Name: c.name, TypeOID: t})
 	}

@@ -152,7 +152,7 @@ func TestPsqlDescribeQueries(t *testing.T) {
 // matter to binary-format clients.
 func TestResultTypes(t *testing.T) {
 	res, _ := answer(t, psqlQuery(t, "d_name_relinfo", "q7", oidOf(t, "q7")))
-	want := []uint32{OIDInt2, OIDChar, OIDBool, OIDBool, OIDBool, OIDBool, OIDBool, OIDBool, OIDBool, OIDText, OIDOid, OIDText, OIDChar, OIDChar, OIDName}
+	want := []uint32{types.OIDInt2, types.OIDChar, types.OIDBool, types.OIDBool, types.OIDBool, types.OIDBool, types.OIDBool, types.OIDBool, types.OIDBool, types.OIDText, types.OIDOid, types.OIDText, types.OIDChar, types.OIDChar, types.OIDName}
 	for i, c := range res.Columns {
 		if c.TypeOID != want[i] {
 			t.Errorf("column %d (%s): type %d, want %d", i, c.Name, c.TypeOID, want[i])
@@ -274,7 +274,7 @@ func TestDescribeBeforeBind(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("ok=%v err=%v", ok, err)
 	}
-	if len(res.Columns) != 2 || res.Columns[0].TypeOID != OIDName || res.Columns[1].TypeOID != OIDInt4 || len(res.Rows) != 0 {
+	if len(res.Columns) != 2 || res.Columns[0].TypeOID != types.OIDName || res.Columns[1].TypeOID != types.OIDInt4 || len(res.Rows) != 0 {
 		t.Fatalf("columns %+v rows %d", res.Columns, len(res.Rows))
 	}
 }

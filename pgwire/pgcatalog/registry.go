@@ -40,7 +40,7 @@ func isFuncName(n string) bool { return strings.Trim(n, "abcdefghijklmnopqrstuvw
 // a constant for f's Prepare.
 func registryFn(f *funcs.Func) fnDef {
 	least, most := f.Arity()
-	ret := TypeOID(f.Sigs[0].Result)
+	ret := types.OIDOf(f.Sigs[0].Result)
 	return fnDef{ret: ret, min: least, max: most, strict: f.Strict, call: func(_ *evaluator, a []any, _ []uint32) (any, error) {
 		sig, ok := f.SigFor(len(a))
 		if !ok {
@@ -148,7 +148,7 @@ func procRows() []row {
 	return out
 }
 
-// procTypeOID is TypeOID with the pseudo-types of signatures.
+// procTypeOID is types.OIDOf with the pseudo-types of signatures.
 func procTypeOID(k types.Kind) uint32 {
 	switch k {
 	case funcs.AnyElement:
@@ -158,7 +158,7 @@ func procTypeOID(k types.Kind) uint32 {
 	case funcs.AnyArray:
 		return 2277
 	}
-	return TypeOID(k)
+	return types.OIDOf(k)
 }
 
 var (
@@ -179,7 +179,7 @@ func sqlProcRows(fns []Object) []row {
 		args := make([]any, len(f.Columns))
 		names := make([]any, len(f.Columns))
 		for j, c := range f.Columns {
-			args[j], names[j] = int64(TypeOID(c.Type)), c.Name
+			args[j], names[j] = int64(types.OIDOf(c.Type)), c.Name
 		}
 		ret := Column{Type: types.String}
 		if f.Result != nil {
@@ -188,7 +188,7 @@ func sqlProcRows(fns []Object) []row {
 		out = append(out, row{"oid": int64(sqlProcOIDBase + i), "proname": strings.ToLower(f.Name), "pronamespace": int64(nspPublic),
 			"proowner": int64(userOID), "prolang": int64(14), "procost": float64(100), "prorows": float64(0), "provariadic": int64(0),
 			"prosupport": "-", "prokind": "f", "proisstrict": false, "provolatile": "i", "proparallel": "s",
-			"pronargs": int64(len(args)), "pronargdefaults": int64(0), "prorettype": int64(TypeOID(ret.Type)),
+			"pronargs": int64(len(args)), "pronargdefaults": int64(0), "prorettype": int64(types.OIDOf(ret.Type)),
 			"proargtypes": args, "proargnames": names, "prosrc": f.Definition,
 			"argmods": sqlArgMods(f.Columns), "retmod": typeMod(ret)})
 	}
@@ -232,7 +232,7 @@ func procSignature(oid int64) (row, bool) {
 // pg_get_function_arguments of a registry function's OID; NULL for
 // others.
 func procDescribe(result bool) fnDef {
-	return fnDef{ret: OIDText, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
+	return fnDef{ret: types.OIDText, min: 1, max: 1, strict: true, call: func(ev *evaluator, a []any, _ []uint32) (any, error) {
 		oid, _ := toInt(a[0])
 		r, ok := ev.cat.proc(oid)
 		if !ok {

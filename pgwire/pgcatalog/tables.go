@@ -407,7 +407,7 @@ func (cd *catData) table(schema, name string) (*relation, error) {
 	if !ok {
 		return nil, errf(sqlerr.UndefinedTable, "relation %q does not exist", full)
 	}
-	r := &relation{cols: append(append([]colDef(nil), cols...), colDef{name: "tableoid", t: OIDOid, system: true})}
+	r := &relation{cols: append(append([]colDef(nil), cols...), colDef{name: "tableoid", t: types.OIDOid, system: true})}
 	tableoid := catalogTableOIDs[name]
 	for _, m := range cd.rows(full) {
 		row := make([]any, len(cols)+1)
@@ -419,7 +419,7 @@ func (cd *catData) table(schema, name string) (*relation, error) {
 				case 'b':
 					v = false
 				case 'i', 'f':
-					if c.t != OIDInt4 || schema != "information_schema" {
+					if c.t != types.OIDInt4 || schema != "information_schema" {
 						v = int64(0)
 					}
 					if classOf(c.t) == 'f' {
@@ -665,10 +665,10 @@ func optionArray(opts map[string]string) []any {
 }
 
 func (cd *catData) attr(oi *objInfo, rel, num int64, c Column) row {
-	t := TypeOID(c.Type)
+	t := types.OIDOf(c.Type)
 	ti := typeInfos[t]
 	storage, coll := "p", int64(0)
-	if t == OIDText {
+	if t == types.OIDText {
 		storage, coll = "x", collDef
 	}
 	notNull := false
@@ -682,9 +682,9 @@ func (cd *catData) attr(oi *objInfo, rel, num int64, c Column) row {
 }
 
 func (cd *catData) infoColumn(oi *objInfo, i int, c Column) row {
-	t := TypeOID(c.Type)
-	udt := map[uint32]string{OIDBool: "bool", OIDInt8: "int8", OIDFloat8: "float8", OIDText: "text",
-		OIDTimestamp: "timestamp", OIDInterval: "interval", OIDNumeric: "numeric", OIDDate: "date"}[t]
+	t := types.OIDOf(c.Type)
+	udt := map[uint32]string{types.OIDBool: "bool", types.OIDInt8: "int8", types.OIDFloat8: "float8", types.OIDText: "text",
+		types.OIDTimestamp: "timestamp", types.OIDInterval: "interval", types.OIDNumeric: "numeric", types.OIDDate: "date"}[t]
 	nullable := "YES"
 	for _, k := range oi.keyNums {
 		if k.(int64) == int64(i+1) {
