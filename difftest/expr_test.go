@@ -32,6 +32,7 @@ const (
 	kJSON  // only an argument of the JSONB productions (jsonb_test.go)
 	kBytea // only an argument of the BYTEA productions (bytea_test.go)
 	kArray // a BIGINT[], only an argument of the array productions (array_test.go)
+	kTime  // a TIME, only an argument of the TIME productions (zone_test.go)
 )
 
 func (k kind) String() string {

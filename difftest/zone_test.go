@@ -7,7 +7,8 @@ import "fmt"
 // and the other zones enter through AT TIME ZONE: a TIMESTAMP read as
 // wall time in one zone and shown as wall time in another (daylight-saving
 // changes included), extract and date_trunc of a TIMESTAMPTZ, interval
-// arithmetic on one, its text, and TIME from a timestamp.
+// arithmetic on one, its text, and TIME from a timestamp, moved by an
+// interval, subtracted from another and its fields.
 
 // zones are the IANA zones the productions convert through: half-hour
 // and quarter-hour offsets, both hemispheres' daylight saving, and one
@@ -62,10 +63,22 @@ func init() {
 		func(g *gen, d int) expr {
 			return tmpl{f: "CAST(extract(" + g.oneOf("hour", "day", "minute", "dow") + " FROM %s) AS BIGINT)", args: []expr{tstz(g, d)}, k: kInt}
 		},
+		func(g *gen, d int) expr { // a field of a TIME, after TIME arithmetic
+			return tmpl{f: "CAST(extract(" + g.oneOf("hour", "minute", "microseconds") + " FROM %s) AS BIGINT)", args: []expr{timeArith(g, d)}, k: kInt}
+		},
 	)
+	exprProductions[kFloat] = append(exprProductions[kFloat], func(g *gen, d int) expr {
+		return tmpl{f: "date_part(" + g.oneOf("'second'", "'epoch'") + ", %s)", args: []expr{timeArith(g, d)}, k: kFloat}
+	})
 	exprProductions[kStr] = append(exprProductions[kStr], func(g *gen, d int) expr {
 		if g.pick(2) == 0 {
 			return tmpl{f: "CAST(%s AS VARCHAR)", args: []expr{tstz(g, d)}, k: kStr}
+		}
+		switch g.pick(3) {
+		case 0:
+			return tmpl{f: "CAST(%s AS VARCHAR)", args: []expr{timeArith(g, d)}, k: kStr}
+		case 1: // time − time, an interval
+			return tmpl{f: "CAST((CAST(%s AS TIME) - CAST(%s AS TIME)) AS VARCHAR)", args: []expr{g.expr(kTs, d), g.expr(kTs, d)}, k: kStr}
 		}
 		return tmpl{f: "CAST(CAST(%s AS TIME) AS VARCHAR)", args: []expr{g.expr(kTs, d)}, k: kStr}
 	})
@@ -75,4 +88,14 @@ func init() {
 		}
 		return tmpl{f: "(%s < %s)", args: []expr{tstz(g, d), tstz(g, d)}, k: kBool}
 	})
+}
+
+// timeArith is a TIME from a timestamp, moved by an interval (time ±
+// interval wraps on a 24-hour clock; months and days do not count).
+func timeArith(g *gen, d int) expr {
+	iv := g.oneOf("INTERVAL '1 hour'", "INTERVAL '90 minutes'", "INTERVAL '1 day 2 hours'", "INTERVAL '-36 hours'", "INTERVAL '1 mon 25 hours 0.5 seconds'")
+	if g.pick(2) == 0 {
+		return tmpl{f: "(" + iv + " + CAST(%s AS TIME))", args: []expr{g.expr(kTs, d)}, k: kTime}
+	}
+	return tmpl{f: "(CAST(%s AS TIME) " + g.oneOf("+", "-") + " " + iv + ")", args: []expr{g.expr(kTs, d)}, k: kTime}
 }

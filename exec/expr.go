@@ -569,13 +569,20 @@ func (c *compiler) compileTimeArith(e *planner.Call) (Evaluator, error) {
 
 // timeOp computes timestamp and interval arithmetic as Postgres does:
 // timestamp ± interval on the calendar (types.TimestampAddInterval),
-// timestamp − timestamp in days and time, intervals part by part, and
+// timestamp − timestamp in days and time, time ± interval on a 24-hour
+// clock, time − time an interval, intervals part by part, and
 // intervals scaled by numbers with fractions cascading.
 func timeOp(op string, a, b types.Value) (types.Value, error) {
 	if a.K != types.Interval && b.K == types.Interval && (op == "*" || op == "+") {
 		a, b = b, a
 	}
 	switch {
+	case op == "+" && b.K == types.Time:
+		return types.TimeValue(types.TimeAddInterval(b.I, a)), nil
+	case op == "-" && a.K == types.Time && b.K == types.Time:
+		return types.TimeSub(a.I, b.I), nil
+	case op == "-" && a.K == types.Time:
+		return types.TimeValue(types.TimeAddInterval(a.I, types.IntervalOf(0, 0, -(b.I%types.Day)))), nil
 	case op == "+" && b.K == types.Timestamp:
 		return timeResult(tsValue(types.TimestampAddInterval(b.I, a)))
 	case op == "+" && a.K == types.Timestamp:

@@ -36,7 +36,9 @@ var (
 // timestamp. timestamptz ± interval works on the wall clock of the
 // binder's time zone (the binder rewrites it through TIMESTAMP, as
 // Postgres does); timestamptz − timestamptz is the interval between the
-// instants. "neg" is unary minus.
+// instants. time ± interval is a time (the interval's time part on a
+// 24-hour clock, types.TimeAddInterval) and time − time an interval.
+// "neg" is unary minus.
 // exec compiles all of them into typed closures.
 var arithmeticFuncs = []*Func{
 	{Name: "+", Doc: "addition", Strict: true, MixedNumeric: true, Sigs: with(num2,
@@ -48,7 +50,9 @@ var arithmeticFuncs = []*Func{
 		sig(types.TimestampTZ, types.Interval, types.TimestampTZ),
 		sig(types.Interval, types.TimestampTZ, types.TimestampTZ),
 		sig(types.Date, types.Time, types.Timestamp),
-		sig(types.Time, types.Date, types.Timestamp))},
+		sig(types.Time, types.Date, types.Timestamp),
+		sig(types.Time, types.Interval, types.Time),
+		sig(types.Interval, types.Time, types.Time))},
 	{Name: "-", Doc: "subtraction", Strict: true, MixedNumeric: true, Sigs: with(num2,
 		sig(types.Timestamp, types.Interval, types.Timestamp),
 		sig(types.Timestamp, types.Timestamp, types.Interval),
@@ -56,7 +60,9 @@ var arithmeticFuncs = []*Func{
 		sig(types.Date, types.Int, types.Date),
 		sig(types.Date, types.Date, types.Int),
 		sig(types.TimestampTZ, types.Interval, types.TimestampTZ),
-		sig(types.TimestampTZ, types.TimestampTZ, types.Interval))},
+		sig(types.TimestampTZ, types.TimestampTZ, types.Interval),
+		sig(types.Time, types.Interval, types.Time),
+		sig(types.Time, types.Time, types.Interval))},
 	{Name: "*", Doc: "multiplication", Strict: true, MixedNumeric: true, Sigs: with(num2,
 		sig(types.Interval, types.Int, types.Interval),
 		sig(types.Interval, types.Float, types.Interval),

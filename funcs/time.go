@@ -12,7 +12,8 @@ import (
 
 // Time functions, in UTC on microsecond timestamps. EXTRACT(unit FROM ts)
 // and DATE_PART('unit', ts) bind to "extract" with the unit as a constant
-// lower-case string first; the result is Int except for the units of
+// lower-case string first (of a TIME, the time-of-day fields and epoch);
+// the result is Int except for the units of
 // ExtractResult that are Float ('second', 'epoch', 'julian', with the
 // fraction). DATE_TRUNC('unit', ts) truncates (weeks start on Monday).
 // DATE_BIN(stride, ts, origin) floors ts to a multiple of stride from
@@ -23,7 +24,8 @@ import (
 // as the watermark and PROCTIME() as the wall clock.
 var timeFuncs = []*Func{
 	{Name: "extract", Doc: "a field of a timestamp (`EXTRACT(field FROM ts)`, `date_part('field', ts)`); fields below", Strict: true,
-		Aliases: []string{"date_part"}, Sigs: sigs(sig(types.String, types.Timestamp, types.Int)), Prepare: prepareExtract},
+		Aliases: []string{"date_part"}, Sigs: sigs(sig(types.String, types.Timestamp, types.Int), sig(types.String, types.Time, types.Int)),
+		Prepare: prepareExtract},
 	{Name: "date_trunc", Doc: "ts truncated to the unit (weeks start on Monday)", Strict: true,
 		Sigs: sigs(sig(types.String, types.Timestamp, types.Timestamp)), Prepare: prepareTrunc},
 	{Name: "date_bin", Doc: "ts floored to a multiple of stride counted from origin", Strict: true,
@@ -129,7 +131,12 @@ func prepareExtract(consts []*types.Value) (Impl, *sqlerr.Error) {
 	if f == nil {
 		return Impl{}, sqlerr.New(sqlerr.InvalidParameter, "unit '%s' not supported by EXTRACT", consts[0].S)
 	}
-	return Impl{F2: func(_, ts types.Value) (types.Value, *sqlerr.Error) { return okv(f(ts.I)) }}, nil
+	return Impl{F2: func(_, ts types.Value) (types.Value, *sqlerr.Error) {
+		if ts.K == types.Time && unit == "hour" { // 24:00:00 is hour 24
+			return okv(types.IntValue(ts.I / types.Hour))
+		}
+		return okv(f(ts.I))
+	}}, nil
 }
 
 func prepareTrunc(consts []*types.Value) (Impl, *sqlerr.Error) {

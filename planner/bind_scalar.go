@@ -1252,6 +1252,9 @@ func (b *binder) unitCall(n ast.Node, fn, unit string, arg ast.ExprNode, isExtra
 	if isExtract && x.Type() == types.Date && funcs.TimeOfDayUnit(norm) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "unit \"%s\" not supported for type date, in expression %s", unit, exprText(n))
 	}
+	if fn == "extract" && x.Type() == types.Time && !funcs.TimeOfDayUnit(norm) && norm != "epoch" {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "unit \"%s\" not supported for type time without time zone, in expression %s", unit, exprText(n))
+	}
 	if fn == "date_trunc" && x.Type() == types.TimestampTZ { // on the zone's wall clock, an instant again
 		s, err := b.call(n, fn, &Const{V: types.StringValue(norm)}, &Cast{Arg: x, To: types.Timestamp})
 		if err != nil {

@@ -151,6 +151,21 @@ func UTCToLocal(us int64, loc *time.Location) int64 {
 	return us + int64(off)*Second
 }
 
+// TimeAddInterval is time + interval as Postgres computes it: the
+// interval's time part added on a 24-hour clock (months and days do not
+// move a time of day), wrapping around midnight.
+func TimeAddInterval(us int64, iv Value) int64 {
+	r := (us + iv.I%Day) % Day
+	if r < 0 {
+		r += Day
+	}
+	return r
+}
+
+// TimeSub is time − time: the interval between two times of day, negative
+// when the first is earlier.
+func TimeSub(a, b int64) Value { return IntervalOf(0, 0, a-b) }
+
 // FormatTime prints microseconds since midnight as Postgres prints a
 // time: `12:34:56`, fractional digits only when non-zero.
 func FormatTime(us int64) string {
