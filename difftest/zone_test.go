@@ -8,7 +8,7 @@ import "fmt"
 // wall time in one zone and shown as wall time in another (daylight-saving
 // changes included), extract and date_trunc of a TIMESTAMPTZ, interval
 // arithmetic on one, its text, and TIME from a timestamp, moved by an
-// interval, subtracted from another and its fields.
+// interval, subtracted from another, its fields and arrays of it.
 
 // zones are the IANA zones the productions convert through: half-hour
 // and quarter-hour offsets, both hemispheres' daylight saving, and one
@@ -74,9 +74,12 @@ func init() {
 		if g.pick(2) == 0 {
 			return tmpl{f: "CAST(%s AS VARCHAR)", args: []expr{tstz(g, d)}, k: kStr}
 		}
-		switch g.pick(3) {
+		switch g.pick(4) {
 		case 0:
 			return tmpl{f: "CAST(%s AS VARCHAR)", args: []expr{timeArith(g, d)}, k: kStr}
+		case 2: // a TIME[] built, printed, read back and subscripted
+			return tmpl{f: "CAST((CAST(CAST(ARRAY[%s, NULL, %s] AS VARCHAR) AS TIME[]))[" + g.oneOf("1", "3") + "] AS VARCHAR)",
+				args: []expr{timeArith(g, d), timeArith(g, d)}, k: kStr}
 		case 1: // time − time, an interval
 			return tmpl{f: "CAST((CAST(%s AS TIME) - CAST(%s AS TIME)) AS VARCHAR)", args: []expr{g.expr(kTs, d), g.expr(kTs, d)}, k: kStr}
 		}

@@ -28,8 +28,8 @@ const (
 const arrayTargetPrefix = "[]"
 
 // elemKinds maps the first word of a scalar type name to its kind: the
-// element types an array may have (not TIMESTAMPTZ or TIME yet, whose
-// text depends on the session's zone).
+// element types an array may have (not TIMESTAMPTZ yet, whose text
+// depends on the session's zone).
 var elemKinds = map[string]types.Kind{
 	"BIGINT": types.Int, "INT": types.Int, "INTEGER": types.Int, "SMALLINT": types.Int, "TINYINT": types.Int,
 	"INT2": types.Int, "INT4": types.Int, "INT8": types.Int,
@@ -37,7 +37,7 @@ var elemKinds = map[string]types.Kind{
 	"DECIMAL": types.Decimal, "NUMERIC": types.Decimal,
 	"VARCHAR": types.String, "TEXT": types.String, "CHAR": types.String, "STRING": types.String, "CHARACTER": types.String,
 	"TIMESTAMP": types.Timestamp, "DATETIME": types.Timestamp,
-	"DATE": types.Date, "BOOLEAN": types.Bool, "BOOL": types.Bool, "INTERVAL": types.Interval,
+	"TIME": types.Time, "DATE": types.Date, "BOOLEAN": types.Bool, "BOOL": types.Bool, "INTERVAL": types.Interval,
 	"JSONB": types.JSONB, "BYTEA": types.Bytea,
 }
 
@@ -102,7 +102,7 @@ func (q *queryRewrite) arrayType(k, last, limit int) (target string, end int, ok
 		return "", last, false
 	}
 	elem, known := elemKinds[strings.ToUpper(q.toks[k].text)]
-	if !known || (last > k && q.toks[last].is("ZONE")) { // TIMESTAMP WITH TIME ZONE[]: not yet
+	if !known || (last > k && q.toks[last].is("ZONE")) { // TIMESTAMP WITH TIME ZONE[] and TIME WITH TIME ZONE[]: not yet
 		return "", last, false
 	}
 	return arrayTargetPrefix + strconv.Itoa(int(elem)), last + 2, true

@@ -28,10 +28,10 @@ func (k Kind) IsArray() bool { return k&0xC0 == arrayBit }
 func (k Kind) Elem() Kind { return k &^ arrayBit }
 
 // ArrayElemOK reports whether arrays of kind k are supported: the scalar
-// kinds except TIMESTAMPTZ and TIME (whose text forms depend on the
-// session's zone, which array text does not carry yet).
+// kinds except TIMESTAMPTZ (whose text form depends on the session's
+// zone, which array text does not carry yet).
 func ArrayElemOK(k Kind) bool {
-	return k != Null && k <= Bytea && k != TimestampTZ && k != Time
+	return k != Null && k <= Bytea && k != TimestampTZ
 }
 
 // ArrayValue returns the array of elem-kind values vals (NULL elements
@@ -424,6 +424,12 @@ func ParseScalar(s string, k Kind) (Value, error) {
 		return DateValue(d), nil
 	case Interval:
 		return ParseIntervalValue(t, "")
+	case Time:
+		us, err := ParseTime(t)
+		if err != nil {
+			return bad()
+		}
+		return TimeValue(us), nil
 	case JSONB:
 		return ParseJSONB(s)
 	case Bytea:
