@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 }
 
 // streamsqlBinary builds the command once per test run.
-func streamsqlBinary(t *testing.T) string {
+func streamsqlBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "streamsql-bin-")

@@ -70,7 +70,7 @@ func TestServeMetrics(t *testing.T) {
 	}
 }
 
-func get(t *testing.T, url string) string {
+func get(t testing.TB, url string) string {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
