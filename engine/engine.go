@@ -149,7 +149,12 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.ReadOnly {
 		st, err = openReadOnlyStore(opts.StateDir, &repaired)
 	} else {
-		st, err = state.Open(opts.StateDir, state.WithMemoryLimit(memLimit))
+		// The spill area holds values changed after the last checkpoint:
+		// they are not part of it, so recovery starts without them.
+		// Dropped rather than deleted, so they leave the disk now instead
+		// of at a compaction, and as the store opens, before it applies a
+		// committed checkpoint a crash interrupted in the background.
+		st, err = state.Open(opts.StateDir, state.WithMemoryLimit(memLimit), state.WithDropOnOpen([]byte(exec.SpillPrefix)))
 	}
 	if err != nil {
 		return nil, err
@@ -221,12 +226,6 @@ var (
 // recover loads the catalog and re-plans every view, then restores their
 // state and reader positions from the last checkpoint.
 func (e *Engine) recover(ctx context.Context) error {
-	// The spill area holds values changed after the last checkpoint: they
-	// are not part of it, so recovery starts without them. Dropped rather
-	// than deleted, so they leave the disk now instead of at a compaction.
-	if err := e.store.Drop([]byte(exec.SpillPrefix)); err != nil {
-		return fmt.Errorf("clear spill area: %w", err)
-	}
 	if err := e.loadMeta(); err != nil {
 		return err
 	}

@@ -217,17 +217,15 @@ func chunkField(b []byte) (field, rest []byte, err error) {
 
 // recoverPending finishes a committed checkpoint whose staged changes
 // were not fully applied, and discards staged changes of checkpoints that
-// never committed: their staging files (recoverStagedFiles), and the
-// staged keys of a store written before staging files. Once the committed
-// changes are durable at their keys, such keys are dropped from Badger's
-// files (Drop), not deleted: a delete would add a tombstone and keep the
-// staged chunks on disk until compaction reached them.
+// never committed: the staged keys of a store written before staging
+// files, then their staging files (recoverStagedFiles, which applies the
+// committed one in the background). Once the committed changes are
+// durable at their keys, staged keys are dropped from Badger's files
+// (Drop), not deleted: a delete would add a tombstone and keep the staged
+// chunks on disk until compaction reached them.
 func (s *Store) recoverPending() error {
 	committed, err := s.committedID()
 	if err != nil {
-		return err
-	}
-	if err := s.recoverStagedFiles(committed); err != nil {
 		return err
 	}
 	ids := map[uint64]bool{}
@@ -252,10 +250,12 @@ func (s *Store) recoverPending() error {
 			return err
 		}
 	}
-	if len(ids) == 0 {
-		return nil
+	if len(ids) > 0 {
+		if err := s.Drop(prefixPending); err != nil {
+			return err
+		}
 	}
-	return s.Drop(prefixPending)
+	return s.recoverStagedFiles(committed)
 }
 
 // Drop removes every key with prefix from the store's files: Badger
@@ -299,8 +299,11 @@ func (s *Store) committedStaged() (bool, error) {
 // DeletePrefix removes every key with prefix in chunked batches (not
 // atomically).
 func (s *Store) DeletePrefix(prefix []byte) error {
+	if err := s.settle(); err != nil {
+		return err
+	}
 	wb := s.db.NewWriteBatch()
-	err := s.view(func(txn *badger.Txn) error {
+	err := s.db.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix, opts.PrefetchValues = prefix, false
 		it := txn.NewIterator(opts)

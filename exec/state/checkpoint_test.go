@@ -194,6 +194,9 @@ func TestStagedCheckpointPacksChangesIntoChunks(t *testing.T) {
 	if g, l, m := get(t, s, "k00000"), get(t, s, "k00001"), get(t, s, "k19999"); g != "<absent>" || l != "last" || m != string(val) {
 		t.Fatalf("after applying on open: k00000=%s k00001=%s k19999=%s", g, l, m)
 	}
+	if err := s.WaitApplied(); err != nil { // open applies in the background
+		t.Fatal(err)
+	}
 	if left := stagedFiles(t, s); len(left) != 0 {
 		t.Fatalf("staging files %v left after apply", left)
 	}
@@ -371,6 +374,9 @@ func TestRecoveryRemovesStagingFiles(t *testing.T) {
 	defer s.Close()
 	if got := get(t, s, "k0007"); got != strings.Repeat("a", 200) {
 		t.Fatalf("after recovery k0007 = %.10q…, want the committed checkpoint's value", got)
+	}
+	if err := s.WaitApplied(); err != nil { // open applies in the background
+		t.Fatal(err)
 	}
 	if left := stagedFiles(t, s); len(left) != 0 {
 		t.Fatalf("staging files %v left after recovery", left)

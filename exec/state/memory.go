@@ -10,6 +10,16 @@ type Option func(*openConfig)
 // index in memory).
 type openConfig struct {
 	memoryLimit int64
+	drop        [][]byte
+}
+
+// WithDropOnOpen drops every key with prefix when the store opens (see
+// Drop), before a committed checkpoint an interrupted run left staged is
+// applied in the background: for data outside checkpoints that recovery
+// starts without (the spill area), which a drop could not remove once
+// that apply runs, as a drop stops writes.
+func WithDropOnOpen(prefix []byte) Option {
+	return func(c *openConfig) { c.drop = append(c.drop, prefix) }
 }
 
 // WithMemoryLimit sizes Badger's memtable, block cache and index cache

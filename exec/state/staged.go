@@ -121,10 +121,12 @@ func readStaged(path string) ([]stagedChunk, error) {
 	return chunks, nil
 }
 
-// recoverStagedFiles applies the staging file of the committed checkpoint
-// (its apply was interrupted) and removes every staging file: the
-// committed one once its changes are durable, the others because their
-// checkpoints never committed.
+// recoverStagedFiles removes every staging file but the committed
+// checkpoint's (their checkpoints never committed), and applies that one
+// in the background, as Checkpoint would have had the run not been
+// interrupted: reads merge its changes over Badger meanwhile, so the
+// store answers at once, and writes wait for the apply (applier.go),
+// which removes the file once its changes are durable.
 func (s *Store) recoverStagedFiles(committed uint64) error {
 	dir := filepath.Join(s.dir, stagedDir)
 	ents, err := os.ReadDir(dir)
@@ -134,23 +136,28 @@ func (s *Store) recoverStagedFiles(committed uint64) error {
 	if err != nil {
 		return fmt.Errorf("list staged checkpoints: %w", err)
 	}
+	var chunks []stagedChunk
+	path := stagedPath(s.dir, committed)
 	for _, e := range ents {
-		path := filepath.Join(dir, e.Name())
+		p := filepath.Join(dir, e.Name())
 		if id, err := strconv.ParseUint(e.Name(), 10, 64); err == nil && id == committed {
-			chunks, err := readStaged(path)
-			if err != nil {
+			if chunks, err = readStaged(p); err != nil {
 				return fmt.Errorf("checkpoint %d: %w", id, err)
 			}
-			if err := s.applyChunks(chunks, 0); err != nil {
-				return fmt.Errorf("apply checkpoint %d: %w", id, err)
-			}
+			continue
 		}
-		if err := os.Remove(path); err != nil {
+		if err := os.Remove(p); err != nil {
 			return fmt.Errorf("remove staged checkpoint: %w", err)
 		}
 	}
-	if len(ents) == 0 {
-		return nil
+	if len(ents) > 0 {
+		// No removed file comes back to replay over later writes.
+		if err := syncDir(dir); err != nil {
+			return err
+		}
 	}
-	return syncDir(dir) // no removed file comes back to replay over later writes
+	if chunks != nil {
+		s.applyInBackground(committed, path, chunks, 0)
+	}
+	return nil
 }

@@ -19,6 +19,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,6 +59,12 @@ func Open(dir string, options ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
 	}
 	s := &Store{db: db, dir: dir}
+	for _, p := range cfg.drop {
+		if err := s.Drop(p); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+	}
 	if err := s.recoverPending(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -159,19 +166,13 @@ func (s *Store) Abandon() error {
 	return s.db.Close()
 }
 
-// view runs fn in a read-only transaction once the committed checkpoint
-// being applied in the background (if any) is applied: every read of the
-// store goes through it.
-func (s *Store) view(fn func(txn *badger.Txn) error) error {
-	if err := s.settle(); err != nil {
-		return err
-	}
-	return s.db.View(fn)
-}
-
 // Get reads one key; ok is false when it is absent.
 func (s *Store) Get(key []byte) (val []byte, ok bool, err error) {
-	err = s.view(func(txn *badger.Txn) error {
+	err = s.read(func(txn *badger.Txn, ov *overlay) error {
+		var found bool
+		if val, ok, found = ov.get(key); found {
+			return nil
+		}
 		it, err := txn.Get(key)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
@@ -194,22 +195,8 @@ func (s *Store) Scan(prefix []byte, fn func(key, val []byte) error) error {
 // ScanFrom calls fn for every key with prefix at or after from, in key
 // order.
 func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) error {
-	return s.view(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix = prefix
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(from); it.ValidForPrefix(prefix); it.Next() {
-			item := it.Item()
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			if err := fn(item.KeyCopy(nil), v); err != nil {
-				return err
-			}
-		}
-		return nil
+	return s.read(func(txn *badger.Txn, ov *overlay) error {
+		return scanMerged(txn, ov, prefix, from, nil, fn)
 	})
 }
 
@@ -218,44 +205,29 @@ func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) er
 // instance restoring its share of an operator's state neither copies nor
 // decodes the values other instances own.
 func (s *Store) ScanOwned(prefix []byte, own func(key []byte) (bool, error), fn func(key, val []byte) error) error {
-	return s.view(func(txn *badger.Txn) error {
-		opts := badger.DefaultIteratorOptions
-		opts.Prefix, opts.PrefetchValues = prefix, false
-		it := txn.NewIterator(opts)
-		defer it.Close()
-		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			item := it.Item()
-			ok, err := own(item.Key())
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			if err := fn(item.KeyCopy(nil), v); err != nil {
-				return err
-			}
-		}
-		return nil
+	return s.read(func(txn *badger.Txn, ov *overlay) error {
+		return scanMerged(txn, ov, prefix, prefix, own, fn)
 	})
 }
 
 // LastKey returns the greatest key with prefix, or nil when there is none.
 func (s *Store) LastKey(prefix []byte) ([]byte, error) {
 	var last []byte
-	err := s.view(func(txn *badger.Txn) error {
+	err := s.read(func(txn *badger.Txn, ov *overlay) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix, opts.Reverse, opts.PrefetchValues = prefix, true, false
 		it := txn.NewIterator(opts)
 		defer it.Close()
 		// In reverse, Seek finds the greatest key <= its argument.
 		it.Seek(append(append([]byte(nil), prefix...), 0xff))
-		if it.ValidForPrefix(prefix) {
-			last = it.Item().KeyCopy(nil)
+		for ; it.ValidForPrefix(prefix); it.Next() {
+			if !ov.deleted(it.Item().Key()) {
+				last = it.Item().KeyCopy(nil)
+				break
+			}
+		}
+		if o := ov.last(prefix); o != nil && bytes.Compare(o, last) > 0 {
+			last = o
 		}
 		return nil
 	})
