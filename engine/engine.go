@@ -599,6 +599,9 @@ func (e *Engine) Close() error {
 	}
 	if e.opts.ReadOnly {
 		e.closed = true
+		if e.repaired { // opened for writing to recover it: see openReadOnlyStore
+			return e.store.Release()
+		}
 		return e.store.Close()
 	}
 	err := e.checkpoint()

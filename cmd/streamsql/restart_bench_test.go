@@ -24,6 +24,7 @@ import (
 var (
 	restartMB  = flag.Int("restart.mb", 100, "BenchmarkRestartAfterKill: state size in MB on disk at which the run is killed")
 	restartDir = flag.String("restart.dir", "", "BenchmarkRestartAfterKill: keep the killed state in this directory and reuse it when it exists")
+	restartBin = flag.String("restart.bin", "", "BenchmarkRestartAfterKill: restart with this streamsql binary instead of one built from this tree (an A/B comparison on the same killed state)")
 )
 
 // BenchmarkRestartAfterKill runs bench.RestoreSQL with `streamsql run`
@@ -38,7 +39,10 @@ var (
 // restarted server's CPU seconds (user+sys until it is killed after the
 // answer).
 func BenchmarkRestartAfterKill(b *testing.B) {
-	bin := streamsqlBinary(b)
+	bin := *restartBin
+	if bin == "" {
+		bin = streamsqlBinary(b)
+	}
 	built := *restartDir
 	if built == "" {
 		built = filepath.Join(b.TempDir(), "killed")

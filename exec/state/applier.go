@@ -1,10 +1,12 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -26,15 +28,70 @@ type applier struct {
 	run  *applyRun     // the running apply, nil when none runs
 	err  error         // the first apply that failed; sticky
 	gate chan struct{} // tests: when set, an apply waits for it to close
+	stop atomic.Bool   // Release: the running apply stops at its next chunk
 }
 
-// applyRun is one checkpoint being applied: its chunks, and the overlay
-// reads build from them the first time one needs it.
+// errApplyStopped ends an apply that Release stopped: its checkpoint
+// stays staged and the next open applies it again.
+var errApplyStopped = errors.New("apply stopped")
+
+// applyRun is one checkpoint being applied: its chunks, the overlay
+// reads build from them the first time one needs it, and read-only
+// transactions begun before the apply's first write (snapshots), which
+// reads use while it runs. A transaction begun during the apply would
+// wait for the apply's commit in flight (Badger makes a new transaction
+// wait for every commit before its read timestamp, and each commit waits
+// for its WAL sync): the snapshot with the overlay over it reads the
+// same, at once.
 type applyRun struct {
 	chunks []stagedChunk
 	once   sync.Once
 	ov     *overlay
 	err    error
+
+	snapMu sync.Mutex
+	snaps  []*badger.Txn // free snapshots
+	ended  bool          // the apply ended: returned snapshots are discarded
+}
+
+// runSnapshots is how many snapshots an apply keeps for concurrent reads;
+// a read that finds none free (a read nested in another's callback, or
+// many at once) begins its own transaction, which may wait.
+const runSnapshots = 8
+
+// takeSnapshot returns a free snapshot, nil when none is.
+func (r *applyRun) takeSnapshot() *badger.Txn {
+	r.snapMu.Lock()
+	defer r.snapMu.Unlock()
+	if n := len(r.snaps); n > 0 && !r.ended {
+		txn := r.snaps[n-1]
+		r.snaps = r.snaps[:n-1]
+		return txn
+	}
+	return nil
+}
+
+// putSnapshot returns a snapshot a read is done with.
+func (r *applyRun) putSnapshot(txn *badger.Txn) {
+	r.snapMu.Lock()
+	defer r.snapMu.Unlock()
+	if r.ended || len(r.snaps) >= runSnapshots {
+		txn.Discard()
+		return
+	}
+	r.snaps = append(r.snaps, txn)
+}
+
+// end discards the free snapshots; those in use are discarded as their
+// reads return them.
+func (r *applyRun) end() {
+	r.snapMu.Lock()
+	defer r.snapMu.Unlock()
+	r.ended = true
+	for _, txn := range r.snaps {
+		txn.Discard()
+	}
+	r.snaps = nil
 }
 
 // overlay returns the run's overlay, building it on first use.
@@ -47,9 +104,13 @@ func (r *applyRun) overlay() (*overlay, error) {
 // its staging file at path. The caller has settled the previous apply.
 func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, n int) {
 	done := make(chan struct{})
+	run := &applyRun{chunks: chunks}
+	for range runSnapshots {
+		run.snaps = append(run.snaps, s.db.NewTransaction(false))
+	}
 	s.bg.mu.Lock()
 	s.bg.done = done
-	s.bg.run = &applyRun{chunks: chunks}
+	s.bg.run = run
 	s.bg.mu.Unlock()
 	gate := s.bg.gate
 	go func() {
@@ -73,7 +134,8 @@ func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, 
 		s.bg.mu.Lock()
 		defer s.bg.mu.Unlock()
 		s.bg.run = nil
-		if err != nil && s.bg.err == nil {
+		run.end()
+		if err != nil && s.bg.err == nil && !errors.Is(err, errApplyStopped) {
 			s.bg.err = fmt.Errorf("apply checkpoint %d: %w", id, err)
 		}
 	}()
@@ -100,23 +162,33 @@ func (s *Store) settle() error {
 // apply's end also takes: with an overlay, the apply had not ended when
 // the transaction began, so no later write is in its snapshot and the
 // overlay's values are the newest of their keys; without one, any apply
-// had ended and all of its writes are in the snapshot.
+// had ended and all of its writes are in the snapshot. During an apply
+// the transaction is one of its snapshots when one is free.
 func (s *Store) read(fn func(txn *badger.Txn, ov *overlay) error) error {
 	s.bg.mu.Lock()
 	if err := s.bg.err; err != nil {
 		s.bg.mu.Unlock()
 		return err
 	}
-	txn := s.db.NewTransaction(false)
 	run := s.bg.run
-	s.bg.mu.Unlock()
-	defer txn.Discard()
-	var ov *overlay
+	var txn *badger.Txn
 	if run != nil {
-		var err error
-		if ov, err = run.overlay(); err != nil {
-			return fmt.Errorf("staged checkpoint: %w", err)
-		}
+		txn = run.takeSnapshot()
+	}
+	if txn == nil {
+		txn = s.db.NewTransaction(false)
+	}
+	s.bg.mu.Unlock()
+	if run == nil {
+		defer txn.Discard()
+		return fn(txn, nil)
+	}
+	// A transaction begun during the apply, with the overlay over it,
+	// reads the same as a snapshot: it may join them.
+	defer run.putSnapshot(txn)
+	ov, err := run.overlay()
+	if err != nil {
+		return fmt.Errorf("staged checkpoint: %w", err)
 	}
 	return fn(txn, ov)
 }

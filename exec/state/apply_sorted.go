@@ -88,10 +88,17 @@ func appendChanges(dst []seqChange, b []byte) ([]seqChange, error) {
 // one transaction is reached first), at most applyMaxPending committing
 // at once, and returns when all are durable. It is not atomic: applying
 // is idempotent, and the commit marker already says which checkpoint
-// holds.
+// holds. It ends early with errApplyStopped once Release has stopped the
+// apply, leaving the checkpoint staged for the next open.
 func (s *Store) writeSorted(changes []change) error {
 	c := committer{s: s, pending: make(chan error, applyMaxPending)}
 	for len(changes) > 0 && c.err == nil {
+		if s.bg.stop.Load() {
+			if err := c.wait(0); err != nil {
+				return err
+			}
+			return errApplyStopped
+		}
 		n, err := c.fill(changes[:min(applyTxnChanges, len(changes))])
 		if err != nil {
 			c.err = err

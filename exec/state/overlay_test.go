@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -121,5 +122,50 @@ func TestReadsDuringTheApplySeeTheCheckpoint(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(after), []byte("owned: k0002 k0004")) {
 		t.Fatalf("ScanOwned: %.100s", after[strings.Index(after, "owned"):])
+	}
+}
+
+// TestReleaseLeavesTheCheckpointStaged: Release stops a held apply
+// instead of finishing it; the checkpoint stays staged, the next open
+// reads it whole at once and applies it in the background.
+func TestReleaseLeavesTheCheckpointStaged(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	gate := make(chan struct{})
+	s.bg.gate = gate
+	val := strings.Repeat("v", 100)
+	err := s.Checkpoint(1, func(w *Writer) error {
+		for i := 0; i < 100_000; i++ { // over one transaction: staged
+			if err := w.Set([]byte(fmt.Sprintf("k%06d", i)), []byte(val)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	go func() { released <- s.Release() }()
+	for !s.bg.stop.Load() { // Release asked the apply to stop
+		runtime.Gosched()
+	}
+	close(gate)
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if left := stagedFiles(t, s); len(left) != 1 {
+		t.Fatalf("staging files %v after Release, want checkpoint 1's", left)
+	}
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if got := get(t, s, "k099999"); got != val {
+		t.Fatalf("after reopening k099999 = %.10q, want the checkpoint's value", got)
+	}
+	if err := s.WaitApplied(); err != nil {
+		t.Fatal(err)
+	}
+	if left := stagedFiles(t, s); len(left) != 0 {
+		t.Fatalf("staging files %v left after the apply", left)
 	}
 }

@@ -154,6 +154,18 @@ func (s *Store) Close() error {
 	return errors.Join(err, s.db.Close())
 }
 
+// Release closes the database without finishing the apply of a committed
+// checkpoint that runs in the background (the apply stops at its next
+// chunk): the checkpoint stays staged, and the next Open applies it
+// again, which gives the same result. For a reader that opened a crashed
+// store only to read it (`streamsql query`), so its answer does not wait
+// for an apply it does not need.
+func (s *Store) Release() error {
+	s.bg.stop.Store(true)
+	err := s.settle()
+	return errors.Join(err, s.db.Close())
+}
+
 // Abandon releases the database without any further writes, as close to a
 // crash as a live process can get: unsynced writes may be lost, committed
 // (synced) transactions are kept.
