@@ -10,12 +10,13 @@
 // small transaction records id as committed, and Checkpoint returns; (3)
 // in the background, the staged changes are applied to their keys, sorted
 // by key in small transactions (apply_sorted.go), and the file removed,
-// while every other use of the store waits for that apply (applier.go).
-// Each change thus costs one Badger entry and nothing is left in Badger's
-// tables to collect, and processing pauses only for staging. A crash
-// before (2) leaves the previous checkpoint in force (the staging file is
-// removed on open); a crash after (2) is finished on open by applying the
-// file again (applying is idempotent).
+// while every write to the store waits for that apply and reads merge the
+// staged changes over Badger (applier.go, overlay.go). Each change thus
+// costs one Badger entry and nothing is left in Badger's tables to
+// collect, and processing pauses only for staging. A crash before (2)
+// leaves the previous checkpoint in force (the staging file is removed on
+// open); a crash after (2) is finished after open by applying the file
+// again in the background (applying is idempotent).
 package state
 
 import (
