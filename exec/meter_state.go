@@ -65,9 +65,7 @@ func (w *WindowAggregate) stateSize() StateSize {
 		if s.full() {
 			break
 		}
-		if !e.evicted {
-			s.add(len(w.encode(e)))
-		}
+		s.add(len(w.encode(e)))
 	}
 	return w.spill.size(w.StateKeys(), s.times(int64(w.resident)))
 }

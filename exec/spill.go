@@ -6,79 +6,42 @@ import (
 	"github.com/streamsql/streamsql/exec/state"
 )
 
-// use brings an evicted window's accumulators and emitted row back into
-// memory: from the spill area when it changed since the last checkpoint,
-// else from the checkpoint.
-func (w *WindowAggregate) use(e *winEntry) error {
-	if !e.evicted {
-		return nil
-	}
-	val, err := loadValue(w.store, &w.spill, w.id, e.key)
-	if err != nil {
-		return fmt.Errorf("load window state: %w", err)
-	}
-	rows, err := state.DecodeValue(val)
-	if err != nil {
-		return err
-	}
-	if err := w.decodeValues(e, rows); err != nil {
-		return err
-	}
-	e.evicted = false
-	w.resident++
-	return nil
-}
-
-// evictsWhole reports whether evicted windows leave memory entirely:
-// TUMBLE and HOP windows with a budget. A session keeps its index entry
-// (key, bounds, group), since a row must find its group's sessions.
-func (w *WindowAggregate) evictsWhole() bool { return w.budget > 0 && w.timed() }
-
 // evict moves windows out of memory until at most 3/4 of the budget
 // stay: unchanged ones are dropped (the checkpoint has them), changed
-// ones are written to the spill area in one batch. Windows waiting to be
-// emitted stay. TUMBLE and HOP windows leave whole (their timers cover
-// them); sessions keep their index entries.
+// ones are written to the spill area in one batch, and both leave memory
+// whole (their timers cover them). Windows waiting to be emitted stay.
+// Sessions leave a group at a time (evictGroups).
 func (w *WindowAggregate) evict() error {
 	if w.budget <= 0 || w.resident <= w.budget {
 		return nil
 	}
-	whole := w.evictsWhole()
 	target := w.budget * 3 / 4
-	var victims []*winEntry
+	if w.win.Kind == "session" {
+		return w.evictGroups(target)
+	}
+	var victims []string
 	var keys []string
 	var vals [][]byte
-	for _, e := range w.windows {
+	for k, e := range w.windows {
 		if w.resident <= target {
 			break
 		}
-		if e.evicted || e.pending || e.gone {
+		if e.pending || e.gone {
 			continue
 		}
 		if e.dirty {
-			v := w.encode(e)
-			if whole {
-				v = w.spillValue(e)
-			}
-			keys, vals = append(keys, e.key), append(vals, v)
+			keys, vals = append(keys, k), append(vals, w.spillValue(e))
 		}
-		victims = append(victims, e)
+		victims = append(victims, k)
 		w.resident--
 	}
 	if err := w.spill.write(keys, vals); err != nil {
 		return err
 	}
-	for _, e := range victims {
-		if whole {
-			delete(w.windows, e.key)
-			continue
-		}
-		e.evicted = true
-		e.acc, e.emitted, e.stale = nil, nil, nil
+	for _, k := range victims {
+		delete(w.windows, k)
 	}
-	if whole {
-		w.onDisk = true
-	}
+	w.onDisk = true
 	return nil
 }
 
@@ -112,14 +75,6 @@ func (w *WindowAggregate) load(k string) (*winEntry, error) {
 	w.windows[k] = e
 	w.resident++
 	return e, nil
-}
-
-// value is the state value to checkpoint for e.
-func (w *WindowAggregate) value(e *winEntry) ([]byte, error) {
-	if !e.evicted {
-		return w.encode(e), nil
-	}
-	return w.spill.get(e.key)
 }
 
 // loadValue reads key k's value: from the spill area when its current

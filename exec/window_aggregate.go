@@ -21,13 +21,14 @@ import (
 // within size + lateness of event time. When each window next needs the
 // watermark (its close, then its drop) is kept in a timer queue
 // (timers.go): a heap in memory and, from each checkpoint, timers in
-// Badger. With a budget, at most that many TUMBLE and HOP windows stay in
-// memory: the others leave it whole and live in Badger — in the last
-// checkpoint when unchanged since, else in a spill area that is not part
-// of any checkpoint (see spill.go) — and come back when a row, a partial
-// or their timer needs them; restore reads nothing. SESSION windows keep
-// an index entry (key, bounds, group) in memory, since a row must find
-// its group's sessions to merge them, and are loaded at restore.
+// Badger. With a budget, at most that many windows stay in memory: the
+// others leave it whole and live in Badger — in the last checkpoint when
+// unchanged since, else in a spill area that is not part of any
+// checkpoint (see spill.go) — and come back when a row, a partial or
+// their timer needs them; restore reads nothing. SESSION windows leave
+// and come back a group at a time (window_session.go): a row must see
+// every open session of its group to merge them, and a group's sessions
+// are stored under its key, so one short seek finds them all.
 type WindowAggregate struct {
 	id       string
 	groups   []int
@@ -42,7 +43,7 @@ type WindowAggregate struct {
 
 	wm      int64
 	windows map[string]*winEntry
-	byGroup map[string][]*winEntry // sessions of a group, by start
+	byGroup map[string][]*winEntry // the held groups' sessions, by start
 	timers  timerQueue
 	// changed lists the keys of windows marked dirty since the last
 	// checkpoint; gone the keys a checkpoint wrote whose windows were
@@ -77,7 +78,6 @@ type winEntry struct {
 	pending    bool
 	changed    bool // changed since the last early firing (EMIT EVERY)
 	gone       bool
-	evicted    bool  // a session's acc and emitted are in Badger, not in memory
 	indexed    int64 // the window's timer in the last checkpoint (noTimer: none)
 	persisted  bool  // a checkpoint holds this key
 	dirty      bool  // changed since the last checkpoint (listed in changed)
@@ -201,12 +201,19 @@ func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) (*
 		return e, err
 	}
 	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late, indexed: noTimer}
-	if old, ok := w.gone[k]; ok { // stored, removed since: rewritten
-		e.persisted, e.indexed = true, old
-		delete(w.gone, k)
-	}
+	w.revive(e)
 	w.add(e)
 	return e, nil
+}
+
+// revive lets the new window e take over what the last checkpoint holds
+// under its key for a window removed since: the checkpoint's value and
+// timer are rewritten rather than deleted.
+func (w *WindowAggregate) revive(e *winEntry) {
+	if old, ok := w.gone[e.key]; ok {
+		e.persisted, e.indexed = true, old
+		delete(w.gone, e.key)
+	}
 }
 
 // add holds the new window e and covers it in the timer heap.
@@ -220,8 +227,11 @@ func (w *WindowAggregate) add(e *winEntry) {
 // memory, loading it from Badger when it is not held; nil when there is
 // none.
 func (w *WindowAggregate) lookup(k string) (*winEntry, error) {
+	if w.win.Kind == "session" {
+		return w.lookupSession(k)
+	}
 	if e, ok := w.windows[k]; ok {
-		return e, w.use(e)
+		return e, nil
 	}
 	if !w.onDisk {
 		return nil, nil
@@ -376,7 +386,7 @@ func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error 
 // and only the drop is left. It reports whether the timer needs nothing
 // more.
 func (w *WindowAggregate) dropUnloaded(it expiryItem, wm int64) bool {
-	if !w.evictsWhole() || !w.onDisk || w.contract.Lateness <= 0 || it.at > wm {
+	if w.win.Kind == "session" || !w.onDisk || w.contract.Lateness <= 0 || it.at > wm {
 		return false
 	}
 	if _, held := w.windows[it.key]; held || w.spill.has(it.key) {
@@ -439,9 +449,7 @@ func (w *WindowAggregate) closeAt(end int64) int64 {
 
 // drop removes window e; a checkpoint that wrote it owes a delete.
 func (w *WindowAggregate) drop(e *winEntry) {
-	if !e.evicted {
-		w.resident--
-	}
+	w.resident--
 	e.gone = true
 	delete(w.windows, e.key)
 	w.spill.forget(e.key)
@@ -456,8 +464,10 @@ func (w *WindowAggregate) drop(e *winEntry) {
 }
 
 // Tick implements Operator: EMIT EVERY fires early results of the open
-// windows changed since the last early firing (a window loaded back from
-// Badger lost its changed flag: emit replaces its row only if it differs).
+// windows changed since the last early firing. A key listed twice is
+// visited once; a window loaded back from Badger lost its changed flag
+// (and a session's whole group comes back with it), so emit replaces its
+// row only if it differs.
 func (w *WindowAggregate) Tick(now int64) error {
 	if w.contract.Emit != "every" || w.contract.Every <= 0 || now-w.lastTick < w.contract.Every {
 		return nil
@@ -466,11 +476,12 @@ func (w *WindowAggregate) Tick(now int64) error {
 	out := &Batch{}
 	keys := w.every
 	w.every = nil
+	seen := make(map[string]struct{}, len(keys))
 	for _, k := range keys {
-		e, held := w.windows[k]
-		if held && !e.changed {
-			continue // emitted already (listed twice)
+		if _, ok := seen[k]; ok {
+			continue
 		}
+		seen[k] = struct{}{}
 		e, err := w.lookup(k)
 		if err != nil {
 			return err
@@ -485,16 +496,12 @@ func (w *WindowAggregate) Tick(now int64) error {
 	return w.evict()
 }
 
-// timed reports whether the windows' timers are stored at checkpoints:
-// TUMBLE and HOP windows (sessions are loaded whole at restore).
-func (w *WindowAggregate) timed() bool { return w.win.Kind != "session" }
-
 // Checkpoint implements Stateful: deletes for removed windows a
 // checkpoint wrote, then every window changed since, each with its stored
 // timer moved to its next event; the heap then forgets the windows no
 // longer in memory.
 func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
-	if w.timed() && !w.marked {
+	if !w.marked {
 		if err := wr.Set(w.timers.marker, timersMark); err != nil {
 			return err
 		}
@@ -503,9 +510,6 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 	for k, old := range w.gone {
 		if err := wr.Delete([]byte(w.id + k)); err != nil {
 			return err
-		}
-		if !w.timed() {
-			continue
 		}
 		if err := w.timers.move(wr, k, old, noTimer); err != nil {
 			return err
@@ -527,8 +531,8 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 }
 
 // checkpointWindow writes the window stored under k, if it changed since
-// the last checkpoint: from memory (or, for a session, its spilled
-// values), else from the spill area (evicted whole).
+// the last checkpoint: from memory, else from the spill area (evicted
+// whole).
 func (w *WindowAggregate) checkpointWindow(wr *state.Writer, k string) error {
 	e, ok := w.windows[k]
 	var val []byte
@@ -537,7 +541,7 @@ func (w *WindowAggregate) checkpointWindow(wr *state.Writer, k string) error {
 	case ok && !e.dirty:
 		return nil // listed twice
 	case ok:
-		val, err = w.value(e)
+		val = w.encode(e)
 	case !w.spill.has(k):
 		return nil // removed since
 	default:
@@ -551,12 +555,9 @@ func (w *WindowAggregate) checkpointWindow(wr *state.Writer, k string) error {
 	if err := wr.Set([]byte(w.id+k), val); err != nil {
 		return err
 	}
-	now := noTimer
-	if w.timed() {
-		now = w.nextEvent(e)
-		if err := w.timers.move(wr, k, e.indexed, now); err != nil {
-			return err
-		}
+	now := w.nextEvent(e)
+	if err := w.timers.move(wr, k, e.indexed, now); err != nil {
+		return err
 	}
 	e.dirty, e.persisted, e.indexed = false, true, now
 	return nil
@@ -629,10 +630,7 @@ func (w *WindowAggregate) decodeEntry(key string, val []byte, spilled bool) (*wi
 	if err := w.decodeValues(e, rows); err != nil {
 		return nil, err
 	}
-	e.indexed = noTimer
-	if w.timed() {
-		e.indexed = w.nextEvent(e)
-	}
+	e.indexed = w.nextEvent(e)
 	if spilled {
 		if len(hdr) < 6 {
 			return nil, errCorrupt(w.id)
@@ -658,18 +656,20 @@ func (w *WindowAggregate) ownsKey(k string) (bool, error) {
 	return w.keep(g), nil
 }
 
-// Restore implements Stateful. A spilling TUMBLE or HOP aggregate over a
-// store that keeps timers reads nothing: windows come into memory when a
-// row needs them or their stored timer fires. Otherwise every owned
-// window is loaded and covered by the heap; loaded from a store written
-// before timers, each is marked changed so the next checkpoint writes
-// its timer.
+// Restore implements Stateful. A spilling aggregate over a store that
+// keeps timers reads nothing: windows (sessions a group at a time) come
+// into memory when a row needs them or their stored timer fires.
+// Otherwise every owned window is loaded and covered by the heap; loaded
+// from a store written before timers (TUMBLE and HOP windows before
+// they had them, SESSION windows before they left memory), each is
+// marked changed so the next checkpoint writes its timer and the marker:
+// the old layout is migrated by the first checkpoint after the restore.
 func (w *WindowAggregate) Restore(s *state.Store) error {
 	timers, err := w.timers.marked(s)
 	if err != nil {
 		return err
 	}
-	if w.evictsWhole() && timers {
+	if w.budget > 0 && timers {
 		w.onDisk = true
 		return nil
 	}
@@ -682,7 +682,7 @@ func (w *WindowAggregate) Restore(s *state.Store) error {
 		if w.win.Kind == "session" {
 			w.insertSession(e)
 		}
-		if w.timed() && !timers {
+		if !timers {
 			e.indexed = noTimer
 			w.markDirty(e)
 		}

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -14,10 +16,14 @@ import (
 // which closes once the watermark passes its end (closeAt).
 func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	group := w.groupOf(r)
-	gk := state.AppendKeyRow(nil, group)
+	w.keyBuf = state.AppendKeyRow(w.keyBuf[:0], group)
+	sessions, err := w.sessionsOf(w.keyBuf)
+	if err != nil {
+		return err
+	}
 	start, end := ts, ts+w.win.Gap
 	var merge []*winEntry
-	for _, s := range w.byGroup[string(gk)] {
+	for _, s := range sessions {
 		if s.start <= end && ts <= s.end {
 			merge = append(merge, s)
 			if s.start < start {
@@ -40,11 +46,6 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 		w.late.Add(w.policy, reasonOf(v), 1)
 		return nil
 	}
-	for _, s := range merge {
-		if err := w.use(s); err != nil {
-			return err
-		}
-	}
 	var target *winEntry
 	if len(merge) == 1 && merge[0].start == start {
 		target = merge[0]
@@ -64,6 +65,7 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 			}
 			w.drop(s)
 		}
+		w.revive(target)
 		w.add(target)
 		w.insertSession(target)
 	}
@@ -116,14 +118,21 @@ func mergeAcc(dst, src accumulator) {
 	}
 }
 
-// moveEnd re-files a session whose end grew: its timer entry at the old
-// end finds nothing due and the new one covers it.
+// moveEnd re-files a session whose end grew. A later close needs no new
+// timer: the one that covers the session now finds nothing due and
+// covers it again at its new time (visit), so the heap holds one entry
+// per session however many rows extend it. A fired session extended past
+// the watermark is open again, and closes before its old drop time: that
+// earlier time is pushed.
 func (w *WindowAggregate) moveEnd(e *winEntry, end int64) {
+	was := w.nextEvent(e)
 	e.end = end
 	if w.closeAt(end) > w.wm {
 		e.fired = false // the session is open again until its new end
 	}
-	w.timers.push(w.nextEvent(e), e.key)
+	if now := w.nextEvent(e); now < was {
+		w.timers.push(now, e.key)
+	}
 }
 
 func (w *WindowAggregate) insertSession(e *winEntry) {
@@ -147,4 +156,115 @@ func (w *WindowAggregate) removeSession(e *winEntry) {
 	} else {
 		w.byGroup[gk] = list
 	}
+}
+
+// sessionsOf returns the sessions of the group whose key row is gk, by
+// start. A group's sessions are in memory together or not at all: when
+// its group is not held and windows may be in Badger, they are loaded
+// (loadGroup), so a row finds every session it can merge with.
+func (w *WindowAggregate) sessionsOf(gk []byte) ([]*winEntry, error) {
+	if list, ok := w.byGroup[string(gk)]; ok || !w.onDisk {
+		return list, nil
+	}
+	return w.loadGroup(string(gk))
+}
+
+// loadGroup brings the sessions of the group whose key row is gk into
+// memory: with two short seeks under the group's key, the checkpoint's
+// sessions (less those removed or spilled since) and the spill area's
+// (changed since the checkpoint). Loaded sessions have no heap entry:
+// the stored timers cover those the checkpoint holds, and the heap still
+// covers the spilled ones, which changed since it.
+func (w *WindowAggregate) loadGroup(gk string) ([]*winEntry, error) {
+	var list []*winEntry
+	load := func(prefix string, spilled bool) error {
+		return w.store.Scan([]byte(prefix+gk), func(key, val []byte) error {
+			k := string(key[len(prefix):])
+			if _, removed := w.gone[k]; (removed && !spilled) || w.spill.has(k) != spilled {
+				return nil // removed since, or its current value is elsewhere
+			}
+			if !spilled {
+				w.spill.reads++
+			}
+			e, err := w.decodeEntry(k, val, spilled)
+			if err != nil {
+				return fmt.Errorf("load session state: %w", err)
+			}
+			list = append(list, e)
+			return nil
+		})
+	}
+	if err := load(w.id, false); err != nil {
+		return nil, err
+	}
+	if err := load(w.spill.prefix, true); err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].start < list[j].start })
+	for _, e := range list {
+		w.windows[e.key] = e
+	}
+	w.resident += len(list)
+	w.byGroup[gk] = list
+	return list, nil
+}
+
+// lookupSession returns the session stored under key k, loading its
+// group when it is not held; nil when there is none.
+func (w *WindowAggregate) lookupSession(k string) (*winEntry, error) {
+	if e, ok := w.windows[k]; ok || !w.onDisk {
+		return e, nil
+	}
+	_, rest, err := state.DecodeRow([]byte(k))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w.id, err)
+	}
+	gk := k[:len(k)-len(rest)]
+	if _, held := w.byGroup[gk]; held {
+		return nil, nil // its group is held without it: removed
+	}
+	if _, err := w.loadGroup(gk); err != nil {
+		return nil, err
+	}
+	return w.windows[k], nil
+}
+
+// evictGroups moves whole groups of sessions out of memory until at
+// most target sessions stay: a group's sessions leave together, so a
+// group is either held whole or not at all (sessionsOf). Changed
+// sessions go to the spill area in one batch; groups with a session
+// waiting to be emitted stay.
+func (w *WindowAggregate) evictGroups(target int) error {
+	var victims []string
+	var keys []string
+	var vals [][]byte
+	for gk, list := range w.byGroup {
+		if w.resident <= target {
+			break
+		}
+		if slices.ContainsFunc(list, func(e *winEntry) bool { return e.pending || e.gone }) {
+			continue
+		}
+		for _, e := range list {
+			if e.dirty {
+				keys, vals = append(keys, e.key), append(vals, w.spillValue(e))
+			}
+		}
+		victims = append(victims, gk)
+		w.resident -= len(list)
+	}
+	if err := w.spill.write(keys, vals); err != nil {
+		return err
+	}
+	for _, gk := range victims {
+		for _, e := range w.byGroup[gk] {
+			delete(w.windows, e.key)
+		}
+		delete(w.byGroup, gk)
+	}
+	w.onDisk = true
+	return nil
 }
