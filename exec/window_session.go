@@ -197,8 +197,10 @@ func (w *WindowAggregate) loadGroup(gk string) ([]*winEntry, error) {
 	if err := load(w.id, false); err != nil {
 		return nil, err
 	}
-	if err := load(w.spill.prefix, true); err != nil {
-		return nil, err
+	if len(w.spill.spilled) > 0 { // else the spill area holds nothing of it
+		if err := load(w.spill.prefix, true); err != nil {
+			return nil, err
+		}
 	}
 	if len(list) == 0 {
 		return nil, nil
