@@ -2,8 +2,6 @@ package exec
 
 import (
 	"fmt"
-
-	"github.com/streamsql/streamsql/exec/state"
 )
 
 // evict moves windows out of memory until at most 3/4 of the budget
@@ -75,23 +73,6 @@ func (w *WindowAggregate) load(k string) (*winEntry, error) {
 	w.windows[k] = e
 	w.resident++
 	return e, nil
-}
-
-// loadValue reads key k's value: from the spill area when its current
-// value is there, else from the last checkpoint (prefix id).
-func loadValue(store *state.Store, spill *spillArea, id, k string) ([]byte, error) {
-	if spill.has(k) {
-		return spill.get(k)
-	}
-	val, ok, err := store.Get([]byte(id + k))
-	if err != nil {
-		return nil, err
-	}
-	spill.reads++
-	if !ok {
-		return nil, fmt.Errorf("%s: key missing from the checkpoint: %w", id, state.ErrVersion)
-	}
-	return val, nil
 }
 
 // ResidentWindows returns how many windows hold their values in memory
