@@ -1,8 +1,6 @@
 package exec
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // evict moves windows out of memory until at most 3/4 of the budget
 // stay: unchanged ones are dropped (the checkpoint has them), changed
