@@ -127,6 +127,8 @@ func (q *queryRewrite) run() *sqlerr.Error {
 			q.errAt(t, fmt.Sprintf("the name %q is reserved for set-returning functions in FROM", t.val()))
 		case t.isName() && strings.EqualFold(t.val(), StarArg):
 			q.errAt(t, fmt.Sprintf("the name %q is reserved for the * of f(*)", t.val()))
+		case t.isName() && strings.EqualFold(t.val(), AggFilterFunc):
+			q.errAt(t, fmt.Sprintf("the name %q is reserved for an aggregate's FILTER clause", t.val()))
 		case t.isOp("*"):
 			q.starArg(i)
 		case t.isOp("("):
@@ -199,6 +201,8 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		}
 	case "IS":
 		return q.isDistinct(i)
+	case "FILTER":
+		return q.aggFilter(i)
 	case "SIMILAR":
 		return q.similarTo(i)
 	case "JSONB_ARRAY_ELEMENTS", "JSONB_ARRAY_ELEMENTS_TEXT", "GENERATE_SERIES", "UNNEST":

@@ -110,10 +110,16 @@ func (v *fixVisitor) Enter(n ast.Node) (ast.Node, bool) {
 
 // Leave implements ast.Visitor. It also turns a call of array_agg, which
 // TiDB's grammar does not know as an aggregate, into one (TiDB restores
-// it as ARRAY_AGG(x), which reads back the same way).
+// it as ARRAY_AGG(x), which reads back the same way), and desugars an
+// aggregate's FILTER clause (desugarAggFilter).
 func (v *fixVisitor) Leave(n ast.Node) (ast.Node, bool) {
 	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "array_agg" {
 		return &ast.AggregateFuncExpr{F: "array_agg", Args: f.Args}, true
+	}
+	if f, ok := n.(*ast.FuncCallExpr); ok {
+		if agg := desugarAggFilter(f); agg != nil {
+			return agg, true
+		}
 	}
 	return n, true
 }

@@ -15,6 +15,7 @@ const (
 	UndefinedColumn   = "42703"
 	DuplicateObject   = "42710"
 	DatatypeMismatch  = "42804"
+	WrongObjectType   = "42809" // wrong_object_type: e.g. FILTER on a function that is no aggregate
 	UndefinedFunction = "42883"
 	UndefinedObject   = "42704"
 	GroupingError     = "42803"
