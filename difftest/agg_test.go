@@ -10,6 +10,8 @@ type agg struct {
 	arg      expr // nil for count(*)
 	distinct bool
 	k        kind
+	// filter, when set, is the call's FILTER (WHERE filter) clause.
+	filter expr
 	// render, when set, renders the call from its argument's SQL.
 	render func(d dialect, arg string) string
 }
@@ -27,6 +29,9 @@ func (a agg) sql(d dialect) string {
 		}
 		s = a.fn + "(" + dist + a.arg.sql(d) + ")"
 	}
+	if a.filter != nil {
+		s += " FILTER (WHERE " + a.filter.sql(d) + ")"
+	}
 	if d == postgres && a.fn == "avg" {
 		return "CAST(" + s + " AS float8)"
 	}
@@ -35,7 +40,12 @@ func (a agg) sql(d dialect) string {
 
 // aggProductions are the aggregate calls the corpus draws; every
 // aggregate build_agg.go accepts is here, over every kind it takes.
-var aggProductions = []func(g *gen) agg{
+var aggProductions = append(plainAggs[:len(plainAggs):len(plainAggs)],
+	jsonbAgg, jsonbObjectAgg, arrayAgg, filteredAgg)
+
+// plainAggs are the productions of aggregates that ignore NULL arguments
+// (count, sum, min, max, avg, also DISTINCT): the ones FILTER may follow.
+var plainAggs = []func(g *gen) agg{
 	func(*gen) agg { return agg{fn: "count", k: kInt} },
 	func(g *gen) agg {
 		k := []kind{kInt, kStr, kDec, kTs, kFloat}[g.pick(5)]
@@ -55,7 +65,14 @@ var aggProductions = []func(g *gen) agg{
 		k := []kind{kInt, kFloat, kDec}[g.pick(3)]
 		return agg{fn: "avg", arg: g.expr(k, 1), k: kFloat}
 	},
-	jsonbAgg, jsonbObjectAgg, arrayAgg,
+}
+
+// filteredAgg is one of the plain aggregates with a FILTER (WHERE c)
+// clause whose condition may be NULL as well as true or false.
+func filteredAgg(g *gen) agg {
+	a := plainAggs[g.pick(len(plainAggs))](g)
+	a.filter = g.expr(kBool, 1)
+	return a
 }
 
 // arrayAgg is array_agg, read as text. streamsql orders the elements (a
