@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,24 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// TestPublishedFormsRun runs the Nexmark queries written in their
+// published forms (to_char, CASE, regexp_match, a SQL function, FILTER
+// clauses): each must plan and deliver rows.
+func TestPublishedFormsRun(t *testing.T) {
+	for _, q := range Published {
+		rep, err := RunWith(context.Background(), Config{TempDir: t.TempDir()}, q, 5000, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if rep.NotSupported != "" {
+			t.Fatalf("%s: not supported: %s", q, rep.NotSupported)
+		}
+		if rep.Median.SinkRows <= 0 {
+			t.Errorf("%s: the sink received no rows", q)
+		}
+	}
+}
+
 func TestNotSupported(t *testing.T) {
 	rep, err := RunSQL(context.Background(), Config{TempDir: t.TempDir()}, "bad", "CREATE MATERIALIZED VIEW v AS SELECT * FROM nosuch;", 1, 1)
 	if err != nil || rep.NotSupported == "" {
@@ -35,7 +54,7 @@ func TestNotSupported(t *testing.T) {
 }
 
 func TestSQLPlaceholder(t *testing.T) {
-	for _, q := range Queries {
+	for _, q := range append(slices.Clone(Queries), Published...) {
 		s, err := SQL(q, 1234)
 		if err != nil {
 			t.Fatal(err)
