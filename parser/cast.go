@@ -84,7 +84,8 @@ const IntervalCastFunc = "__interval_cast"
 
 // castOperand finds the first token of the operand that ends at token j:
 // a name (maybe qualified), a literal, a parenthesised expression, a
-// function call or an earlier :: cast.
+// function call (an aggregate's with its FILTER clause) or an earlier ::
+// cast.
 func (q *queryRewrite) castOperand(j int) (int, bool) {
 	if j < 0 {
 		return 0, false
@@ -101,6 +102,9 @@ func (q *queryRewrite) castOperand(j int) (int, bool) {
 			return 0, false
 		}
 		s = k
+		if k > 1 && q.toks[k-1].is("FILTER") && q.toks[k-2].isOp(")") && k+1 < len(q.toks) && q.toks[k+1].is("WHERE") {
+			return q.castOperand(k - 2) // agg(...) FILTER (WHERE ...): the operand is the whole call
+		}
 		if k > 0 {
 			if fn := q.toks[k-1]; fn.isName() && !nonFunctionWords[strings.ToUpper(fn.text)] {
 				s = k - 1

@@ -32,6 +32,7 @@ ALLOWED LATENESS INTERVAL '1' MINUTE LATE DATA UPDATE EMIT ON WINDOW CLOSE;`,
 /* block */ WHERE b = 'it''s'`,
 	`SELECT - -k, -(-1), '--' FROM t`,
 	`SELECT cnt(*), sum ( * ), count(*), t.* FROM t WHERE k IN (SELECT f(*) FROM u)`,
+	`SELECT count(*) FILTER (WHERE p < 10), max(x) FILTER (WHERE y)::int, lower(a) FILTER (WHERE b), filter FROM t`,
 	`CREATE OR REPLACE FUNCTION f(a bigint, text) RETURNS numeric(10,2) LANGUAGE SQL IMMUTABLE AS $x$ SELECT a * 1.5 || $2::text; $x$`,
 	`CREATE FUNCTION g(s varchar) RETURNS varchar RETURN upper(s) || $$it's$$; DROP FUNCTION IF EXISTS g(varchar)`,
 }

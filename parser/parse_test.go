@@ -355,6 +355,8 @@ func TestQueryRestore(t *testing.T) {
 			"SELECT `similar_to`(\"a\", 'x%'),(NOT `similar_to`(`||`(\"a\", \"b\"), '(a|b)_', '#')),`similar_to`(F(\"a\"), \"p\") AND \"c\" FROM \"t\""},
 		{"arrays", `SELECT ARRAY[1, a + 2][1], a[i + 1], f(x)[2]::text, t.a[1] || 'x', '{1,2}'::bigint[], CAST(s AS TEXT[]), ARRAY[ARRAY[1]], cardinality(a) FROM t`,
 			"SELECT `[]`(`array`(1, \"a\" + 2), 1),`[]`(\"a\", \"i\" + 1),CAST(`[]`(F(\"x\"), 2) AS CHAR),`||`(`[]`(\"t\".\"a\", 1), 'x'),__ARRAY_CAST('{1,2}', 2),__ARRAY_CAST(\"s\", 4),`array`(`array`(1)),`cardinality`(\"a\") FROM \"t\""},
+		{"aggregate filter", "SELECT count(*) FILTER (WHERE p < 10), count(DISTINCT b) filter (where p IS NULL)::text, sum(p) FILTER\n(WHERE a AND b), x AS filter FROM t",
+			`SELECT COUNT(CASE WHEN "p" < 10 THEN 1 END),CAST(COUNT(DISTINCT CASE WHEN "p" IS NULL THEN "b" END) AS CHAR),SUM(CASE WHEN "a" AND "b" THEN "p" END),"x" AS "filter" FROM "t"`},
 		{"limit offset", `SELECT x FROM t LIMIT 10 OFFSET 5`, `SELECT "x" FROM "t" LIMIT 5,10`},
 		{"convert keeps its type", `SELECT CONVERT(x, SIGNED) FROM t`, `SELECT CONVERT("x", SIGNED) FROM "t"`},
 		{"cast native", `SELECT CAST(x AS SIGNED), CAST(x AS CHAR), CAST(x AS DATE) FROM t`, `SELECT CAST("x" AS SIGNED),CAST("x" AS CHAR),CAST("x" AS DATE) FROM "t"`},
