@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -210,5 +211,50 @@ func TestChangesArray(t *testing.T) {
 	enc[0] = 4
 	if _, err := DecodeChanges(enc); err == nil {
 		t.Fatal("version 4 bytes holding an array decoded")
+	}
+}
+
+// TestCollapserManyKeys: a checkpoint's worth of keys (the slot table
+// grows many times), each updated a few times and some deleted, in two
+// key columns of different kinds, collapses to the last change per key
+// in first-seen order, as a reference built with a map does; after Reset
+// the held changes stay the caller's.
+func TestCollapserManyKeys(t *testing.T) {
+	const keys = 50_000
+	var in []Change
+	for round := int64(0); round < 3; round++ {
+		for k := int64(0); k < keys; k++ {
+			op := Upsert
+			if round == 2 && k%7 == 0 {
+				op = Delete
+			}
+			in = append(in, Change{op, types.Row{types.IntValue(k % 1000), types.StringValue(strconv.FormatInt(k/1000, 10)), types.IntValue(round)}})
+		}
+	}
+	first := map[string]int{}
+	var want []Change
+	for _, ch := range in {
+		k := strconv.FormatInt(ch.Row[0].I, 10) + "/" + ch.Row[1].S
+		if i, ok := first[k]; ok {
+			want[i] = ch
+			continue
+		}
+		first[k] = len(want)
+		want = append(want, ch)
+	}
+	c := Collapser{Key: []int{0, 1}}
+	for len(in) > 0 {
+		n := min(len(in), 4096)
+		c.Add(in[:n])
+		in = in[n:]
+	}
+	got := c.Changes()
+	if c.Len() != keys || fmtChanges(got) != fmtChanges(want) {
+		t.Fatalf("collapsed %d changes, want %d (equal: %v)", c.Len(), len(want), fmtChanges(got) == fmtChanges(want))
+	}
+	c.Reset()
+	c.Add([]Change{{Upsert, types.Row{types.IntValue(1), types.StringValue("x"), types.IntValue(9)}}})
+	if c.Len() != 1 || fmtChanges(got) != fmtChanges(want) {
+		t.Fatalf("after Reset: %d held, earlier changes kept: %v", c.Len(), fmtChanges(got) == fmtChanges(want))
 	}
 }

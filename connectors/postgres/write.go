@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -94,8 +95,13 @@ func arrayParams(schema types.Schema, cols []int) string {
 }
 
 // splitChanges separates changes (collapsed: one change per key) into
-// upserts and deletes; a delete needs a key.
+// upserts and deletes; a delete needs a key. Without deletes the upserts
+// are changes itself, not a copy (a checkpoint's million changes would
+// be copied slice growth by slice growth).
 func splitChanges(c *config, changes []connectors.Change) (ups, dels []connectors.Change, err error) {
+	if !slices.ContainsFunc(changes, func(ch connectors.Change) bool { return ch.Op == connectors.Delete }) {
+		return changes, nil, nil
+	}
 	for _, ch := range changes {
 		if ch.Op == connectors.Delete {
 			dels = append(dels, ch)
