@@ -11,10 +11,11 @@ build:
 # parallelism 1 and 4, the spilling run, the kill -9 recovery test, the
 # operator harness, goldens, the differential test against Postgres over
 # 10 seeds). Parallel operator instances run on
-# goroutines, so -race is part of the suite. The dashboard's browser
-# test drives headless Chromium: chromium installs it when missing.
+# goroutines, so -race is part of the suite; -timeout 30m leaves the
+# slowest package (pgwire) room on a busy 2-core machine. The dashboard's
+# browser test drives headless Chromium: chromium installs it when missing.
 test: lint chromium
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 
 # chromium installs Debian's chromium package when it is not there (the
 # dashboard's browser test in cmd/streamsql fails without it).
