@@ -50,6 +50,9 @@ func (w *WindowAggregate) load(k string) (*winEntry, error) {
 		return nil, nil
 	}
 	spilled := w.spill.has(k)
+	if !spilled && w.migrating {
+		return nil, nil // the checkpoint holds the older layout
+	}
 	var val []byte
 	if spilled {
 		var err error

@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"fmt"
+	"sort"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
@@ -18,17 +18,20 @@ import (
 // to Badger at checkpoints when changed. A window fires when the watermark
 // reaches its end and its state is dropped once the watermark reaches
 // end + allowed lateness, so state is bounded by the number of keys active
-// within size + lateness of event time. When each window next needs the
-// watermark (its close, then its drop) is kept in a timer queue
-// (timers.go): a heap in memory and, from each checkpoint, timers in
-// Badger. With a budget, at most that many windows stay in memory: the
-// others leave it whole and live in Badger — in the last checkpoint when
-// unchanged since, else in a spill area that is not part of any
-// checkpoint (see spill.go) — and come back when a row, a partial or
-// their timer needs them; restore reads nothing. SESSION windows leave
-// and come back a group at a time (window_session.go): a row must see
-// every open session of its group to merge them, and a group's sessions
-// are stored under its key, so one short seek finds them all.
+// within size + lateness of event time. When each window in memory next
+// needs the watermark (its close, then its drop) is kept in a heap
+// (timers.go); a stored TUMBLE or HOP window's key starts with its end,
+// so the stored windows a watermark closes are a range scan of their own
+// keys (window_store.go), while a stored SESSION window, whose end moves,
+// has a stored timer beside it (timers.go). With a budget, at most that
+// many windows stay in memory: the others leave it whole and live in
+// Badger — in the last checkpoint when unchanged since, else in a spill
+// area that is not part of any checkpoint (see spill.go) — and come back
+// when a row, a partial or the watermark needs them; restore reads
+// nothing. SESSION windows leave and come back a group at a time
+// (window_session.go): a row must see every open session of its group to
+// merge them, and a group's sessions are stored under its key, so one
+// short seek finds them all.
 type WindowAggregate struct {
 	id       string
 	groups   []int
@@ -44,18 +47,29 @@ type WindowAggregate struct {
 	wm      int64
 	windows map[string]*winEntry
 	byGroup map[string][]*winEntry // the held groups' sessions, by start
-	timers  timerQueue
+	// timers' heap covers the windows in memory; its stored timers, the
+	// stored sessions (TUMBLE and HOP windows' keys are their timers).
+	timers timerQueue
 	// changed lists the keys of windows marked dirty since the last
 	// checkpoint; gone the keys a checkpoint wrote whose windows were
-	// removed since, with their stored timers. Flags on winEntry avoid
-	// map churn per row.
-	changed  dirtyList[string]
-	gone     map[string]int64
-	marked   bool        // this run wrote the timer marker
-	pending  []*winEntry // entries to (re-)emit at the end of this batch
-	every    []string    // EMIT EVERY: keys changed since the last early firing
-	lastTick int64
-	keyBuf   []byte
+	// removed since, with a session's stored timer (noTimer for TUMBLE
+	// and HOP). Flags on winEntry avoid map churn per row.
+	changed dirtyList[string]
+	gone    map[string]int64
+	marked  bool // this run wrote a session aggregate's timer marker
+	// Every window ending at or before closedTo has fired, and every
+	// stored one ending at or before droppedTo is dropped (storedDue).
+	closedTo, droppedTo int64
+	// oldKeys are the keys of an older layout that the next checkpoint
+	// deletes; until then (migrating) every window is in memory or
+	// the spill area.
+	oldKeys   [][]byte
+	migrating bool
+	cols      []int       // 0, 1, 2, ...: a group row's own columns
+	pending   []*winEntry // entries to (re-)emit at the end of this batch
+	every     []string    // EMIT EVERY: keys changed since the last early firing
+	lastTick  int64
+	keyBuf    []byte
 
 	partialInput bool // the global phase of a split aggregate: input rows are partials
 	judge        windowJudge
@@ -78,7 +92,7 @@ type winEntry struct {
 	pending    bool
 	changed    bool // changed since the last early firing (EMIT EVERY)
 	gone       bool
-	indexed    int64 // the window's timer in the last checkpoint (noTimer: none)
+	indexed    int64 // a session's timer in the last checkpoint (noTimer: none)
 	persisted  bool  // a checkpoint holds this key
 	dirty      bool  // changed since the last checkpoint (listed in changed)
 	// stale are rows downstream still holds for sessions merged into this
@@ -111,7 +125,7 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		id: c.ID, groups: n.GroupCols, calls: n.Aggs, win: n.Window, contract: n.Contract,
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
-		gone: map[string]int64{}, lastTick: c.StartsAt, timers: newTimerQueue(c.Store, c.ID),
+		gone: map[string]int64{}, closedTo: types.MinTime, droppedTo: types.MinTime, lastTick: c.StartsAt, timers: newTimerQueue(c.Store, c.ID),
 		store: c.Store, budget: c.Budget, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
 	}
 	if w.store == nil {
@@ -132,9 +146,9 @@ func (w *WindowAggregate) groupOf(r types.Row) types.Row {
 	return g
 }
 
-func (w *WindowAggregate) entryKey(group types.Row, start int64) string {
-	w.keyBuf = state.AppendKeyRow(w.keyBuf[:0], group)
-	w.keyBuf = state.AppendRow(w.keyBuf, types.Row{types.TimestampValue(start)})
+// entryKey is the key of group's window [start, end).
+func (w *WindowAggregate) entryKey(group types.Row, start, end int64) string {
+	w.keyBuf = w.appendWindowKey(w.keyBuf[:0], group, w.allCols(len(group)), start, end)
 	return string(w.keyBuf)
 }
 
@@ -172,10 +186,7 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 		}
 		var group types.Row
 		w.judge.row(r, t.I, wm, func(start, end int64, late bool) {
-			if group == nil {
-				group = w.groupOf(r)
-			}
-			e, err := w.entry(group, start, end, late)
+			e, err := w.entry(r, w.groups, &group, start, end, late)
 			if err != nil {
 				procErr = err
 				return
@@ -193,15 +204,31 @@ func (w *WindowAggregate) Process(_ int, b *Batch) error {
 	return w.evict()
 }
 
-// entry finds or creates the window of group starting at start. A window
-// created for a late row is born fired (Flink's late firing).
-func (w *WindowAggregate) entry(group types.Row, start, end int64, late bool) (*winEntry, error) {
-	k := w.entryKey(group, start)
-	if e, err := w.lookup(k); e != nil || err != nil {
-		return e, err
+// entry finds or creates the window [start, end) of the group in columns
+// cols of r; a new window's group row is *group, made from r when nil. A
+// window created for a late row is born fired (Flink's late firing).
+func (w *WindowAggregate) entry(r types.Row, cols []int, group *types.Row, start, end int64, late bool) (*winEntry, error) {
+	w.keyBuf = w.appendWindowKey(w.keyBuf[:0], r, cols, start, end)
+	if e, ok := w.windows[string(w.keyBuf)]; ok {
+		return e, nil
 	}
-	e := &winEntry{key: k, group: group, start: start, end: end, acc: newAccs(w.calls), fired: late, indexed: noTimer}
+	k := string(w.keyBuf)
+	if w.onDisk {
+		if e, err := w.load(k); e != nil || err != nil {
+			return e, err
+		}
+	}
+	if *group == nil {
+		*group = make(types.Row, len(cols))
+		for i, c := range cols {
+			(*group)[i] = r[c]
+		}
+	}
+	e := &winEntry{key: k, group: *group, start: start, end: end, acc: newAccs(w.calls), fired: late, indexed: noTimer}
 	w.revive(e)
+	if !late && end <= w.closedTo {
+		w.closedTo = end - 1 // below a restored watermark: still to fire
+	}
 	w.add(e)
 	return e, nil
 }
@@ -334,10 +361,23 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 	}
 	prev := w.wm
 	w.wm = wm
-	due, err := w.timers.due(wm, w.onDisk, w.ownsKey)
+	due, err := w.timers.due(wm, w.onDisk && !w.timed(), w.ownsSession)
 	if err != nil {
 		return err
 	}
+	if err != nil {
+		return err
+	}
+	stored, err := w.storedDue(wm)
+	if err != nil {
+		return err
+	}
+	if len(stored) > 0 {
+		due = append(due, stored...)
+		sort.SliceStable(due, func(a, b int) bool { return due[a].at < due[b].at })
+	}
+	w.closedTo = max(w.closedTo, wm)
+	w.droppedTo = max(w.droppedTo, subSat(wm, w.contract.Lateness))
 	for len(due) > 0 {
 		n := 1
 		for n < len(due) && due[n].at == due[0].at {
@@ -357,9 +397,6 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error {
 	out := &Batch{}
 	for _, it := range items {
-		if w.dropUnloaded(it, wm) {
-			continue
-		}
 		e, err := w.lookup(it.key)
 		if err != nil {
 			return err
@@ -377,44 +414,6 @@ func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error 
 		}
 	}
 	return w.evict()
-}
-
-// dropUnloaded drops, without reading its values, a TUMBLE or HOP
-// window that is not in memory, unchanged since the last checkpoint, and
-// whose timer at the end of its allowed lateness wm passed: with
-// lateness its close comes first, so a timer there means it had fired
-// and only the drop is left. It reports whether the timer needs nothing
-// more.
-func (w *WindowAggregate) dropUnloaded(it expiryItem, wm int64) bool {
-	if w.win.Kind == "session" || !w.onDisk || w.contract.Lateness <= 0 || it.at > wm {
-		return false
-	}
-	if _, held := w.windows[it.key]; held || w.spill.has(it.key) {
-		return false
-	}
-	if _, ok := w.gone[it.key]; ok {
-		return true // dropped already
-	}
-	start, ok := keyStart(it.key)
-	if !ok || it.at != start+w.win.Size+w.contract.Lateness {
-		return false
-	}
-	w.gone[it.key] = it.at // the checkpoint holds it, with this timer
-	return true
-}
-
-// keyStart is the window start of entry key k (the group's key row, then
-// the start).
-func keyStart(k string) (int64, bool) {
-	_, rest, err := state.DecodeRow([]byte(k))
-	if err != nil {
-		return 0, false
-	}
-	r, _, err := state.DecodeRow(rest)
-	if err != nil || len(r) != 1 {
-		return 0, false
-	}
-	return r[0].I, true
 }
 
 // visit fires window e if watermark wm passed its close, drops it if wm
@@ -496,26 +495,32 @@ func (w *WindowAggregate) Tick(now int64) error {
 	return w.evict()
 }
 
-// Checkpoint implements Stateful: deletes for removed windows a
-// checkpoint wrote, then every window changed since, each with its stored
-// timer moved to its next event; the heap then forgets the windows no
-// longer in memory.
+// timed reports whether the windows are keyed by their end, so that their
+// keys are their timers: TUMBLE and HOP windows (sessions, whose end
+// moves, have stored timers beside them).
+func (w *WindowAggregate) timed() bool { return w.win.Kind != "session" }
+
+// Checkpoint implements Stateful: the layout marker, deletes for removed
+// windows a checkpoint wrote (and an older layout's keys, and a removed
+// session's stored timer), then every window changed since (a session
+// with its stored timer moved to its next event); the heap then forgets
+// the windows no longer in memory.
 func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
-	if !w.marked {
-		if err := wr.Set(w.timers.marker, timersMark); err != nil {
-			return err
-		}
-		w.marked = true
+	if err := w.checkpointLayout(wr); err != nil {
+		return err
 	}
 	for k, old := range w.gone {
 		if err := wr.Delete([]byte(w.id + k)); err != nil {
 			return err
 		}
+		if w.timed() {
+			continue
+		}
 		if err := w.timers.move(wr, k, old, noTimer); err != nil {
 			return err
 		}
 	}
-	w.gone = map[string]int64{}
+	clear(w.gone)
 	for _, k := range w.changed.take() {
 		if err := w.checkpointWindow(wr, k); err != nil {
 			return err
@@ -555,9 +560,12 @@ func (w *WindowAggregate) checkpointWindow(wr *state.Writer, k string) error {
 	if err := wr.Set([]byte(w.id+k), val); err != nil {
 		return err
 	}
-	now := w.nextEvent(e)
-	if err := w.timers.move(wr, k, e.indexed, now); err != nil {
-		return err
+	now := noTimer
+	if !w.timed() {
+		now = w.nextEvent(e)
+		if err := w.timers.move(wr, k, e.indexed, now); err != nil {
+			return err
+		}
 	}
 	e.dirty, e.persisted, e.indexed = false, true, now
 	return nil
@@ -586,8 +594,8 @@ func (w *WindowAggregate) encode(e *winEntry, extra ...types.Value) []byte {
 }
 
 // spillValue is the spill-area value of a window evicted whole while
-// changed: encode's, with whether a checkpoint holds it and the timer the
-// checkpoint has for it.
+// changed: encode's, with whether a checkpoint holds it and, for a
+// session, the timer the checkpoint has for it.
 func (w *WindowAggregate) spillValue(e *winEntry) []byte {
 	return w.encode(e, types.BoolValue(e.persisted), types.IntValue(e.indexed))
 }
@@ -613,10 +621,10 @@ func (w *WindowAggregate) decodeValues(e *winEntry, rows []types.Row) error {
 	return e.acc.decode(rows[3+n:])
 }
 
-// decodeEntry decodes the window stored under key: checkpointed (its
-// timer is its next event), or from the spill area (spilled), whose
-// values carry (persisted, indexed) and whose windows are still changed
-// since the checkpoint (listed in changed).
+// decodeEntry decodes the window stored under key: checkpointed, or from
+// the spill area (spilled), whose values carry whether a checkpoint holds
+// the window and whose windows are still changed since the checkpoint
+// (listed in changed).
 func (w *WindowAggregate) decodeEntry(key string, val []byte, spilled bool) (*winEntry, error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
@@ -630,7 +638,10 @@ func (w *WindowAggregate) decodeEntry(key string, val []byte, spilled bool) (*wi
 	if err := w.decodeValues(e, rows); err != nil {
 		return nil, err
 	}
-	e.indexed = w.nextEvent(e)
+	e.indexed = noTimer
+	if !w.timed() {
+		e.indexed = w.nextEvent(e)
+	}
 	if spilled {
 		if len(hdr) < 6 {
 			return nil, errCorrupt(w.id)
@@ -638,60 +649,6 @@ func (w *WindowAggregate) decodeEntry(key string, val []byte, spilled bool) (*wi
 		e.persisted, e.indexed, e.dirty = hdr[4].Bool(), hdr[5].I, true
 	}
 	return e, nil
-}
-
-// owns reports whether this instance keeps the window stored under key.
-func (w *WindowAggregate) owns(key []byte) (bool, error) { return w.ownsKey(string(key[len(w.id):])) }
-
-// ownsKey reports whether this instance keeps the window of entry key k
-// (the group's key row, then the start), from its group.
-func (w *WindowAggregate) ownsKey(k string) (bool, error) {
-	if w.keep == nil {
-		return true, nil
-	}
-	g, _, err := state.DecodeRow([]byte(k))
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", w.id, err)
-	}
-	return w.keep(g), nil
-}
-
-// Restore implements Stateful. A spilling aggregate over a store that
-// keeps timers reads nothing: windows (sessions a group at a time) come
-// into memory when a row needs them or their stored timer fires.
-// Otherwise every owned window is loaded and covered by the heap; loaded
-// from a store written before timers (TUMBLE and HOP windows before
-// they had them, SESSION windows before they left memory), each is
-// marked changed so the next checkpoint writes its timer and the marker:
-// the old layout is migrated by the first checkpoint after the restore.
-func (w *WindowAggregate) Restore(s *state.Store) error {
-	timers, err := w.timers.marked(s)
-	if err != nil {
-		return err
-	}
-	if w.budget > 0 && timers {
-		w.onDisk = true
-		return nil
-	}
-	err = s.ScanOwned([]byte(w.id), w.owns, func(key, val []byte) error {
-		e, err := w.decodeEntry(string(key[len(w.id):]), val, false)
-		if err != nil {
-			return err
-		}
-		w.add(e)
-		if w.win.Kind == "session" {
-			w.insertSession(e)
-		}
-		if !timers {
-			e.indexed = noTimer
-			w.markDirty(e)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return w.evict()
 }
 
 // StateKeys implements stateSizer: the windows (per group) in memory.

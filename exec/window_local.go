@@ -181,15 +181,16 @@ func partialWidth(c planner.AggCall) int {
 // from LocalWindowAggregate into the windows' state.
 func (w *WindowAggregate) mergePartials(b *Batch) error {
 	ng := len(w.groups)
+	cols := w.allCols(ng)
 	for _, r := range b.Rows {
-		group := append(types.Row(nil), r[:ng]...)
+		var group types.Row
 		// A partial of late rows fires its window at once only if this
 		// operator has fired it: other instances' on-time partials for
 		// it may still be on their way, and its firing will include them
 		// all (else the first row out would hold the late rows alone).
 		end := r[ng+1].I
 		late := r[ng+2].Bool() && end <= w.wm
-		e, err := w.entry(group, r[ng].I, end, late)
+		e, err := w.entry(r, cols, &group, r[ng].I, end, late)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -54,7 +55,7 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 		}
 	} else {
 		target = &winEntry{group: group, start: start, end: end, acc: newAccs(w.calls), fired: v != lateness.OnTime, indexed: noTimer}
-		target.key = w.entryKey(group, start)
+		target.key = w.entryKey(group, start, end)
 		for _, s := range merge {
 			w.mergeInto(target, s)
 			// What downstream holds for s is replaced when the merged
@@ -269,4 +270,27 @@ func (w *WindowAggregate) evictGroups(target int) error {
 	}
 	w.onDisk = true
 	return nil
+}
+
+// restoreSessions restores a SESSION aggregate. Over a store whose
+// checkpoints keep the sessions' timers (its marker holds timersMark), a
+// spilling aggregate reads nothing: a group's sessions come into memory
+// when a row needs them or a stored timer fires. Otherwise every owned
+// session is loaded; from a store written before sessions had stored
+// timers (no marker), each is marked changed, so the first checkpoint
+// after the restore writes its timer and the marker: the old layout is
+// migrated.
+func (w *WindowAggregate) restoreSessions(s *state.Store) error {
+	mark, ok, err := s.Get(w.timers.marker)
+	if err != nil {
+		return err
+	}
+	if ok && !bytes.Equal(mark, timersMark) {
+		return fmt.Errorf("%s: unknown session layout %q: %w", w.id, mark, state.ErrVersion)
+	}
+	if ok && w.budget > 0 {
+		w.onDisk = true
+		return nil
+	}
+	return w.loadAll(s, !ok)
 }

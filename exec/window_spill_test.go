@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -14,15 +16,17 @@ import (
 // TestWindowSpillAgreesWithMemory feeds the same random rows (some late),
 // watermarks and ticks, with checkpoints and lazy restores at random
 // points, to a window aggregate limited to two windows in memory (TUMBLE
-// and HOP windows leave memory whole; their close and drop live in the
+// and HOP windows leave memory whole, their stored keys are their
+// timers; sessions leave a group at a time, their close and drop in the
 // stored timers; restore reads nothing) and to an unlimited one, each
 // into a view; the views must agree at every step. Some restores first
-// strip the stored timers, as a store written before them has none: the
-// restore then loads every window and the next checkpoint writes the
-// timers. The spilling aggregate must hold at most its budget of
-// windows, and after a checkpoint a heap of at most a few entries per
-// window it holds. The input ends with the watermark of a bounded
-// source's end.
+// rewrite the store in an older layout (TUMBLE and HOP windows keyed by
+// group and start, with or without stored timers beside them; sessions
+// without their timers): the restore then loads every window and the
+// next checkpoint migrates them. The spilling aggregate must hold at most
+// its budget of windows, and after a checkpoint a heap of at most a few
+// entries per window it holds. The input ends with the watermark of a
+// bounded source's end.
 func TestWindowSpillAgreesWithMemory(t *testing.T) {
 	cases := map[string]planner.WindowAggregate{
 		"tumble/close": {Window: planner.WindowSpec{Kind: "tumble", Size: 10, Slide: 10},
@@ -106,9 +110,14 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 			if !restarts || rng.Intn(2) == 0 {
 				break
 			}
-			stripped := rng.Intn(3) == 0
-			if stripped { // a store written before timers
+			layout := rng.Intn(6)
+			stripped := layout < 2
+			switch {
+			case !stripped:
+			case node.Window.Kind == "session": // written before sessions had timers
 				stripTimers(t, st, "w@")
+			default: // a store written by an older build
+				toOldWindowLayout(t, st, "w/", node, layout)
 			}
 			spill = build() // restart from that checkpoint; the engine re-sends the watermark
 			if err := spill.Restore(st); err != nil {
@@ -146,6 +155,62 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 func stripTimers(t *testing.T, st *state.Store, prefix string) {
 	t.Helper()
 	if err := st.DeletePrefix([]byte(prefix)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// toOldWindowLayout rewrites the TUMBLE and HOP windows of the window
+// aggregate id (keyed by end) as an older build stored them: keyed by
+// the group's key row then the start, with (layout 1) a timer per window
+// at the watermark it next needed under the "@t/" space and the marker
+// timersMark, or (layout 0) neither.
+func toOldWindowLayout(t *testing.T, st *state.Store, id string, node *planner.WindowAggregate, layout int) {
+	t.Helper()
+	base := strings.TrimSuffix(id, "/")
+	type kv struct{ key, val []byte }
+	var old []kv
+	err := st.Scan([]byte(id), func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		start, end, fired := rows[0][0].I, rows[0][1].I, rows[0][2].Bool()
+		k := state.AppendRow(state.AppendKeyRow(nil, rows[1]), types.Row{types.TimestampValue(start)})
+		old = append(old, kv{append([]byte(id), k...), val})
+		if layout == 1 {
+			at := end
+			if fired {
+				at += node.Contract.Lateness
+			}
+			timer := binary.BigEndian.AppendUint64([]byte(base+"@t/"), uint64(at)^(1<<63))
+			old = append(old, kv{append(timer, k...), nil})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeletePrefix([]byte(id)); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Batch(func(w *state.Writer) error {
+		var mark error
+		if layout == 1 {
+			mark = w.Set([]byte(base+"@m"), timersMark)
+		} else {
+			mark = w.Delete([]byte(base + "@m"))
+		}
+		if mark != nil {
+			return mark
+		}
+		for _, x := range old {
+			if err := w.Set(x.key, x.val); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

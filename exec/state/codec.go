@@ -148,3 +148,13 @@ func AppendKeyRow(dst []byte, r types.Row) []byte {
 	}
 	return dst
 }
+
+// AppendKeyCols appends AppendKeyRow's encoding of the row of r's
+// columns cols, without building that row.
+func AppendKeyCols(dst []byte, r types.Row, cols []int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(cols)))
+	for _, c := range cols {
+		dst = types.AppendKeyCodec(dst, r[c])
+	}
+	return dst
+}

@@ -213,6 +213,16 @@ func (s *Store) ScanFrom(prefix, from []byte, fn func(key, val []byte) error) er
 	})
 }
 
+// ScanKeys calls fn for every key with prefix at or after from, in key
+// order (a running apply's changes merged in), without reading the
+// values. The key is valid during the call only.
+func (s *Store) ScanKeys(prefix, from []byte, fn func(key []byte) error) error {
+	return s.read(func(txn *badger.Txn, ov *overlay) error {
+		keyOnly := func(key []byte) (bool, error) { return false, fn(key) }
+		return scanMerged(txn, ov, prefix, from, keyOnly, nil)
+	})
+}
+
 // ScanOwned calls fn for every key with prefix that own accepts, in key
 // order. own sees the key before its value is read, so a parallel
 // instance restoring its share of an operator's state neither copies nor
