@@ -35,6 +35,7 @@ func (w *WindowAggregate) evict() error {
 		return err
 	}
 	for _, k := range victims {
+		w.windows[k].out = true
 		delete(w.windows, k)
 	}
 	w.onDisk = true

@@ -15,8 +15,8 @@ import (
 // BY with STATE TTL) next need a visit, so that an entry whose values are
 // not in memory (evicted whole, or not loaded since a lazy restore) still
 // expires on time. The join keeps one per side, in its own key layout
-// (join_timers.go). WindowAggregate uses its heap only: a stored window's
-// key is its own timer (window_store.go).
+// (join_timers.go). WindowAggregate has its own (window_timers.go): a
+// stored window's key is its own timer (window_store.go).
 //
 // Each entry a checkpoint holds has one stored timer, at the time the
 // checkpoint knew for it (the entry's indexed field): the Badger key

@@ -19,8 +19,8 @@ import (
 // reaches its end and its state is dropped once the watermark reaches
 // end + allowed lateness, so state is bounded by the number of keys active
 // within size + lateness of event time. When each window in memory next
-// needs the watermark (its close, then its drop) is kept in a heap
-// (timers.go); a stored TUMBLE or HOP window's key starts with its end,
+// needs the watermark (its close, then its drop) is kept in buckets by
+// that time (window_timers.go); a stored TUMBLE or HOP window's key starts with its end,
 // so the stored windows a watermark closes are a range scan of their own
 // keys (window_store.go), while a stored SESSION window, whose end moves,
 // has a stored timer beside it (timers.go). With a budget, at most that
@@ -47,9 +47,10 @@ type WindowAggregate struct {
 	wm      int64
 	windows map[string]*winEntry
 	byGroup map[string][]*winEntry // the held groups' sessions, by start
-	// timers' heap covers the windows in memory; its stored timers, the
-	// stored sessions (TUMBLE and HOP windows' keys are their timers).
-	timers timerQueue
+	timers  windowTimers           // covers the windows in memory
+	// sessionTimers are the stored sessions' timers (TUMBLE and HOP
+	// windows' keys are their timers); its heap is unused.
+	sessionTimers timerQueue
 	// changed lists the keys of windows marked dirty since the last
 	// checkpoint; gone the keys a checkpoint wrote whose windows were
 	// removed since, with a session's stored timer (noTimer for TUMBLE
@@ -71,7 +72,9 @@ type WindowAggregate struct {
 	lastTick  int64
 	keyBuf    []byte
 
-	partialInput bool // the global phase of a split aggregate: input rows are partials
+	partialInput bool  // the global phase of a split aggregate: input rows are partials
+	scratch      accs  // partials decode into these (partialAccs)
+	widths       []int // each call's partial width
 	judge        windowJudge
 
 	store    *state.Store
@@ -93,6 +96,7 @@ type winEntry struct {
 	changed    bool // changed since the last early firing (EMIT EVERY)
 	gone       bool
 	indexed    int64 // a session's timer in the last checkpoint (noTimer: none)
+	out        bool  // left memory whole (a later load makes a new entry)
 	persisted  bool  // a checkpoint holds this key
 	dirty      bool  // changed since the last checkpoint (listed in changed)
 	// stale are rows downstream still holds for sessions merged into this
@@ -125,7 +129,8 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		id: c.ID, groups: n.GroupCols, calls: n.Aggs, win: n.Window, contract: n.Contract,
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
-		gone: map[string]int64{}, closedTo: types.MinTime, droppedTo: types.MinTime, lastTick: c.StartsAt, timers: newTimerQueue(c.Store, c.ID),
+		gone: map[string]int64{}, closedTo: types.MinTime, droppedTo: types.MinTime, lastTick: c.StartsAt,
+		sessionTimers: newTimerQueue(c.Store, c.ID),
 		store: c.Store, budget: c.Budget, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
 	}
 	if w.store == nil {
@@ -247,7 +252,7 @@ func (w *WindowAggregate) revive(e *winEntry) {
 func (w *WindowAggregate) add(e *winEntry) {
 	w.windows[e.key] = e
 	w.resident++
-	w.timers.push(w.nextEvent(e), e.key)
+	w.timers.push(w.nextEvent(e), e)
 }
 
 // lookup returns the window stored under key k with its values in
@@ -361,19 +366,13 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 	}
 	prev := w.wm
 	w.wm = wm
-	due, err := w.timers.due(wm, w.onDisk && !w.timed(), w.ownsSession)
+	due := w.timers.due(wm, nil)
+	n := len(due)
+	due, err := w.storedDue(wm, due)
 	if err != nil {
 		return err
 	}
-	if err != nil {
-		return err
-	}
-	stored, err := w.storedDue(wm)
-	if err != nil {
-		return err
-	}
-	if len(stored) > 0 {
-		due = append(due, stored...)
+	if len(due) > n && n > 0 {
 		sort.SliceStable(due, func(a, b int) bool { return due[a].at < due[b].at })
 	}
 	w.closedTo = max(w.closedTo, wm)
@@ -394,10 +393,10 @@ func (w *WindowAggregate) Watermark(_ int, wm int64) error {
 // visitAt visits the windows of timers due at time at: emits the rows of
 // the windows that fire, then the watermark at, and evicts what the visit
 // loaded past the budget.
-func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error {
+func (w *WindowAggregate) visitAt(at int64, items []windowDue, wm int64) error {
 	out := &Batch{}
 	for _, it := range items {
-		e, err := w.lookup(it.key)
+		e, err := w.dueWindow(it)
 		if err != nil {
 			return err
 		}
@@ -416,6 +415,20 @@ func (w *WindowAggregate) visitAt(at int64, items []expiryItem, wm int64) error 
 	return w.evict()
 }
 
+// dueWindow returns the window of it with its values in memory: its
+// entry, unless that left memory whole since (then, like a stored
+// window's key, its key finds it).
+func (w *WindowAggregate) dueWindow(it windowDue) (*winEntry, error) {
+	if it.e == nil || it.e.out {
+		k := it.key
+		if it.e != nil {
+			k = it.e.key
+		}
+		return w.lookup(k)
+	}
+	return it.e, nil
+}
+
 // visit fires window e if watermark wm passed its close, drops it if wm
 // passed the end of its lateness, and otherwise covers it again at its
 // next event.
@@ -431,7 +444,7 @@ func (w *WindowAggregate) visit(e *winEntry, wm int64, out *Batch) {
 		w.drop(e)
 		return
 	}
-	w.timers.push(w.nextEvent(e), e.key)
+	w.timers.push(w.nextEvent(e), e)
 }
 
 // closeAt is the watermark at which a window ending at end closes: end for
@@ -516,7 +529,7 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 		if w.timed() {
 			continue
 		}
-		if err := w.timers.move(wr, k, old, noTimer); err != nil {
+		if err := w.sessionTimers.move(wr, k, old, noTimer); err != nil {
 			return err
 		}
 	}
@@ -530,7 +543,7 @@ func (w *WindowAggregate) Checkpoint(wr *state.Writer) error {
 		return err
 	}
 	if w.onDisk {
-		w.timers.prune(func(k string) bool { return w.windows[k] != nil })
+		w.timers.prune(func(e *winEntry) bool { return !e.out && !e.gone })
 	}
 	return nil
 }
@@ -563,7 +576,7 @@ func (w *WindowAggregate) checkpointWindow(wr *state.Writer, k string) error {
 	now := noTimer
 	if !w.timed() {
 		now = w.nextEvent(e)
-		if err := w.timers.move(wr, k, e.indexed, now); err != nil {
+		if err := w.sessionTimers.move(wr, k, e.indexed, now); err != nil {
 			return err
 		}
 	}

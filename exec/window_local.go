@@ -29,10 +29,17 @@ type LocalWindowAggregate struct {
 	late   *lateness.Counters
 	judge  windowJudge
 
-	wm       int64
-	partials map[string]*partial
-	order    []*partial
-	keyBuf   []byte
+	wm     int64
+	batch  map[string]*localGroup // this batch's groups, by key
+	order  []*partial
+	keyBuf []byte
+}
+
+// localGroup is one group's partials in a batch: a row's windows (five
+// for a HOP of size 5 × slide) cost one map lookup, not one each.
+type localGroup struct {
+	row   types.Row
+	parts []*partial
 }
 
 type partial struct {
@@ -50,7 +57,7 @@ func NewLocalWindowAggregate(n *planner.WindowAggregate, out Output, side func(t
 		p = lateness.Drop
 	}
 	return &LocalWindowAggregate{groups: n.GroupCols, calls: n.Aggs, win: n.Window, policy: p,
-		out: out, late: late, wm: types.MinTime, partials: map[string]*partial{},
+		out: out, late: late, wm: types.MinTime, batch: map[string]*localGroup{},
 		judge: windowJudge{win: n.Window, contract: n.Contract, policy: p, side: side, late: late}}
 }
 
@@ -73,8 +80,12 @@ func (l *LocalWindowAggregate) Process(_ int, b *Batch) error {
 
 // row folds one row into the partials of its windows.
 func (l *LocalWindowAggregate) row(r types.Row, t, wm int64) {
+	var g *localGroup
 	l.judge.row(r, t, wm, func(start, end int64, late bool) {
-		l.partial(r, start, end, late).acc.add(l.calls, r)
+		if g == nil {
+			g = l.group(r)
+		}
+		l.partial(g, start, end, late).acc.add(l.calls, r)
 	})
 }
 
@@ -111,21 +122,29 @@ func (j *windowJudge) row(r types.Row, t, wm int64, apply func(start, end int64,
 	})
 }
 
-func (l *LocalWindowAggregate) partial(r types.Row, start, end int64, late bool) *partial {
-	l.keyBuf = l.keyBuf[:0]
-	for _, c := range l.groups {
-		l.keyBuf = state.AppendKey(l.keyBuf, r[c])
+// group returns the batch's partials of row r's group.
+func (l *LocalWindowAggregate) group(r types.Row) *localGroup {
+	l.keyBuf = state.AppendKeyCols(l.keyBuf[:0], r, l.groups)
+	if g, ok := l.batch[string(l.keyBuf)]; ok {
+		return g
 	}
-	l.keyBuf = state.AppendRow(l.keyBuf, types.Row{types.TimestampValue(start), types.BoolValue(late)})
-	if p, ok := l.partials[string(l.keyBuf)]; ok {
-		return p
-	}
-	g := make(types.Row, len(l.groups))
+	g := &localGroup{row: make(types.Row, len(l.groups))}
 	for i, c := range l.groups {
-		g[i] = r[c]
+		g.row[i] = r[c]
 	}
-	p := &partial{group: g, start: start, end: end, late: late, acc: newAccs(l.calls)}
-	l.partials[string(l.keyBuf)] = p
+	l.batch[string(l.keyBuf)] = g
+	return g
+}
+
+// partial returns g's partial of the window [start, end), late or not.
+func (l *LocalWindowAggregate) partial(g *localGroup, start, end int64, late bool) *partial {
+	for _, p := range g.parts {
+		if p.start == start && p.late == late {
+			return p
+		}
+	}
+	p := &partial{group: g.row, start: start, end: end, late: late, acc: newAccs(l.calls)}
+	g.parts = append(g.parts, p)
 	l.order = append(l.order, p)
 	return p
 }
@@ -145,7 +164,8 @@ func (l *LocalWindowAggregate) flush() error {
 		}
 		out.Rows[i] = row
 	}
-	l.partials = map[string]*partial{}
+	clear(l.batch)
+	clear(l.order)
 	l.order = l.order[:0]
 	return l.out.Emit(out)
 }
@@ -177,6 +197,19 @@ func partialWidth(c planner.AggCall) int {
 	return len(newAccumulator(c).encode())
 }
 
+// partialAccs returns accumulators to decode partials into, one per
+// call, made once (the global phase has no DISTINCT, whose decode adds to
+// what it holds), and sets widths.
+func (w *WindowAggregate) partialAccs() accs {
+	if w.scratch == nil {
+		w.scratch = newAccs(w.calls)
+		for _, c := range w.calls {
+			w.widths = append(w.widths, partialWidth(c))
+		}
+	}
+	return w.scratch
+}
+
 // mergePartials is the global phase's Process: it merges partial rows
 // from LocalWindowAggregate into the windows' state.
 func (w *WindowAggregate) mergePartials(b *Batch) error {
@@ -195,9 +228,8 @@ func (w *WindowAggregate) mergePartials(b *Batch) error {
 			return err
 		}
 		off := ng + 3
-		for i, c := range w.calls {
-			n := partialWidth(c)
-			a := newAccumulator(c)
+		for i, a := range w.partialAccs() {
+			n := w.widths[i]
 			if err := a.decode(r[off : off+n]); err != nil {
 				return err
 			}

@@ -132,7 +132,7 @@ func (w *WindowAggregate) moveEnd(e *winEntry, end int64) {
 		e.fired = false // the session is open again until its new end
 	}
 	if now := w.nextEvent(e); now < was {
-		w.timers.push(now, e.key)
+		w.timers.push(now, e)
 	}
 }
 
@@ -264,12 +264,30 @@ func (w *WindowAggregate) evictGroups(target int) error {
 	}
 	for _, gk := range victims {
 		for _, e := range w.byGroup[gk] {
+			e.out = true
 			delete(w.windows, e.key)
 		}
 		delete(w.byGroup, gk)
 	}
 	w.onDisk = true
 	return nil
+}
+
+// sessionsDue appends to items the stored timers of sessions that
+// watermark wm reached since the last call, when sessions may be in
+// Badger.
+func (w *WindowAggregate) sessionsDue(wm int64, items []windowDue) ([]windowDue, error) {
+	if !w.onDisk {
+		return items, nil // the buckets cover every session
+	}
+	stored, err := w.sessionTimers.due(wm, true, w.ownsSession)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range stored {
+		items = append(items, windowDue{at: it.at, key: it.key})
+	}
+	return items, nil
 }
 
 // restoreSessions restores a SESSION aggregate. Over a store whose
@@ -281,7 +299,7 @@ func (w *WindowAggregate) evictGroups(target int) error {
 // after the restore writes its timer and the marker: the old layout is
 // migrated.
 func (w *WindowAggregate) restoreSessions(s *state.Store) error {
-	mark, ok, err := s.Get(w.timers.marker)
+	mark, ok, err := s.Get(w.sessionTimers.marker)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func TestSessionRestoresOldLayout(t *testing.T) {
 		t.Fatalf("migration listed %d sessions changed, want all 10", n)
 	}
 	checkpointAll(t, st, 2, migrated)
-	if ok, err := migrated.timers.marked(st); !ok || err != nil {
+	if ok, err := migrated.sessionTimers.marked(st); !ok || err != nil {
 		t.Fatalf("the checkpoint after a migration wrote no timer marker (err %v)", err)
 	}
 	if n := countPrefix(t, st, "w@t/"); n != 10 {

@@ -104,7 +104,7 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 		default:
 			id++
 			checkpointAll(t, st, id, spill)
-			if n, held := spill.timers.heap.Len(), len(spill.windows); n > 3*held {
+			if n, held := spill.timers.Len(), len(spill.windows); n > 3*held {
 				t.Fatalf("%s seed %d step %d: %d timers in the heap after a checkpoint, %d windows held", name, seed, step, n, held)
 			}
 			if !restarts || rng.Intn(2) == 0 {

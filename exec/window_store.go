@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
@@ -52,6 +53,9 @@ func (w *WindowAggregate) appendWindowKey(dst []byte, r types.Row, cols []int, s
 	return state.AppendKeyCols(appendEnd(dst, end), r, cols)
 }
 
+// markerKey is the key of the operator's layout marker.
+func (w *WindowAggregate) markerKey() []byte { return []byte(strings.TrimSuffix(w.id, "/") + "@m") }
+
 // mark is the marker value a checkpoint writes: every window ending at or
 // before the operator's watermark has fired. Every instance of the
 // operator sees the same watermarks, so they write one value. After a
@@ -65,7 +69,7 @@ func (w *WindowAggregate) mark() []byte {
 // end, 1 with timers beside them, 0 neither) and, for 2, the watermark
 // the windows fired to.
 func (w *WindowAggregate) readMark(s *state.Store) (layout int, firedTo int64, err error) {
-	v, ok, err := s.Get(w.timers.marker)
+	v, ok, err := s.Get(w.markerKey())
 	switch {
 	case err != nil || !ok:
 		return 0, types.MinTime, err
@@ -77,16 +81,19 @@ func (w *WindowAggregate) readMark(s *state.Store) (layout int, firedTo int64, e
 	return 0, 0, fmt.Errorf("%s: unknown window layout %q: %w", w.id, v, state.ErrVersion)
 }
 
-// storedDue returns the stored windows not necessarily in memory that
-// watermark wm needs, when windows may be in Badger: those ending after
-// closedTo up to wm, to fire (read back), and, with allowed lateness,
-// those that had fired and are now past it, which are dropped here
-// without reading them (those in memory or in the spill area are returned
-// to be visited instead).
-func (w *WindowAggregate) storedDue(wm int64) ([]expiryItem, error) {
-	var items []expiryItem
-	if !w.onDisk || w.migrating || !w.timed() {
-		return nil, nil // the heap covers every window; sessions have stored timers
+// storedDue appends to items the stored windows, not necessarily in
+// memory, that watermark wm needs, when windows may be in Badger: those
+// ending after closedTo up to wm, to fire (read back), and, with allowed
+// lateness, those that had fired and are now past it, which are dropped
+// here without reading them (those in memory or in the spill area are
+// appended to be visited instead). Sessions have stored timers
+// (sessionsDue).
+func (w *WindowAggregate) storedDue(wm int64, items []windowDue) ([]windowDue, error) {
+	if !w.timed() {
+		return w.sessionsDue(wm, items)
+	}
+	if !w.onDisk || w.migrating {
+		return items, nil // the buckets cover every window
 	}
 	lat := w.contract.Lateness
 	if to := min(w.closedTo, subSat(wm, lat)); to > w.droppedTo {
@@ -101,7 +108,7 @@ func (w *WindowAggregate) storedDue(wm int64) ([]expiryItem, error) {
 	}
 	if wm > w.closedTo {
 		err := w.scanStored(w.closedTo+1, wm, func(k []byte, end int64) {
-			items = append(items, expiryItem{at: end, key: string(k)})
+			items = append(items, windowDue{at: end, key: string(k)})
 		})
 		if err != nil {
 			return nil, err
@@ -113,16 +120,16 @@ func (w *WindowAggregate) storedDue(wm int64) ([]expiryItem, error) {
 // dropStored drops the stored window of key k, which had fired, at its
 // drop time at: without reading it when it is neither in memory nor in
 // the spill area, else it returns the timer to visit it.
-func (w *WindowAggregate) dropStored(k []byte, at int64) (expiryItem, bool) {
+func (w *WindowAggregate) dropStored(k []byte, at int64) (windowDue, bool) {
 	_, held := w.windows[string(k)]
 	if _, gone := w.gone[string(k)]; gone && !held {
-		return expiryItem{}, false
+		return windowDue{}, false
 	}
 	if held || w.spill.has(string(k)) {
-		return expiryItem{at: at, key: string(k)}, true
+		return windowDue{at: at, key: string(k)}, true
 	}
 	w.gone[string(k)] = noTimer
-	return expiryItem{}, false
+	return windowDue{}, false
 }
 
 // subSat is a - b for b >= 0, stopping at the least time.
@@ -266,10 +273,10 @@ func (w *WindowAggregate) migrate(s *state.Store, layout int) error {
 		return err
 	}
 	if layout == 1 {
-		space := []byte(w.timers.space)
+		space := []byte(strings.TrimSuffix(w.id, "/") + "@t/")
 		err = s.ScanKeys(space, space, func(key []byte) error {
 			if len(key) < len(space)+8 {
-				return errCorrupt(w.timers.space)
+				return errCorrupt(string(space))
 			}
 			ok, err := w.ownsGroup(key[len(space)+8:])
 			if ok {
@@ -302,9 +309,9 @@ func (w *WindowAggregate) checkpointLayout(wr *state.Writer) error {
 			return nil
 		}
 		w.marked = true
-		return wr.Set(w.timers.marker, timersMark)
+		return wr.Set(w.sessionTimers.marker, timersMark)
 	}
-	if err := wr.Set(w.timers.marker, w.mark()); err != nil {
+	if err := wr.Set(w.markerKey(), w.mark()); err != nil {
 		return err
 	}
 	for _, k := range w.oldKeys {
