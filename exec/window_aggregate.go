@@ -130,8 +130,8 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
 		gone: map[string]int64{}, closedTo: types.MinTime, droppedTo: types.MinTime, lastTick: c.StartsAt,
-		sessionTimers: newTimerQueue(c.Store, c.ID),
 		store: c.Store, budget: c.Budget, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
+		sessionTimers: newTimerQueue(c.Store, c.ID),
 	}
 	if w.store == nil {
 		w.budget = 0
@@ -425,6 +425,9 @@ func (w *WindowAggregate) dueWindow(it windowDue) (*winEntry, error) {
 			k = it.e.key
 		}
 		return w.lookup(k)
+	}
+	if it.e.gone {
+		return nil, nil
 	}
 	return it.e, nil
 }
