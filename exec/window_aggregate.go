@@ -20,18 +20,18 @@ import (
 // end + allowed lateness, so state is bounded by the number of keys active
 // within size + lateness of event time. When each window in memory next
 // needs the watermark (its close, then its drop) is kept in buckets by
-// that time (window_timers.go); a stored TUMBLE or HOP window's key starts with its end,
-// so the stored windows a watermark closes are a range scan of their own
-// keys (window_store.go), while a stored SESSION window, whose end moves,
-// has a stored timer beside it (timers.go). With a budget, at most that
-// many windows stay in memory: the others leave it whole and live in
-// Badger — in the last checkpoint when unchanged since, else in a spill
-// area that is not part of any checkpoint (see spill.go) — and come back
-// when a row, a partial or the watermark needs them; restore reads
-// nothing. SESSION windows leave and come back a group at a time
-// (window_session.go): a row must see every open session of its group to
-// merge them, and a group's sessions are stored under its key, so one
-// short seek finds them all.
+// that time (window_timers.go); a stored TUMBLE or HOP window's key
+// starts with its end, so the stored windows a watermark closes are a
+// range scan of their own keys (window_store.go), while a stored SESSION
+// window, whose end moves, has a stored timer beside it (timers.go). With
+// a budget, at most that many windows stay in memory: the others leave it
+// whole and live in Badger — in the last checkpoint when unchanged since,
+// else in a spill area that is not part of any checkpoint (see spill.go)
+// — and come back when a row, a partial or the watermark needs them;
+// restore reads nothing. SESSION windows leave and come back a group at a
+// time (window_session.go): a row must see every open session of its
+// group to merge them, and a group's sessions are stored under its key,
+// so one short seek finds them all.
 type WindowAggregate struct {
 	id       string
 	groups   []int
