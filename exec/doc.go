@@ -13,9 +13,10 @@
 //     watermark, non-windowed aggregates by STATE TTL, temporal filters
 //     by their clock (rows are kept only until it passes them).
 //   - A checkpoint holds each operator's keys changed since the previous
-//     one, and for windows, TTL groups, join keys and temporal filters'
+//     one, and for sessions, TTL groups, join keys and temporal filters'
 //     rows a stored timer at the time each next needs (timers.go,
-//     join_timers.go); a spilling operator's (and a temporal filter's)
+//     join_timers.go; a TUMBLE or HOP window's key is its end, its own
+//     timer: window_store.go); a spilling operator's (and a temporal filter's)
 //     Restore reads nothing and loads keys on use, otherwise
 //     the parallel instances reload concurrently, each reading only the
 //     values of the keys it owns (decided from the key).

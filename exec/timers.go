@@ -12,11 +12,13 @@ import (
 )
 
 // timerQueue is when the entries of a keyed operator (groups of a GROUP
-// BY with STATE TTL) next need a visit, so that an entry whose values are
-// not in memory (evicted whole, or not loaded since a lazy restore) still
-// expires on time. The join keeps one per side, in its own key layout
-// (join_timers.go). WindowAggregate has its own (window_timers.go): a
-// stored window's key is its own timer (window_store.go).
+// BY with STATE TTL, SESSION windows) next need a visit, so that an entry
+// whose values are not in memory (evicted whole, or not loaded since a
+// lazy restore) still closes or expires on time. The join keeps one per
+// side, in its own key layout (join_timers.go). WindowAggregate covers
+// its windows in memory in its own buckets (window_timers.go) and keeps
+// stored timers for its sessions only: a stored TUMBLE or HOP window's
+// key is its own timer (window_store.go).
 //
 // Each entry a checkpoint holds has one stored timer, at the time the
 // checkpoint knew for it (the entry's indexed field): the Badger key

@@ -11,8 +11,9 @@ import (
 // costs an append to its time's bucket, and only the distinct times are
 // in a heap. A window may be in several buckets (covered again after a
 // visit, a session whose end grew); its visit finds nothing due the
-// second time. Stored windows need no entry: their keys order by end
-// (window_store.go).
+// second time. Stored TUMBLE and HOP windows need no entry: their keys
+// order by end (window_store.go); stored sessions have stored timers
+// (WindowAggregate.sessionTimers, timers.go).
 type windowTimers struct {
 	times   timeHeap
 	buckets map[int64][]*winEntry
