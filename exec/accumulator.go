@@ -18,6 +18,8 @@ type accumulator interface {
 	add(v types.Value)
 	result() types.Value
 	encode() types.Row
+	// decode replaces the state with r, written by encode (DISTINCT's adds
+	// r's values to what it holds).
 	decode(r types.Row) error
 }
 
@@ -158,11 +160,12 @@ func (a *sumAcc) decode(r types.Row) error {
 	if len(r) != 3 {
 		return fmt.Errorf("sum state: want 3 values, got %d", len(r))
 	}
+	a.i, a.d, a.big, a.f, a.n = 0, types.NullValue, nil, r[1].F, r[2].I
 	if r[0].K == types.Decimal {
-		a.d, a.big, a.f, a.n = r[0], nil, r[1].F, r[2].I
+		a.d = r[0]
 		return nil
 	}
-	a.i, a.f, a.n = r[0].I, r[1].F, r[2].I
+	a.i = r[0].I
 	return nil
 }
 
@@ -236,8 +239,9 @@ func (a *avgAcc) decode(r types.Row) error {
 		return fmt.Errorf("avg state: want 2 or 3 values, got %d", len(r))
 	}
 	a.sum, a.n = r[0].F, r[1].I
+	a.dec.d, a.dec.big = types.NullValue, nil
 	if len(r) == 3 {
-		a.dec.d, a.dec.big = r[2], nil
+		a.dec.d = r[2]
 	}
 	return nil
 }
