@@ -90,6 +90,9 @@ type Options struct {
 // are safe for concurrent use; statements run one at a time.
 type Engine struct {
 	mu lock
+	// mem is the bytes of state the pipelines keep in memory, from
+	// memory_limit (see stateBytes).
+	mem *exec.MemoryBudget
 	// readMu serialises reading from sources, so Step can read with mu
 	// released (a source may wait in Read: a throttled datagen, a Kafka
 	// poll) while queries run. It is taken before mu, by Step and by
@@ -159,7 +162,7 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{repaired: repaired, mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, pointShapes: map[string]pointShape{}, settings: map[string]string{
+	e := &Engine{mem: exec.NewMemoryBudget(stateBytes(memLimit)), repaired: repaired, mu: newLock(), readMu: newLock(), opts: opts, store: st, cat: catalog.New(), views: map[string]*viewRT{}, dlq: map[string]*deadLetters{}, tables: map[string]*tableRT{}, pointShapes: map[string]pointShape{}, settings: map[string]string{
 		"strict": "on", "parallelism": strconv.Itoa(runtime.NumCPU()), "checkpoint_interval": "10s",
 		"state_cache_size": "1000000", "flush_limit_rows": "40000000", "watermark_stall_timeout": "1m",
 		"memory_limit": defaultMemoryLimit,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/parser"
 )
 
@@ -66,12 +67,29 @@ func memoryLimitAtOpen(opts Options) int64 {
 	return n
 }
 
-// applyMemoryLimit hands a memory_limit value to Options.SetMemoryLimit.
+// stateBytes is the bytes of operator and view state the pipelines may
+// keep in memory under memory limit limit (0: no limit): half of what
+// Badger's buffers (two memtables, the block and index caches) leave,
+// the other half being the heap's room for garbage, batches in flight
+// and decoding; at least an eighth of the limit.
+func stateBytes(limit int64) int64 {
+	if limit <= 0 {
+		return 0
+	}
+	sz := state.BadgerSizes(limit)
+	rest := limit - 2*sz.MemTable - sz.BlockCache - sz.IndexCache
+	return max(rest/2, limit/8)
+}
+
+// applyMemoryLimit resizes the state's memory budget to a memory_limit
+// value and hands the value to Options.SetMemoryLimit.
 func (e *Engine) applyMemoryLimit(v string) {
-	if e.opts.SetMemoryLimit == nil {
+	n, err := parseMemorySize(v)
+	if err != nil {
 		return
 	}
-	if n, err := parseMemorySize(v); err == nil {
+	e.mem.SetTotal(stateBytes(n))
+	if e.opts.SetMemoryLimit != nil {
 		e.opts.SetMemoryLimit(n)
 	}
 }

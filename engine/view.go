@@ -104,7 +104,7 @@ func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, 
 func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
 	rt := &viewRT{plan: vp, par: e.parallelism()}
 	env := exec.Env{PassThrough: passThrough, Parallelism: rt.par, Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
-		Store: e.store, StateBudget: e.stateBudget(), Stopwatch: stopwatch()}
+		Store: e.store, StateBudget: e.stateBudget(), Memory: e.mem, Stopwatch: stopwatch()}
 	env.Sink = func(ch []exec.Change) { rt.deliver(ch, false) }
 	// Called by the window operators that write late rows, one at a time
 	// (the side table's lock), while the step waits for them.
@@ -416,6 +416,9 @@ func (v *viewRT) deliver(ch []exec.Change, side bool) {
 
 func (v *viewRT) close() {
 	v.endSubs()
+	if v.pipe != nil {
+		v.pipe.Release() // its share of the memory budget goes to the other views
+	}
 	for _, r := range v.readers {
 		if r.src != nil {
 			_ = r.src.Close()

@@ -40,6 +40,7 @@ type Aggregate struct {
 
 	store  *state.Store
 	budget int
+	mem    *memShare // its share of the memory budget, or nil
 	spill  spillArea
 	// onDisk: groups not in entries may be in Badger (restored lazily,
 	// or evicted whole: see aggregate_spill.go).
@@ -62,10 +63,12 @@ type aggEntry struct {
 
 // AggregateConfig configures an Aggregate.
 type AggregateConfig struct {
-	// Store and Budget enable spilling: at most Budget groups keep their
-	// accumulators in memory (0: no limit).
+	// Store with Budget or Memory enables spilling: at most Budget groups
+	// (0: no cap), and no more than fit in Memory's bytes (nil: no
+	// share), keep their accumulators in memory.
 	Store   *state.Store
 	Budget  int
+	Memory  *MemoryBudget
 	ID      string
 	Node    *planner.Aggregate
 	TimeCol int
@@ -82,8 +85,8 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 		entries: map[string]*aggEntry{}, gone: map[string]int64{},
 		spill: newSpillArea(c.Store, c.ID), timers: newTimerQueue(c.Store, c.ID),
 	}
-	if c.Store != nil && c.Budget > 0 {
-		a.store, a.budget = c.Store, c.Budget
+	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
+		a.store, a.budget, a.mem = c.Store, c.Budget, c.Memory.join()
 	}
 	return a
 }

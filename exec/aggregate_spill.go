@@ -4,21 +4,24 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Spilling for Aggregate: at most budget groups stay in memory. Over it,
+// Spilling for Aggregate: at most budget groups, and no more than fit in
+// its memory share, stay in memory. Over that,
 // whole groups leave memory: their accumulators and emitted row live in
 // the last checkpoint when unchanged since, else in the spill area, and
 // under STATE TTL their expiry in the stored timers (timers.go), so memory
 // holds nothing for them. A group comes back when its next row arrives or
 // its timer fires.
 
-// evict moves whole groups out of memory until at most 3/4 of the budget
+// evict moves whole groups out of memory until at most 3/4 of the limit
+// (the budget or the groups that fit in the share, whichever is fewer)
 // stay; changed ones go to the spill area in one batch, with whether a
 // checkpoint holds them and the timer it has for them.
 func (a *Aggregate) evict() error {
-	if a.budget <= 0 || len(a.entries) <= a.budget {
+	limit := a.mem.limit(a.budget, a.meanBytes)
+	if limit <= 0 || len(a.entries) <= limit {
 		return nil
 	}
-	target := a.budget * 3 / 4
+	target := limit * 3 / 4
 	n := len(a.entries)
 	var victims []*aggEntry
 	var keys []string

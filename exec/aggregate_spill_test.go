@@ -41,7 +41,7 @@ func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, ti
 	}
 	defer stA.Close()
 	build := func() (*Aggregate, *Materialize) {
-		view := NewMaterialize("v/", nil, nil).WithSpill(stA, 2, 3)
+		view := NewMaterialize("v/", nil, nil).WithSpill(stA, 2, 3, nil)
 		agg := NewAggregate(AggregateConfig{Store: stA, Budget: 2, ID: "a/", Node: node, TimeCol: timeCol, Out: Output{Op: view}})
 		return agg, view
 	}

@@ -92,7 +92,7 @@ func BenchmarkMaterializeSmallBudget(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			m := NewMaterialize("v/", nil, nil).WithSpill(st, 1000, 1)
+			m := NewMaterialize("v/", nil, nil).WithSpill(st, 1000, 1, nil)
 			row := func(i int) *Batch {
 				return &Batch{Rows: []types.Row{{types.IntValue(int64(i))}}, Diffs: []int8{1}}
 			}

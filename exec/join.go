@@ -58,7 +58,8 @@ type Join struct {
 	// only in Badger.
 	store    *state.Store
 	budget   int
-	resident [2]int // rows in memory per side
+	mem      *memShare // its share of the memory budget, or nil
+	resident [2]int    // rows in memory per side
 	onDisk   bool
 	marked   bool // this run wrote the timer marker
 	spill    spillArea
@@ -87,10 +88,12 @@ type JoinConfig struct {
 	Out      Output
 	Late     *lateness.Counters
 	Keep     func(side int, key types.Row) bool
-	// Store and Budget enable spilling: at most Budget keys per side keep
-	// their rows in memory (0: no limit).
+	// Store with Budget or Memory enables spilling: at most Budget rows
+	// per side (0: no cap), and no more rows of both sides than fit in
+	// Memory's bytes (nil: no share), stay in memory.
 	Store  *state.Store
 	Budget int
+	Memory *MemoryBudget
 	// Now is the wall clock at start, until the first Tick (wall-clock
 	// STATE TTL stamps rows with it).
 	Now int64
@@ -106,8 +109,8 @@ func NewJoin(c JoinConfig) *Join {
 	for side := range j.timers {
 		j.timers[side] = newTimerQueueAt(c.Store, c.ID+"t"+string(rune('0'+side)), c.ID+"m")
 	}
-	if c.Store != nil && c.Budget > 0 {
-		j.store, j.budget = c.Store, c.Budget
+	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
+		j.store, j.budget, j.mem = c.Store, c.Budget, c.Memory.join()
 	}
 	j.width[0], j.width[1] = len(c.Node.Left.Schema()), len(c.Node.Right.Schema())
 	return j

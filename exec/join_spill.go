@@ -7,8 +7,8 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Spilling for Join: at most budget rows per side stay in memory. Over
-// it, whole keys leave memory: their rows live in the last checkpoint when
+// Spilling for Join: at most budget rows per side, and no more rows of
+// both sides than fit in its memory share, stay in memory. Over that, whole keys leave memory: their rows live in the last checkpoint when
 // unchanged since, else in the spill area, and their expiry in the stored
 // timers (join_timers.go), so memory holds nothing for them. A key comes
 // back when a row probes or joins it or its timer fires.
@@ -140,37 +140,66 @@ func (j *Join) value(side int, k string) (val []byte, jk *joinKey, err error) {
 }
 
 // evict moves whole keys out of memory until each side holds at most 3/4
-// of the budget's rows; changed keys go to the spill area in one batch.
+// of its limit: the budget's rows, or when fewer the side's part (by its
+// rows) of the rows that fit in the memory share. Changed keys go to the
+// spill area in one batch.
 func (j *Join) evict() error {
-	if j.budget <= 0 {
+	if j.budget <= 0 && j.mem == nil {
 		return nil
 	}
+	limits := j.limits()
 	for side := 0; side < 2; side++ {
-		if j.resident[side] <= j.budget {
+		if limits[side] <= 0 || j.resident[side] <= limits[side] {
 			continue
 		}
-		target := j.budget * 3 / 4
-		var keys []string
-		var vals [][]byte
-		var victims []string
-		for k, jk := range j.sides[side] {
-			if j.resident[side] <= target {
-				break
-			}
-			if jk.dirty {
-				keys = append(keys, j.stateKey(side, k))
-				vals = append(vals, j.spillValue(jk))
-			}
-			victims = append(victims, k)
-			j.resident[side] -= len(jk.rows)
-		}
-		if err := j.spill.write(keys, vals); err != nil {
+		if err := j.evictSide(side, limits[side]*3/4); err != nil {
 			return err
 		}
-		for _, k := range victims {
-			delete(j.sides[side], k)
-		}
-		j.onDisk = true
 	}
+	return nil
+}
+
+// limits returns the rows each side may keep (0: no limit).
+func (j *Join) limits() [2]int {
+	l := [2]int{j.budget, j.budget}
+	total := j.resident[0] + j.resident[1]
+	share := j.mem.limit(0, j.meanBytes)
+	if share <= 0 || total <= share {
+		return l
+	}
+	for side := range l {
+		// the side's part of the share, at least one row
+		part := max(int(int64(share)*int64(j.resident[side])/int64(total)), 1)
+		if l[side] <= 0 || part < l[side] {
+			l[side] = part
+		}
+	}
+	return l
+}
+
+// evictSide moves whole keys of side out of memory until it holds at
+// most target rows.
+func (j *Join) evictSide(side, target int) error {
+	var keys []string
+	var vals [][]byte
+	var victims []string
+	for k, jk := range j.sides[side] {
+		if j.resident[side] <= target {
+			break
+		}
+		if jk.dirty {
+			keys = append(keys, j.stateKey(side, k))
+			vals = append(vals, j.spillValue(jk))
+		}
+		victims = append(victims, k)
+		j.resident[side] -= len(jk.rows)
+	}
+	if err := j.spill.write(keys, vals); err != nil {
+		return err
+	}
+	for _, k := range victims {
+		delete(j.sides[side], k)
+	}
+	j.onDisk = true
 	return nil
 }

@@ -34,7 +34,8 @@ type Materialize struct {
 	// memory; onDisk is set once rows may live only in Badger.
 	store  *state.Store
 	budget int
-	width  int // columns of a row, for seeking rows in Badger (0: unknown)
+	mem    *memShare // the view's share of the memory budget, or nil
+	width  int       // columns of a row, for seeking rows in Badger (0: unknown)
 	onDisk bool
 	spill  spillArea
 

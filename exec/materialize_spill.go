@@ -9,16 +9,17 @@ import (
 )
 
 // WithSpill lets the view store keep at most budget distinct rows in
-// memory (0: no limit); the others live in Badger — in the last checkpoint
+// memory (0: no cap) and, with a share of a MemoryBudget (nil: none), at
+// most the share's bytes; the others live in Badger — in the last checkpoint
 // when unchanged since, else in the spill area, which no checkpoint
 // contains and recovery deletes. Lookups of rows not in memory read
 // Badger, and a snapshot merges both. width is the number of columns of
 // the view's rows (0: unknown), which point reads of rows in Badger seek
 // by. Such a store restores lazily: nothing is read at Restore, rows come
 // into memory as they are used.
-func (m *Materialize) WithSpill(store *state.Store, budget, width int) *Materialize {
-	if store != nil && budget > 0 && !m.passThrough {
-		m.store, m.budget, m.width = store, budget, width
+func (m *Materialize) WithSpill(store *state.Store, budget, width int, mem *memShare) *Materialize {
+	if store != nil && (budget > 0 || mem != nil) && !m.passThrough {
+		m.store, m.budget, m.width, m.mem = store, budget, width, mem
 		m.spill = newSpillArea(store, m.id)
 	}
 	return m
@@ -82,12 +83,14 @@ func (m *Materialize) loadSpilled(k string) (*matRow, error) {
 	return e, nil
 }
 
-// evict moves rows out of memory until at most 3/4 of the budget stay.
+// evict moves rows out of memory until at most 3/4 of the limit stay:
+// the row budget or, when fewer, the rows that fit in the memory share.
 func (m *Materialize) evict() error {
-	if m.budget <= 0 || len(m.rows) <= m.budget {
+	limit := m.mem.limit(m.budget, m.meanBytes)
+	if limit <= 0 || len(m.rows) <= limit {
 		return nil
 	}
-	target := m.budget * 3 / 4
+	target := limit * 3 / 4
 	var spill []string
 	for k := range m.rows {
 		if len(m.rows)-len(spill) <= target {

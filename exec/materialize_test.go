@@ -78,7 +78,7 @@ func TestMaterializeReadsRowsStoredInTheValue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := NewMaterialize("v/", []int{0}, nil).WithSpill(st, budget, 2)
+		m := NewMaterialize("v/", []int{0}, nil).WithSpill(st, budget, 2, nil)
 		if err := m.Restore(st); err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func materializeSpillAgrees(t *testing.T, key []int, seed int64) {
 		t.Fatal(err)
 	}
 	defer stB.Close()
-	spill := NewMaterialize("v/", key, nil).WithSpill(stA, 2, 2)
+	spill := NewMaterialize("v/", key, nil).WithSpill(stA, 2, 2, nil)
 	mem := NewMaterialize("v/", key, nil)
 	held := map[int64]int{}
 	var id uint64
@@ -179,7 +179,7 @@ func materializeSpillAgrees(t *testing.T, key []int, seed int64) {
 			id++
 			checkpointAll(t, stA, id, spill)
 			checkpointAll(t, stB, id, mem)
-			spill = NewMaterialize("v/", key, nil).WithSpill(stA, 2, 2)
+			spill = NewMaterialize("v/", key, nil).WithSpill(stA, 2, 2, nil)
 			if err := spill.Restore(stA); err != nil {
 				t.Fatal(err)
 			}

@@ -1,5 +1,7 @@
 package exec
 
+import "unsafe"
+
 // The sizes of the stateful operators' state, for OpStats.State: keys in
 // memory, an estimate of their bytes, the spill area's bytes and the
 // evicted values read back. Read only while the pipeline is not
@@ -10,10 +12,11 @@ type StateSize struct {
 	// Keys counts the keys in memory: groups, windows, join keys of both
 	// sides, the view's distinct rows.
 	Keys int64
-	// MemoryBytes estimates the bytes of the values in memory: the keys
-	// whose values are resident times the mean encoded size of up to
-	// sizeSample of them (the state encoding; Go's own overhead is not
-	// counted).
+	// MemoryBytes estimates the bytes of the state in memory: the
+	// resident entries times the mean in-memory size (Go's overhead
+	// included) of up to sizeSample of them, the mean the operator's
+	// MemoryBudget share evicts by (see memory_budget.go). Windows still
+	// count their values' encoded size only.
 	MemoryBytes int64
 	// SpilledBytes is the size of the values in the spill area (changed
 	// since the last checkpoint, evicted from memory).
@@ -71,42 +74,76 @@ func (w *WindowAggregate) stateSize() StateSize {
 }
 
 func (a *Aggregate) stateSize() StateSize {
+	return a.spill.size(a.StateKeys(), a.mem.bytes(a.StateKeys(), a.meanBytes))
+}
+
+// meanBytes is the mean in-memory size of up to sizeSample groups: the
+// map entry, the entry, its group and emitted rows, and its accumulators
+// at their encoded size.
+func (a *Aggregate) meanBytes() int64 {
 	var s sampler
 	for _, e := range a.entries {
 		if s.full() {
 			break
 		}
-		s.add(len(a.encode(e)))
+		n := keyBytes(e.key) + 8 + int64(unsafe.Sizeof(*e)) + rowBytes(e.group) + rowBytes(e.emitted) + int64(len(a.encode(e)))
+		if a.ttl > 0 {
+			n += timerBytes
+		}
+		s.add(int(n))
 	}
-	return a.spill.size(a.StateKeys(), s.times(a.StateKeys()))
+	return s.times(1)
 }
 
 func (j *Join) stateSize() StateSize {
+	resident := int64(j.resident[0] + j.resident[1])
+	return j.spill.size(j.StateKeys(), j.mem.bytes(resident, j.meanBytes))
+}
+
+// meanBytes is the mean in-memory size of a stored row, over the rows of
+// up to sizeSample keys: each key's map entry and state spread over its
+// rows, and each row's values and expiry-heap entry.
+func (j *Join) meanBytes() int64 {
 	var s sampler
 	for side := range j.sides {
-		for _, jk := range j.sides[side] {
+		for k, jk := range j.sides[side] {
 			if s.full() {
 				break
 			}
-			if len(jk.rows) > 0 {
-				// per row: the key's encoding spread over its rows
-				s.n += int64(len(jk.rows)) - 1
-				s.add(len(j.encode(jk.rows)))
+			if len(jk.rows) == 0 {
+				continue
 			}
+			n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*jk))
+			for _, r := range jk.rows {
+				n += int64(unsafe.Sizeof(r)) + rowBytes(r.row) + timerBytes
+			}
+			s.n += int64(len(jk.rows)) - 1
+			s.add(int(n))
 		}
 	}
-	return j.spill.size(j.StateKeys(), s.times(int64(j.resident[0]+j.resident[1])))
+	return s.times(1)
 }
 
 func (m *Materialize) stateSize() StateSize {
+	return m.spill.size(m.StateKeys(), m.mem.bytes(m.StateKeys(), m.meanBytes))
+}
+
+// meanBytes is the mean in-memory size of up to sizeSample rows: the map
+// entry keyed by the encoded row, its count and flags, its place in the
+// changed list and, once point reads built it, in the key index.
+func (m *Materialize) meanBytes() int64 {
 	var s sampler
 	for k := range m.rows {
 		if s.full() {
 			break
 		}
-		s.add(len(k) + 8) // the encoded row and its count
+		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(matRow{})) + stringBytes
+		if m.index != nil {
+			n += stringBytes
+		}
+		s.add(int(n))
 	}
-	return m.spill.size(m.StateKeys(), s.times(m.StateKeys()))
+	return s.times(1)
 }
 
 func (p *Parallel) stateSize() StateSize {

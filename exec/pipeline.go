@@ -42,10 +42,14 @@ type Env struct {
 	EvalErrors  *EvalErrors
 	Sink        func(changes []Change) // the view's changelog, or nil
 	Now         int64                  // processing time at start
-	// Store and StateBudget let window operators spill: each instance keeps
-	// at most StateBudget windows' values in memory (0: no limit).
+	// Store and StateBudget let stateful operators spill: each instance
+	// keeps at most StateBudget windows', groups', rows' values in memory
+	// (0: no cap). Memory, when set, is the bytes of state in memory the
+	// joins, aggregates and view stores of every pipeline share (see
+	// MemoryBudget); each instance spills past its share.
 	Store       *state.Store
 	StateBudget int
+	Memory      *MemoryBudget
 	// PassThrough builds a pipeline whose root keeps no rows (a sink with
 	// its own query).
 	PassThrough bool
@@ -70,7 +74,7 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	if env.PassThrough {
 		p.View0 = NewPassThrough(root.Key, env.Sink)
 	} else {
-		p.View0 = NewMaterialize(ViewStoreID(root.View), root.Key, env.Sink).WithSpill(env.Store, env.StateBudget, len(root.Schema()))
+		p.View0 = NewMaterialize(ViewStoreID(root.View), root.Key, env.Sink).WithSpill(env.Store, env.StateBudget, len(root.Schema()), env.Memory.join())
 	}
 	p.Stateful = append(p.Stateful, p.View0)
 	rootStats := newOpStats(root)
@@ -82,6 +86,27 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// memoryMember is an operator holding a share of a MemoryBudget.
+type memoryMember interface {
+	releaseMemory()
+}
+
+// Release gives the pipeline's shares of the memory budget back to the
+// other pipelines; call it once the pipeline stops.
+func (p *Pipeline) Release() {
+	for _, s := range p.Stateful {
+		ops := []Operator{s}
+		if par, ok := s.(*Parallel); ok {
+			ops = par.inst
+		}
+		for _, op := range ops {
+			if m, ok := op.(memoryMember); ok {
+				m.releaseMemory()
+			}
+		}
+	}
 }
 
 type pipeBuilder struct {
@@ -126,7 +151,7 @@ func (b *pipeBuilder) sideFunc(table string) func(types.Row, string, int64) {
 		return nil
 	}
 	if b.p.Side == nil {
-		b.p.Side = NewMaterialize(SideStoreID(b.p.View), nil, b.env.SideSink).WithSpill(b.env.Store, b.env.StateBudget, 0)
+		b.p.Side = NewMaterialize(SideStoreID(b.p.View), nil, b.env.SideSink).WithSpill(b.env.Store, b.env.StateBudget, 0, b.env.Memory.join())
 		b.p.SideName = table
 		b.p.Stateful = append(b.p.Stateful, b.p.Side)
 	}
@@ -239,7 +264,7 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		tc := planner.TimeColumn(x.Input)
 		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 			return NewAggregate(AggregateConfig{ID: id, Node: x, TimeCol: tc, Out: o, Keep: keep, Now: b.env.Now,
-				Store: b.env.Store, Budget: b.env.StateBudget})
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 		b.addStateful(op)
 		sized(st, op)
@@ -262,7 +287,7 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 				k = func(_ int, key types.Row) bool { return keep(key) }
 			}
 			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k,
-				Store: b.env.Store, Budget: b.env.StateBudget, Now: b.env.Now})
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory, Now: b.env.Now})
 		})
 		if cerr != nil {
 			return cerr
