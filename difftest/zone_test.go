@@ -8,7 +8,8 @@ import "fmt"
 // wall time in one zone and shown as wall time in another (daylight-saving
 // changes included), extract and date_trunc of a TIMESTAMPTZ, interval
 // arithmetic on one, its text, and TIME from a timestamp, moved by an
-// interval, subtracted from another, its fields and arrays of it.
+// interval, subtracted from another, its fields and arrays of it, and arrays of
+// TIMESTAMPTZ printed and read in the session's zone.
 
 // zones are the IANA zones the productions convert through: half-hour
 // and quarter-hour offsets, both hemispheres' daylight saving, and one
@@ -74,7 +75,13 @@ func init() {
 		if g.pick(2) == 0 {
 			return tmpl{f: "CAST(%s AS VARCHAR)", args: []expr{tstz(g, d)}, k: kStr}
 		}
-		switch g.pick(4) {
+		switch g.pick(5) {
+		case 3: // a TIMESTAMPTZ[] printed in the session zone, read back in it, printed or subscripted
+			arr := "CAST(CAST(ARRAY[%s, NULL, %s] AS VARCHAR) AS TIMESTAMPTZ[])"
+			if g.pick(2) == 0 {
+				return tmpl{f: "CAST(" + arr + " AS VARCHAR)", args: []expr{tstz(g, d), tstz(g, d)}, k: kStr}
+			}
+			return tmpl{f: "CAST((" + arr + ")[" + g.oneOf("1", "2", "3") + "] AS VARCHAR)", args: []expr{tstz(g, d), tstz(g, d)}, k: kStr}
 		case 0:
 			return tmpl{f: "CAST(%s AS VARCHAR)", args: []expr{timeArith(g, d)}, k: kStr}
 		case 2: // a TIME[] built, printed, read back and subscripted

@@ -91,7 +91,7 @@ func (c *compiler) compileCast(e *planner.Cast) (Evaluator, error) {
 		return nil, err
 	}
 	to, errs := e.To, c.errs
-	if e.To == types.TimestampTZ || e.Arg.Type() == types.TimestampTZ {
+	if types.ZoneDependent(e.To) || types.ZoneDependent(e.Arg.Type()) {
 		return c.compileZonedCast(x, e)
 	}
 	return func(r types.Row) types.Value {

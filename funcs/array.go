@@ -3,6 +3,7 @@ package funcs
 import (
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -152,7 +153,13 @@ func regexSplit(re *regexp.Regexp, s string) types.Value {
 // ParseArray reads an array's text form into an array of elem-kind
 // values, with Postgres's SQLSTATEs for bad input.
 func ParseArray(s string, elem types.Kind) (types.Value, *sqlerr.Error) {
-	v, err := types.ParseArray(s, elem, func(e string) (types.Value, error) { return types.ParseScalar(e, elem) })
+	return ParseArrayIn(s, elem, time.UTC)
+}
+
+// ParseArrayIn is ParseArray with TIMESTAMPTZ elements that carry no
+// offset read as wall time in zone loc.
+func ParseArrayIn(s string, elem types.Kind, loc *time.Location) (types.Value, *sqlerr.Error) {
+	v, err := types.ParseArray(s, elem, func(e string) (types.Value, error) { return types.ParseScalarIn(e, elem, loc) })
 	if err != nil {
 		return types.NullValue, ValueErr(err)
 	}

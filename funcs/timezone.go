@@ -53,9 +53,13 @@ func AtTimeZone(v types.Value, loc *time.Location) (types.Value, *sqlerr.Error) 
 }
 
 // CastZoned converts v to kind to where the session's time zone loc
-// matters: TIMESTAMPTZ to and from TIMESTAMP, DATE, TIME and text. ok is
-// false for other conversions.
+// matters: TIMESTAMPTZ to and from TIMESTAMP, DATE, TIME and text, and
+// arrays of it to and from text and other arrays. ok is false for other
+// conversions.
 func CastZoned(v types.Value, to types.Kind, loc *time.Location) (out types.Value, ok bool, err *sqlerr.Error) {
+	if v.K.IsArray() || to.IsArray() {
+		return castZonedArray(v, to, loc)
+	}
 	switch {
 	case v.K == types.TimestampTZ && to == types.String:
 		return types.StringValue(types.FormatTimestampTZ(v.I, loc)), true, nil
@@ -99,6 +103,32 @@ func CastTime(v types.Value, to types.Kind) (types.Value, bool, *sqlerr.Error) {
 		return types.TimeValue(us), true, nil
 	case v.K == types.Timestamp && to == types.Time:
 		return types.TimeValue(types.TimeOfDay(v.I)), true, nil
+	}
+	return v, false, nil
+}
+
+// castZonedArray is CastZoned for arrays: TIMESTAMPTZ[] printed and read
+// in zone loc, and arrays cast element by element.
+func castZonedArray(v types.Value, to types.Kind, loc *time.Location) (types.Value, bool, *sqlerr.Error) {
+	switch {
+	case v.K.IsArray() && to == types.String:
+		return types.StringValue(types.FormatArrayIn(v, loc)), true, nil
+	case v.K == types.String && to.IsArray():
+		a, err := ParseArrayIn(v.S, to.Elem(), loc)
+		return a, true, err
+	case v.K.IsArray() && to.IsArray():
+		elems := types.ArrayElems(v)
+		for i, e := range elems {
+			if e.K == types.Null || e.K == to.Elem() {
+				continue
+			}
+			x, ok, err := CastZoned(e, to.Elem(), loc)
+			if err != nil || !ok {
+				return types.NullValue, ok, err
+			}
+			elems[i] = x
+		}
+		return types.ArrayValue(to.Elem(), elems), true, nil
 	}
 	return v, false, nil
 }

@@ -28,15 +28,14 @@ const (
 const arrayTargetPrefix = "[]"
 
 // elemKinds maps the first word of a scalar type name to its kind: the
-// element types an array may have (not TIMESTAMPTZ yet, whose text
-// depends on the session's zone).
+// element types an array may have.
 var elemKinds = map[string]types.Kind{
 	"BIGINT": types.Int, "INT": types.Int, "INTEGER": types.Int, "SMALLINT": types.Int, "TINYINT": types.Int,
 	"INT2": types.Int, "INT4": types.Int, "INT8": types.Int,
 	"DOUBLE": types.Float, "FLOAT": types.Float, "FLOAT4": types.Float, "FLOAT8": types.Float, "REAL": types.Float,
 	"DECIMAL": types.Decimal, "NUMERIC": types.Decimal,
 	"VARCHAR": types.String, "TEXT": types.String, "CHAR": types.String, "STRING": types.String, "CHARACTER": types.String,
-	"TIMESTAMP": types.Timestamp, "DATETIME": types.Timestamp,
+	"TIMESTAMP": types.Timestamp, "DATETIME": types.Timestamp, "TIMESTAMPTZ": types.TimestampTZ,
 	"TIME": types.Time, "DATE": types.Date, "BOOLEAN": types.Bool, "BOOL": types.Bool, "INTERVAL": types.Interval,
 	"JSONB": types.JSONB, "BYTEA": types.Bytea,
 }
@@ -102,7 +101,12 @@ func (q *queryRewrite) arrayType(k, last, limit int) (target string, end int, ok
 		return "", last, false
 	}
 	elem, known := elemKinds[strings.ToUpper(q.toks[k].text)]
-	if !known || (last > k && q.toks[last].is("ZONE")) { // TIMESTAMP WITH TIME ZONE[] and TIME WITH TIME ZONE[]: not yet
+	if known && last > k && q.toks[last].is("ZONE") && q.toks[last-2].is("WITH") {
+		// TIMESTAMP WITH TIME ZONE[]; TIME WITH TIME ZONE has no arrays
+		known = elem == types.Timestamp
+		elem = types.TimestampTZ
+	}
+	if !known {
 		return "", last, false
 	}
 	return arrayTargetPrefix + strconv.Itoa(int(elem)), last + 2, true

@@ -345,11 +345,11 @@ func (c *cursor) columnType(col *ColumnDef) *sqlerr.Error {
 		if col.Precision > 0 {
 			return c.p.src.unsupported(c.peek(0).off, "DECIMAL(p,s)[] (use NUMERIC[])")
 		}
-		if !types.ArrayElemOK(k) {
-			return c.p.src.unsupported(c.peek(0).off, "arrays of "+k.String())
+		if !types.ArrayElemOK(col.Type) {
+			return c.p.src.unsupported(c.peek(0).off, "arrays of "+col.Type.String())
 		}
 		c.i += 2
-		col.Type = types.ArrayOf(k)
+		col.Type = types.ArrayOf(col.Type)
 	}
 	return nil
 }

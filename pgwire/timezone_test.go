@@ -54,3 +54,41 @@ func TestTimeZoneSession(t *testing.T) {
 		conn.Close(ctx)
 	}
 }
+
+// TestTimestampTZArrayWire: a TIMESTAMPTZ[] column is described as
+// timestamptz[] (1185), its text form prints the elements in the
+// session's zone, and pgx reads it back in every query mode (text and
+// binary).
+func TestTimestampTZArrayWire(t *testing.T) {
+	addr, e := startServer(t)
+	ctx := context.Background()
+	if _, err := e.Exec(ctx, `CREATE TABLE tza (k BIGINT PRIMARY KEY, ats TIMESTAMPTZ[]);
+		INSERT INTO tza VALUES (1, '{"2024-01-01 09:00:00+00","2024-07-01 09:30:00+00"}')`); err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Time{time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC), time.Date(2024, 7, 1, 9, 30, 0, 0, time.UTC)}
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec, pgx.QueryExecModeCacheStatement} {
+		conn := connect(t, addr, mode)
+		if _, err := conn.Exec(ctx, "SET TIME ZONE 'Europe/Berlin'"); err != nil {
+			t.Fatal(err)
+		}
+		var ats []time.Time
+		if err := conn.QueryRow(ctx, "SELECT ats FROM tza WHERE k = 1").Scan(&ats); err != nil {
+			t.Fatalf("mode %v: %v", mode, err)
+		}
+		if len(ats) != 2 || !ats[0].Equal(want[0]) || !ats[1].Equal(want[1]) {
+			t.Errorf("mode %v: ats = %v", mode, ats)
+		}
+		res, err := conn.PgConn().Exec(ctx, "SELECT ats FROM tza WHERE k = 1").ReadAll()
+		if err != nil || len(res) != 1 || len(res[0].Rows) != 1 {
+			t.Fatalf("mode %v: %v, %v", mode, res, err)
+		}
+		if oid := res[0].FieldDescriptions[0].DataTypeOID; oid != 1185 {
+			t.Errorf("mode %v: column oid %d, want 1185", mode, oid)
+		}
+		if got := string(res[0].Rows[0][0]); got != `{"2024-01-01 10:00:00+01","2024-07-01 11:30:00+02"}` {
+			t.Errorf("mode %v: text %s", mode, got)
+		}
+		conn.Close(ctx)
+	}
+}

@@ -86,6 +86,8 @@ func appendText(dst []byte, oid uint32, v types.Value, loc *time.Location) []byt
 		return append(dst, types.FormatIntervalValue(v)...)
 	case types.Decimal:
 		return types.AppendDecimal(dst, v)
+	case types.ArrayOf(types.TimestampTZ):
+		return append(dst, types.FormatArrayIn(v, loc)...)
 	}
 	return append(dst, v.String()...)
 }

@@ -586,8 +586,8 @@ func coerceLiteral(c *Const, to types.Kind) (Scalar, error) {
 			return nil, &sqlerr.Error{Code: sqlerr.InvalidDatetime, Msg: "invalid input syntax for type timestamp: '" + s + "'", Err: err}
 		}
 		return &Const{V: types.TimestampValue(us)}, nil
-	case types.TimestampTZ: // read in the binder's zone: zoned folds it
-		return &Cast{Arg: c, To: types.TimestampTZ}, nil
+	case types.TimestampTZ, types.ArrayOf(types.TimestampTZ): // read in the binder's zone: zoned folds it
+		return &Cast{Arg: c, To: to}, nil
 	case types.Time:
 		us, err := types.ParseTime(s)
 		if err != nil {

@@ -104,9 +104,9 @@ func (b *binder) zonedCall(x *Call) (Scalar, error) {
 }
 
 // zoneCast reports whether a cast from kind from to kind to depends on a
-// time zone.
+// time zone (TIMESTAMPTZ[] to and from text and other arrays too).
 func zoneCast(from, to types.Kind) bool {
-	return (from == types.TimestampTZ) != (to == types.TimestampTZ) && from != types.Null
+	return types.ZoneDependent(from) != types.ZoneDependent(to) && from != types.Null
 }
 
 // isWallClock reports whether s is a TIMESTAMPTZ read as wall-clock time.

@@ -70,15 +70,18 @@ func isNonFinite(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
 // formatRows renders each row as its values formatted by the type
 // letters. The caller has checked that every row has len(typeLetters)
 // values.
-// TIMESTAMPTZ values print in zone loc, as a client of a session in that
+// TIMESTAMPTZ values (and arrays of them) print in zone loc, as a client of a session in that
 // TimeZone sees them.
 func formatRows(rows []types.Row, typeLetters string, loc *time.Location) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
 		vals := make([]string, len(r))
 		for j, v := range r {
-			if v.K == types.TimestampTZ {
+			switch v.K {
+			case types.TimestampTZ:
 				v = types.StringValue(types.FormatTimestampTZ(v.I, loc))
+			case types.ArrayOf(types.TimestampTZ):
+				v = types.StringValue(types.FormatArrayIn(v, loc))
 			}
 			vals[j] = formatValue(v, typeLetters[j])
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // A one-dimensional array of scalars. Its type is the kind ArrayOf(elem)
@@ -28,10 +29,16 @@ func (k Kind) IsArray() bool { return k&0xC0 == arrayBit }
 func (k Kind) Elem() Kind { return k &^ arrayBit }
 
 // ArrayElemOK reports whether arrays of kind k are supported: the scalar
-// kinds except TIMESTAMPTZ (whose text form depends on the session's
-// zone, which array text does not carry yet).
+// kinds.
 func ArrayElemOK(k Kind) bool {
-	return k != Null && k <= Bytea && k != TimestampTZ
+	return k != Null && k <= Bytea
+}
+
+// ZoneDependent reports whether the text form of values of kind k (and
+// so casts between it and text) depends on the session's time zone:
+// TIMESTAMPTZ and arrays of it.
+func ZoneDependent(k Kind) bool {
+	return k == TimestampTZ || k == ArrayOf(TimestampTZ)
 }
 
 // ArrayValue returns the array of elem-kind values vals (NULL elements
@@ -216,8 +223,13 @@ func ArrayKeyForm(v Value) Value {
 // FormatArray is Postgres's text form of an array: `{1,2,NULL}`, an
 // element in double quotes (with `"` and `\` backslashed) when it is
 // empty, is NULL spelled as text, or holds braces, quotes, a comma, a
-// backslash or white space.
-func FormatArray(v Value) string {
+// backslash or white space. TIMESTAMPTZ elements print in UTC;
+// FormatArrayIn prints them in a session's zone.
+func FormatArray(v Value) string { return FormatArrayIn(v, time.UTC) }
+
+// FormatArrayIn is FormatArray with TIMESTAMPTZ elements printed in zone
+// loc, as Postgres prints them in the session's TimeZone.
+func FormatArrayIn(v Value, loc *time.Location) string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, e := range ArrayElems(v) {
@@ -228,14 +240,20 @@ func FormatArray(v Value) string {
 			b.WriteString("NULL")
 			continue
 		}
-		writeArrayElem(&b, elemText(e))
+		writeArrayElem(&b, elemText(e, loc))
 	}
 	b.WriteByte('}')
 	return b.String()
 }
 
-// elemText is an element's text form (booleans as t/f, as in arrays).
-func elemText(e Value) string { return e.String() }
+// elemText is an element's text form (booleans as t/f, as in arrays; a
+// TIMESTAMPTZ in zone loc).
+func elemText(e Value, loc *time.Location) string {
+	if e.K == TimestampTZ {
+		return FormatTimestampTZ(e.I, loc)
+	}
+	return e.String()
+}
 
 func writeArrayElem(b *strings.Builder, s string) {
 	if !needsQuotes(s) {
@@ -382,8 +400,14 @@ func isArraySpace(c byte) bool {
 }
 
 // ParseScalar reads the text form of a value of scalar kind k (the form
-// String prints), as array elements and casts from text need it.
-func ParseScalar(s string, k Kind) (Value, error) {
+// String prints), as array elements and casts from text need it. A
+// TIMESTAMPTZ without an offset is read in UTC; ParseScalarIn reads it in
+// a session's zone.
+func ParseScalar(s string, k Kind) (Value, error) { return ParseScalarIn(s, k, time.UTC) }
+
+// ParseScalarIn is ParseScalar with a TIMESTAMPTZ that has no offset read
+// as wall time in zone loc.
+func ParseScalarIn(s string, k Kind, loc *time.Location) (Value, error) {
 	bad := func() (Value, error) {
 		return NullValue, &ArrayError{Code: "22P02", Msg: "invalid input syntax for type " + strings.ToLower(k.String()) + `: "` + s + `"`}
 	}
@@ -430,6 +454,12 @@ func ParseScalar(s string, k Kind) (Value, error) {
 			return bad()
 		}
 		return TimeValue(us), nil
+	case TimestampTZ:
+		us, err := ParseTimestampTZ(t, loc)
+		if err != nil {
+			return bad()
+		}
+		return TimestampTZValue(us), nil
 	case JSONB:
 		return ParseJSONB(s)
 	case Bytea:
