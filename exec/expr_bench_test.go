@@ -144,6 +144,15 @@ func BenchmarkProjectRegexpLike(b *testing.B) {
 	benchProject(b, &planner.Call{Fn: "regexp_like", T: types.Bool, Args: []planner.Scalar{s, &planner.Const{V: types.StringValue("^1[0-9]*7$")}}})
 }
 
+// BenchmarkProjectRegexpMatch measures regexp_match with a constant
+// pattern of two groups, compiled once, over the bidder's text:
+// `regexp_match(CAST(bidder AS VARCHAR), '^([0-9])([0-9]*)$')`, a TEXT[]
+// of two elements per row.
+func BenchmarkProjectRegexpMatch(b *testing.B) {
+	s := &planner.Cast{Arg: benchSchema[1], To: types.String}
+	benchProject(b, &planner.Call{Fn: "regexp_match", T: types.ArrayOf(types.String), Args: []planner.Scalar{s, &planner.Const{V: types.StringValue("^([0-9])([0-9]*)$")}}})
+}
+
 // BenchmarkProjectJSONField measures `payload->>'name'` on a 200-byte
 // Nexmark-like JSON payload (a JSONB column).
 func BenchmarkProjectJSONField(b *testing.B) {
