@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"strings"
-
 	"github.com/streamsql/streamsql/funcs"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -33,18 +31,5 @@ func castJSONB(v types.Value, to types.Kind) (types.Value, bool, *sqlerr.Error) 
 		}
 		return x, true, err
 	}
-	return types.NullValue, true, sqlerr.New(sqlerr.InvalidParameter, "cannot cast jsonb %s to type %s", j.Kind, pgTypeName(to))
-}
-
-// pgTypeName is the name Postgres's messages give kind k.
-func pgTypeName(k types.Kind) string {
-	switch k {
-	case types.Int:
-		return "bigint"
-	case types.Float:
-		return "double precision"
-	case types.Decimal:
-		return "numeric"
-	}
-	return strings.ToLower(k.String())
+	return types.NullValue, true, sqlerr.New(sqlerr.InvalidParameter, "cannot cast jsonb %s to type %s", j.Kind, types.PgName(to))
 }

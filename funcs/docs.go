@@ -72,17 +72,6 @@ func kindName(k types.Kind) string {
 		return "any"
 	case AnyArray:
 		return "anyarray"
-	case types.Int:
-		return "bigint"
-	case types.Float:
-		return "double precision"
-	case types.Decimal:
-		return "numeric"
-	case types.String:
-		return "text"
 	}
-	if k.IsArray() {
-		return kindName(k.Elem()) + "[]"
-	}
-	return strings.ToLower(k.String())
+	return types.PgName(k)
 }

@@ -1,5 +1,7 @@
 package types
 
+import "strings"
+
 // Postgres type OIDs (pg_type.oid, fixed since Postgres 8) of the types
 // values cross the wire and the Postgres sink as. The wire server, its
 // catalog and the sink all take them from here.
@@ -150,4 +152,24 @@ func KindOfOID(oid uint32) Kind {
 		return String
 	}
 	return Null
+}
+
+// PgName is the name Postgres's messages and signatures give kind k:
+// bigint, double precision, numeric, text, an array's element name with
+// [], and the lower-case kind name otherwise.
+func PgName(k Kind) string {
+	switch k {
+	case Int:
+		return "bigint"
+	case Float:
+		return "double precision"
+	case Decimal:
+		return "numeric"
+	case String:
+		return "text"
+	}
+	if k.IsArray() {
+		return PgName(k.Elem()) + "[]"
+	}
+	return strings.ToLower(k.String())
 }
