@@ -17,7 +17,23 @@ var formatFuncs = []*Func{
 	{Name: "to_char", Doc: "a timestamp or number formatted by a template (`YYYY-MM-DD HH24:MI:SS`, `FM999.99`)", Strict: true,
 		Sigs: sigs(sig(types.Timestamp, types.String, types.String), sig(types.Int, types.String, types.String),
 			sig(types.Decimal, types.String, types.String), sig(types.Float, types.String, types.String)),
-		Impl: Impl{F2: toChar}},
+		Prepare: prepareToChar},
+}
+
+// prepareToChar parses a constant template once per call site rather
+// than once per row; a template from a column is parsed per row.
+func prepareToChar(consts []*types.Value) (Impl, *sqlerr.Error) {
+	if len(consts) < 2 || consts[1] == nil {
+		return Impl{F2: toChar}, nil
+	}
+	f := consts[1].S
+	tmpl := parseTemplate(f)
+	return Impl{F2: func(v, _ types.Value) (types.Value, *sqlerr.Error) {
+		if v.K == types.Timestamp {
+			return okv(types.StringValue(formatTimestamp(v.I, tmpl)))
+		}
+		return numberToChar(v, f)
+	}}, nil
 }
 
 // toChar dispatches TO_CHAR on its first argument's kind.
