@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/big"
 
@@ -25,7 +26,7 @@ type accumulator interface {
 
 func newAccumulator(c planner.AggCall) accumulator {
 	if c.Distinct {
-		return &distinctAcc{fn: c.Fn, t: c.T, seen: map[string]types.Value{}}
+		return newDistinctAcc(c)
 	}
 	switch c.Fn {
 	case "count":
@@ -246,36 +247,121 @@ func (a *avgAcc) decode(r types.Row) error {
 	return nil
 }
 
-// distinctAcc keeps the distinct values of its group and folds them with
-// the underlying function at result time.
+// distinctAcc keeps the distinct values of its group and folds each new
+// one into inner as it arrives, so a result is O(1) however many values
+// the group has seen (count(DISTINCT) is the size of the set). A BIGINT
+// or VARCHAR value is its own key (distinctKey), so adding one allocates
+// nothing beyond the set's own growth and the set holds no object per
+// value for the garbage collector to visit; other kinds are keyed by
+// their key form and keep the value itself. When seen grows by other
+// means (a session merge writes into it), inner is refolded from the set
+// at the next result.
 type distinctAcc struct {
-	fn   string
-	t    types.Kind
-	seen map[string]types.Value
+	fn     string
+	t      types.Kind
+	seen   map[distinctKey]*types.Value
+	inner  accumulator // the fold of seen's values (nil for count)
+	folded int         // how many of seen's values inner holds
+	buf    []byte
+}
+
+// distinctKey is a distinct value in a set: a BIGINT as i, a VARCHAR as
+// s, any other kind (k keyedKind) as its key form's bytes in s.
+type distinctKey struct {
+	i int64
+	s string
+	k types.Kind
+}
+
+// keyedKind marks a distinctKey holding a value's key-form bytes.
+const keyedKind = types.Null
+
+func newDistinctAcc(c planner.AggCall) *distinctAcc {
+	a := &distinctAcc{fn: c.Fn, t: c.T, seen: map[distinctKey]*types.Value{}}
+	if c.Fn != "count" {
+		a.inner = newAccumulator(planner.AggCall{Fn: c.Fn, T: c.T, Arg: 0})
+	}
+	return a
 }
 
 func (a *distinctAcc) add(v types.Value) {
-	if v.IsNull() {
+	var ref *types.Value
+	switch v.K {
+	case types.Null:
 		return
+	case types.Int:
+		if !a.insert(distinctKey{k: types.Int, i: v.I}) {
+			return
+		}
+	case types.String:
+		if !a.insert(distinctKey{k: types.String, s: v.S}) {
+			return
+		}
+	default:
+		a.buf = state.AppendKey(a.buf[:0], v)
+		if _, ok := a.seen[distinctKey{k: keyedKind, s: string(a.buf)}]; ok {
+			return
+		}
+		ref = new(types.Value) // not &v: that would move every v to the heap
+		*ref = v
+		a.seen[distinctKey{k: keyedKind, s: string(a.buf)}] = ref
 	}
-	k := string(state.AppendKey(nil, v))
-	a.seen[k] = v
+	if a.inner != nil && a.folded == len(a.seen)-1 {
+		a.inner.add(v)
+		a.folded++
+	}
+}
+
+// insert adds k to the set and reports whether it is new.
+func (a *distinctAcc) insert(k distinctKey) bool {
+	if _, ok := a.seen[k]; ok {
+		return false
+	}
+	a.seen[k] = nil
+	return true
+}
+
+// value is the value the set holds under k.
+func (k distinctKey) value(ref *types.Value) types.Value {
+	switch k.k {
+	case types.Int:
+		return types.IntValue(k.i)
+	case types.String:
+		return types.StringValue(k.s)
+	}
+	return *ref
 }
 
 func (a *distinctAcc) result() types.Value {
-	inner := newAccumulator(planner.AggCall{Fn: a.fn, T: a.t, Arg: 0})
-	for _, v := range a.seen {
-		inner.add(v)
+	if a.inner == nil {
+		return types.IntValue(int64(len(a.seen)))
 	}
-	return inner.result()
+	if a.folded != len(a.seen) {
+		a.inner = newAccumulator(planner.AggCall{Fn: a.fn, T: a.t, Arg: 0})
+		for k, ref := range a.seen {
+			a.inner.add(k.value(ref))
+		}
+		a.folded = len(a.seen)
+	}
+	return a.inner.result()
 }
 
 func (a *distinctAcc) encode() types.Row {
 	r := make(types.Row, 0, len(a.seen))
-	for _, v := range a.seen {
-		r = append(r, v)
+	for k, ref := range a.seen {
+		r = append(r, k.value(ref))
 	}
 	return r
+}
+
+// appendState appends encode's row in AppendRow's form without building
+// it: a checkpoint of a large set allocates no row of its values.
+func (a *distinctAcc) appendState(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(a.seen)))
+	for k, ref := range a.seen {
+		dst = types.AppendCodec(dst, k.value(ref))
+	}
+	return dst
 }
 
 func (a *distinctAcc) decode(r types.Row) error {
@@ -304,6 +390,24 @@ func (a accs) add(calls []planner.AggCall, r types.Row) {
 		}
 		a[i].add(v)
 	}
+}
+
+// stateAppender is an accumulator that appends its encode row in
+// AppendRow's form itself, cheaper than building the row.
+type stateAppender interface {
+	appendState(dst []byte) []byte
+}
+
+// appendState appends the accumulators' rows in AppendRow's form.
+func (a accs) appendState(dst []byte) []byte {
+	for _, x := range a {
+		if s, ok := x.(stateAppender); ok {
+			dst = s.appendState(dst)
+			continue
+		}
+		dst = state.AppendRow(dst, x.encode())
+	}
+	return dst
 }
 
 func (a accs) encode() []types.Row {

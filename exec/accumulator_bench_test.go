@@ -77,3 +77,24 @@ func BenchmarkProjectMulDecimal(b *testing.B) {
 	}
 	reportPerRow(b)
 }
+
+// BenchmarkCountDistinctBigint adds sumValues BIGINTs, a tenth of them
+// distinct, to count(DISTINCT) and asks for the result after every
+// thousand, as an aggregate re-emits its group after each batch.
+func BenchmarkCountDistinctBigint(b *testing.B) {
+	b.ReportAllocs()
+	var last types.Value
+	for i := 0; i < b.N; i++ {
+		a := newAccumulator(planner.AggCall{Fn: "count", T: types.Int, Arg: 0, Distinct: true})
+		for j := 0; j < sumValues; j++ {
+			a.add(types.IntValue(int64(j % (sumValues / 10))))
+			if j%1000 == 999 {
+				last = a.result()
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/sumValues, "ns/value")
+	if last.I != sumValues/10 {
+		b.Fatalf("count = %d", last.I)
+	}
+}

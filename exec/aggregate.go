@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -329,9 +330,12 @@ func (a *Aggregate) encode(e *aggEntry) []byte { return a.encodeWith(e) }
 
 // encodeWith is encode with extra values after the last update time.
 func (a *Aggregate) encodeWith(e *aggEntry, extra ...types.Value) []byte {
-	rows := []types.Row{append(types.Row{types.IntValue(e.last)}, extra...), e.group, e.emitted}
-	rows = append(rows, e.acc.encode()...)
-	return state.EncodeValue(rows...)
+	b := []byte{state.Version}
+	b = binary.AppendUvarint(b, uint64(3+len(e.acc)))
+	b = state.AppendRow(b, append(types.Row{types.IntValue(e.last)}, extra...))
+	b = state.AppendRow(b, e.group)
+	b = state.AppendRow(b, e.emitted)
+	return e.acc.appendState(b)
 }
 
 // owns reports whether this instance keeps the group stored under key,
