@@ -29,15 +29,7 @@ func TestCountersSurviveKillNine(t *testing.T) {
   WITH (connector = 'file', path = '%s', follow = true, poll_interval = '20ms', on_error = 'skip');
 CREATE MATERIALIZED VIEW w AS SELECT window_start, count(*) AS n FROM TUMBLE(ev, ts, INTERVAL '10' SECOND)
   GROUP BY window_start LATE DATA DROP EMIT ON WINDOW CLOSE;`, in))
-	start := func() (*exec.Cmd, string) {
-		web := freeAddr(t)
-		c := exec.Command(p.bin, "run", "--state-dir", p.state, "--checkpoint-interval", "100ms", "--http", web, p.file)
-		c.Stdout, c.Stderr = p.log, p.log
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return c, "http://" + web + "/metrics"
-	}
+	start := func() (*exec.Cmd, string) { return p.startHTTP("100ms") }
 	totals := func(body string) string {
 		return fmt.Sprintf("skipped %v, late %v", seriesSum(body, "streamsql_source_decode_errors_total", `policy="skipped"`),
 			seriesSum(body, "streamsql_view_late_rows_total", `view="w"`))

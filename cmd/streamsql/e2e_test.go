@@ -282,6 +282,18 @@ func (p *pipelineRun) start() *exec.Cmd {
 	return c
 }
 
+// startHTTP starts a run like start, checkpointing every interval and
+// serving /metrics on a free loopback address; it returns the metrics URL.
+func (p *pipelineRun) startHTTP(interval string) (*exec.Cmd, string) {
+	web := freeAddr(p.t)
+	c := exec.Command(p.bin, "run", "--state-dir", p.state, "--checkpoint-interval", interval, "--http", web, p.file)
+	c.Stdout, c.Stderr = p.log, p.log
+	if err := c.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	return c, "http://" + web + "/metrics"
+}
+
 func (p *pipelineRun) logText() string {
 	b, _ := os.ReadFile(p.log.Name())
 	return string(b)

@@ -80,8 +80,17 @@ func TestKafkaToPostgresExample(t *testing.T) {
 	if len(want) != 2 || len(in.poison) == 0 {
 		t.Fatalf("input has windows %v and %d malformed records; the test needs two closed windows and some", want, len(in.poison))
 	}
-	c = p.start()
+	c, url := p.startHTTP("300ms")
 	waitForRows(t, dsn, exampleQuery, want, 60*time.Second)
+	// Every malformed record read and dead-lettered, then a checkpoint
+	// taken after that holds them, before the run is stopped: the topic's
+	// tail may still be unread when the windows are in Postgres.
+	dead := func(body string) float64 {
+		return seriesSum(body, "streamsql_source_decode_errors_total", `policy="dead_lettered"`)
+	}
+	body := pollMetrics(t, p, url, func(body string) bool { return dead(body) == float64(len(in.poison)) })
+	read := gaugeValue(body, "streamsql_checkpoint_id")
+	pollMetrics(t, p, url, func(body string) bool { return gaugeValue(body, "streamsql_checkpoint_id") > read })
 	p.stop(c)
 	if log := p.logText(); !strings.Contains(log, "bid_volume_out upsert (2024-01-01 00:00:00, 2024-01-01 00:00:10, ") {
 		t.Fatalf("the stdout sink printed no changelog line for the first window; log:\n%s", log)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"testing"
@@ -22,14 +21,8 @@ func TestKafkaToPostgresMetrics(t *testing.T) {
 	}
 	dsn := sharedPostgres(t).DSNFor(sharedPostgres(t).NewDB(t))
 	p := newPipelineRun(t, fmt.Sprintf(kafkaToPostgres, in.brokers, dsn, "exactly_once"))
-	web := freeAddr(t)
-	c := exec.Command(p.bin, "run", "--state-dir", p.state, "--checkpoint-interval", "100ms", "--http", web, p.file)
-	c.Stdout, c.Stderr = p.log, p.log
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c, url := p.startHTTP("100ms")
 	defer p.stop(c)
-	url := "http://" + web + "/metrics"
 	caughtUp := func(body string) bool {
 		for part := 0; part < 4; part++ {
 			lag := regexp.MustCompile(fmt.Sprintf(`(?m)^streamsql_source_consumer_lag_records\{partition="%d",pipeline="volume",source="bids"\} (\d+)$`, part))
