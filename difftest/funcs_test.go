@@ -61,6 +61,17 @@ func absLeaf(plus1 bool) func(g *gen, d int) []expr {
 	}
 }
 
+// absDecLeaf is absLeaf over numerics.
+func absDecLeaf(plus1 bool) func(g *gen, d int) []expr {
+	return func(g *gen, _ int) []expr {
+		var x expr = call{fn: absDec, args: []expr{g.leaf(kDec)}}
+		if plus1 {
+			x = binary{op: "+", l: x, r: lit{k: kDec, st: "1"}, k: kDec}
+		}
+		return []expr{x}
+	}
+}
+
 // intOf renders the BIGINT forms of floor, ceil, round and sign, which
 // streamsql keeps BIGINT (funcs/) and Postgres computes in double
 // precision (printing -0 for ceil(-0.5)-like zeros).
@@ -275,10 +286,26 @@ var scalarFuncs = []*scalarFunc{
 	{name: "ln", result: kFloat, args: absLeaf(true)},
 	{name: "log10", result: kFloat, args: absLeaf(true)},
 	{name: "log", result: kFloat, args: absLeaf(true)},
-	{name: "log", result: kFloat, args: func(g *gen, d int) []expr {
+	// Two-argument LOG is numeric only: Postgres wants a double argument
+	// cast to numeric, which streamsql does itself, answering numeric.
+	{name: "log", result: kDec, args: func(g *gen, d int) []expr {
 		return append([]expr{lit{k: kFloat, st: "CAST(2 AS DOUBLE)", pg: "2"}}, absLeaf(true)(g, d)...)
-	}, pg: pgTemplate("CAST(log(CAST($1 AS numeric), CAST($2 AS numeric)) AS float8)")},
+	}, pg: pgTemplate("log(CAST($1 AS numeric), CAST($2 AS numeric))")},
 	{name: "exp", result: kFloat, args: func(g *gen, _ int) []expr { return []expr{g.leaf(kFloat)} }},
+	// The NUMERIC overloads, with Postgres's result scales.
+	{name: "ln", result: kDec, args: absDecLeaf(true)},
+	{name: "log", result: kDec, args: absDecLeaf(true)},
+	{name: "log", result: kDec, args: func(g *gen, d int) []expr {
+		return append([]expr{lit{k: kDec, st: g.oneOf("2.0", "10", "0.5", "1.10")}}, absDecLeaf(true)(g, d)...)
+	}},
+	{name: "sqrt", result: kDec, args: absDecLeaf(false)},
+	{name: "exp", result: kDec, args: func(g *gen, _ int) []expr {
+		ten := lit{k: kDec, st: "CAST(10 AS DECIMAL(10,2))", pg: "CAST(10 AS numeric(10,2))"}
+		return []expr{call{fn: &scalarFunc{name: "mod", result: kDec}, args: []expr{g.leaf(kDec), ten}}}
+	}},
+	{name: "power", result: kDec, args: func(g *gen, d int) []expr {
+		return append(absDecLeaf(true)(g, d), lit{k: kDec, st: g.oneOf("0.5", "2.5", "-1.5", "3", "-2", "3.0")})
+	}},
 	// Time.
 	{name: "extract", result: kInt, args: extractCall(extractUnits[1:]), st: stExtract, pg: pgExtractInt},
 	{name: "extract", result: kFloat, args: extractCall(extractUnits[:1]), st: stExtract, pg: pgExtract},
@@ -343,3 +370,6 @@ var funcsByResult = map[kind][]*scalarFunc{}
 
 // absFloat is abs over doubles, which absLeaf also wraps arguments in.
 var absFloat = &scalarFunc{name: "abs", result: kFloat, args: kinds(kFloat)}
+
+// absDec is abs over numerics, which absDecLeaf wraps arguments in.
+var absDec = &scalarFunc{name: "abs", result: kDec, args: kinds(kDec)}

@@ -7,20 +7,29 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-var float1 = []Sig{sig(types.Float, types.Float)}
+var (
+	float1 = []Sig{sig(types.Float, types.Float)}
+	// floatDec1 lists the double overload first: an Int argument costs
+	// the same either way and Postgres picks float8, its preferred type.
+	floatDec1 = []Sig{sig(types.Float, types.Float), sig(types.Decimal, types.Decimal)}
+)
 
 // Math functions. ABS, FLOOR, CEIL, TRUNC, ROUND and SIGN keep an Int
 // argument Int and a Decimal one Decimal (FLOOR, CEIL, SIGN, TRUNC(x) and
 // ROUND(x) at scale 0); ROUND rounds half away from zero, ROUND(x, n) and
 // TRUNC(x, n) to n decimals, and a Decimal (or Int) ROUND(x, n) or
 // TRUNC(x, n) has scale n, as in Postgres. MOD is `%` on BIGINT and exact
-// DECIMAL. POWER, SQRT, LN, LOG (base 10, or LOG(b, x)), LOG10 and EXP
-// work on doubles (a Decimal argument is cast, where Postgres computes in
-// numeric), correctly rounded as the C library Postgres calls rounds them
-// (floatmath.go); a domain error (sqrt of a negative, log of zero) or a
-// result beyond a double (overflow, or underflow to zero from a non-zero
-// argument) is a runtime error, i.e. NULL and a counted evaluation error
-// in a running query.
+// DECIMAL. POWER, SQRT, LN, LOG (base 10) and EXP have a double and a
+// numeric overload, as in Postgres: the double ones are correctly rounded
+// as the C library Postgres calls rounds them (floatmath.go), the numeric
+// ones keep Postgres's digits and result scales (numeric.go). An Int
+// argument takes the double overload (Postgres's preferred type), a
+// Decimal one the numeric. LOG(b, x) is numeric only; a double argument
+// is converted as float8::numeric does (Postgres asks for that cast).
+// LOG10 is double only. A domain error (sqrt of a negative, log of zero)
+// or a result out of range (beyond a double, or a double underflowing to
+// zero from a non-zero argument) is a runtime error, i.e. NULL and a
+// counted evaluation error in a running query.
 var mathFuncs = []*Func{
 	{Name: "abs", Doc: "absolute value", Strict: true, Sigs: intFlt1, Impl: num1(absInt, decimalAbs, math.Abs)},
 	{Name: "floor", Doc: "the largest integer not above x", Strict: true, Sigs: intFlt1, Impl: num1(intIdentity, types.DecimalFloor, math.Floor)},
@@ -49,16 +58,16 @@ var mathFuncs = []*Func{
 			return types.IntValue(x), err
 		}}},
 	{Name: "power", Doc: "a raised to the power b", Strict: true, Aliases: []string{"pow"},
-		Sigs: sigs(sig(types.Float, types.Float, types.Float)), Impl: Impl{F2: power}},
-	{Name: "sqrt", Doc: "square root", Strict: true, Sigs: float1, Impl: flt1(func(x float64) (float64, *sqlerr.Error) {
+		Sigs: sigs(sig(types.Float, types.Float, types.Float), sig(types.Decimal, types.Decimal, types.Decimal)), Impl: Impl{F2: power}},
+	{Name: "sqrt", Doc: "square root", Strict: true, Sigs: floatDec1, Impl: fltDec1(func(x float64) (float64, *sqlerr.Error) {
 		if x < 0 {
 			return 0, errSqrtNeg
 		}
 		return math.Sqrt(x), nil
-	})},
-	{Name: "ln", Doc: "natural logarithm", Strict: true, Sigs: float1, Impl: flt1(logOf(lnCR))},
+	}, numSqrt)},
+	{Name: "ln", Doc: "natural logarithm", Strict: true, Sigs: floatDec1, Impl: fltDec1(logOf(lnCR), numLn)},
 	{Name: "log10", Doc: "base 10 logarithm", Strict: true, Sigs: float1, Aliases: []string{"dlog10"}, Impl: flt1(logOf(log10CR))},
-	{Name: "exp", Doc: "e raised to the power x", Strict: true, Sigs: float1, Impl: flt1(func(x float64) (float64, *sqlerr.Error) {
+	{Name: "exp", Doc: "e raised to the power x", Strict: true, Sigs: floatDec1, Impl: fltDec1(func(x float64) (float64, *sqlerr.Error) {
 		r := expCR(x)
 		switch {
 		case math.IsInf(r, 0) && !math.IsInf(x, 0):
@@ -67,10 +76,24 @@ var mathFuncs = []*Func{
 			return 0, errFloatUnder
 		}
 		return r, nil
-	})},
-	{Name: "log", Doc: "base 10 logarithm of x, or LOG(b, x) in base b", Strict: true, Sigs: with(float1,
-		sig(types.Float, types.Float, types.Float)),
-		Impl: Impl{F1: flt1(logOf(log10CR)).F1, F2: logBase}},
+	}, numExp)},
+	// LOG(b, x) is numeric only, as in Postgres; a double argument is
+	// converted as float8::numeric converts it (Postgres asks for the cast).
+	{Name: "log", Doc: "base 10 logarithm of x, or LOG(b, x) in base b", Strict: true, Sigs: with(floatDec1,
+		sig(types.Decimal, types.Decimal, types.Decimal), sig(types.Decimal, types.Float, types.Decimal),
+		sig(types.Float, types.Decimal, types.Decimal), sig(types.Float, types.Float, types.Decimal)),
+		Impl: Impl{F1: fltDec1(logOf(log10CR), numLog10).F1, F2: logBase}},
+}
+
+// fltDec1 is a function of one double (ff) or one numeric (fd).
+func fltDec1(ff func(float64) (float64, *sqlerr.Error), fd func(types.Value) (types.Value, *sqlerr.Error)) Impl {
+	return Impl{F1: func(a types.Value) (types.Value, *sqlerr.Error) {
+		if a.K == types.Decimal {
+			return fd(a)
+		}
+		x, err := ff(a.F)
+		return types.FloatValue(x), err
+	}}
 }
 
 func flt1(f func(float64) (float64, *sqlerr.Error)) Impl {
@@ -157,6 +180,9 @@ func round2(a, b types.Value) (types.Value, *sqlerr.Error) {
 }
 
 func power(a, b types.Value) (types.Value, *sqlerr.Error) {
+	if a.K == types.Decimal {
+		return numPower(a, b)
+	}
 	switch {
 	case a.F == 0 && b.F < 0:
 		return types.NullValue, errPowZeroNeg
@@ -185,19 +211,25 @@ func logOf(f func(float64) float64) func(float64) (float64, *sqlerr.Error) {
 	}
 }
 
+// logBase is LOG(b, x) on numerics, a double argument converted first.
 func logBase(b, x types.Value) (types.Value, *sqlerr.Error) {
-	lb, err := logOf(lnCR)(b.F)
+	b, err := asNumeric(b)
 	if err != nil {
 		return types.NullValue, err
 	}
-	lx, err := logOf(lnCR)(x.F)
-	if err != nil {
+	if x, err = asNumeric(x); err != nil {
 		return types.NullValue, err
 	}
-	if lb == 0 {
-		return types.NullValue, ErrDivZero
+	return numLog(b, x)
+}
+
+// asNumeric converts a double to numeric as Postgres's float8::numeric.
+func asNumeric(v types.Value) (types.Value, *sqlerr.Error) {
+	if v.K != types.Float {
+		return v, nil
 	}
-	return okv(types.FloatValue(lx / lb))
+	d, err := types.DecimalFromFloat(v.F)
+	return d, DecimalErr(err)
 }
 
 // IntOp applies an arithmetic operator to two BIGINTs (IntArith).

@@ -218,7 +218,22 @@ func TestBindScalar(t *testing.T) {
 		{"sqrt(f)", "sqrt(f)", types.Float},
 		{"ln(f)", "ln(f)", types.Float},
 		{"log(f)", "log(f)", types.Float},
-		{"log(2, f)", "log(2, f)", types.Float},
+		// Postgres's overloads: an Int or double argument of one-argument
+		// sqrt, ln, exp and log is a double, a numeric one numeric; power
+		// is numeric when one side is numeric and the other not a double;
+		// two-argument log is numeric only.
+		{"log(2, f)", "log(2, f)", types.Decimal},
+		{"log(a, 8)", "log(CAST(a AS DECIMAL), 8)", types.Decimal},
+		{"sqrt(a)", "sqrt(CAST(a AS DOUBLE))", types.Float},
+		{"sqrt(2)", "sqrt(2)", types.Float},
+		{"sqrt(2.5)", "sqrt(2.5)", types.Decimal},
+		{"ln(a)", "ln(CAST(a AS DOUBLE))", types.Float},
+		{"ln(2.0)", "ln(2.0)", types.Decimal},
+		{"exp(1.5)", "exp(1.5)", types.Decimal},
+		{"log(0.5)", "log(0.5)", types.Decimal},
+		{"power(2.5, a)", "power(2.5, CAST(a AS DECIMAL))", types.Decimal},
+		{"power(a, 0.5)", "power(CAST(a AS DECIMAL), 0.5)", types.Decimal},
+		{"power(2.5, f)", "power(2.5, f)", types.Float},
 		// Time.
 		{"EXTRACT(HOUR FROM ts)", "extract('hour', ts)", types.Int},
 		{"EXTRACT(SECOND FROM ts)", "extract('second', ts)", types.Float},
