@@ -12,7 +12,8 @@ func DateValue(days int64) Value { return Value{K: Date, I: days} }
 // FormatDate prints days since 1970-01-01 as Postgres prints a date:
 // `2024-01-01`.
 func FormatDate(days int64) string {
-	return time.Unix(days*86400, 0).UTC().Format("2006-01-02")
+	s, bc := formatCivil(time.Unix(days*86400, 0).UTC(), "2006-01-02")
+	return s + bc
 }
 
 // ParseDate reads `2024-01-01`, or any timestamp text ParseTimestamp

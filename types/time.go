@@ -24,13 +24,19 @@ const MinTime int64 = -1 << 63
 // timestamp: `2024-01-01 00:00:05`, with fractional digits only when they
 // are non-zero (trailing zeros trimmed).
 func FormatTimestamp(us int64) string {
-	t := time.UnixMicro(us).UTC()
-	s := t.Format("2006-01-02 15:04:05")
-	if frac := t.Nanosecond() / 1000; frac != 0 {
-		f := fmt.Sprintf("%06d", frac)
-		s += "." + strings.TrimRight(f, "0")
+	s, bc := formatLocal(time.UnixMicro(us).UTC())
+	return s + bc
+}
+
+// formatCivil formats t with layout, which starts with the four-digit
+// year "2006". A year before 1 AD prints as Postgres prints it: the year
+// counted back from 1 BC (Go's year 0 is 1 BC) and bc " BC", which goes
+// at the very end of the value.
+func formatCivil(t time.Time, layout string) (s, bc string) {
+	if y := t.Year(); y <= 0 {
+		return fmt.Sprintf("%04d", 1-y) + t.Format(layout[len("2006"):]), " BC"
 	}
-	return s
+	return t.Format(layout), ""
 }
 
 // ParseTimestamp accepts `2024-01-01 00:00:05[.ffffff]`, `2024-01-01`, and

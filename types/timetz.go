@@ -51,16 +51,19 @@ func ZoneName(name string) string {
 func FormatTimestampTZ(us int64, loc *time.Location) string {
 	t := time.UnixMicro(us).In(loc)
 	_, off := t.Zone()
-	return formatLocal(t) + FormatOffset(off)
+	s, bc := formatLocal(t)
+	return s + FormatOffset(off) + bc
 }
 
-// formatLocal prints t's wall clock as FormatTimestamp does.
-func formatLocal(t time.Time) string {
-	s := t.Format("2006-01-02 15:04:05")
+// formatLocal prints t's wall clock as FormatTimestamp does, with the
+// era suffix apart (" BC" before 1 AD, else empty) since it follows
+// everything else, a time zone offset included.
+func formatLocal(t time.Time) (s, bc string) {
+	s, bc = formatCivil(t, "2006-01-02 15:04:05")
 	if frac := t.Nanosecond() / 1000; frac != 0 {
 		s += "." + strings.TrimRight(fmt.Sprintf("%06d", frac), "0")
 	}
-	return s
+	return s, bc
 }
 
 // FormatOffset prints a UTC offset in seconds as Postgres does: `+01`,
