@@ -31,3 +31,33 @@ func TestFormatBeforeChrist(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBeforeChrist: the BC forms read back to the same instant, a
+// leap day of a BC leap year (5 BC is Go's year -4) included, and a BC
+// year that is not a year fails.
+func TestParseBeforeChrist(t *testing.T) {
+	for _, us := range []int64{
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro(),
+		time.Date(-43, 3, 15, 12, 0, 0, 500_000_000, time.UTC).UnixMicro(),
+		time.Date(-4, 2, 29, 23, 59, 59, 0, time.UTC).UnixMicro(),
+		time.Date(-1000, 12, 31, 0, 0, 0, 0, time.UTC).UnixMicro(),
+	} {
+		text := FormatTimestamp(us)
+		if got, err := ParseTimestamp(text); err != nil || got != us {
+			t.Errorf("ParseTimestamp(%q) = %d, %v; want %d", text, got, err, us)
+		}
+		tz := FormatTimestampTZ(us, time.UTC)
+		if got, err := ParseTimestampTZ(tz, time.UTC); err != nil || got != us {
+			t.Errorf("ParseTimestampTZ(%q) = %d, %v; want %d", tz, got, err, us)
+		}
+		day := TimestampToDate(us)
+		if got, err := ParseDate(FormatDate(day)); err != nil || got != day {
+			t.Errorf("ParseDate(%q) = %d, %v; want %d", FormatDate(day), got, err, day)
+		}
+	}
+	for _, bad := range []string{"0000-01-01 BC", "x-01-01 BC", " BC", "-5-01-01 BC"} {
+		if _, err := ParseTimestamp(bad); err == nil {
+			t.Errorf("ParseTimestamp(%q) accepted", bad)
+		}
+	}
+}

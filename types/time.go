@@ -43,6 +43,9 @@ func formatCivil(t time.Time, layout string) (s, bc string) {
 // RFC 3339 (`2024-01-01T00:00:05Z`, with offset). It returns microseconds.
 func ParseTimestamp(s string) (int64, error) {
 	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutSuffix(s, " BC"); ok {
+		return parseBC(s, rest)
+	}
 	layouts := []string{
 		"2006-01-02 15:04:05.999999999",
 		time.RFC3339Nano,
@@ -56,6 +59,27 @@ func ParseTimestamp(s string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("invalid timestamp %q: want 'YYYY-MM-DD HH:MM:SS[.fff]' or RFC 3339", s)
+}
+
+// parseBC reads rest, the text s before its " BC" era marker: a year
+// counted back from 1 BC (Go's year 0). Go cannot parse a year below 1, so
+// the year is moved up by whole 400-year cycles of the Gregorian calendar
+// (which repeat it exactly, leap days included), parsed, and moved back.
+func parseBC(s, rest string) (int64, error) {
+	dash := strings.IndexByte(rest, '-')
+	y, err := strconv.Atoi(rest[:max(dash, 0)])
+	if dash < 1 || err != nil || y < 1 {
+		return 0, fmt.Errorf("invalid timestamp %q: want 'YYYY-MM-DD HH:MM:SS[.fff] BC'", s)
+	}
+	astro, cycles := 1-y, 0
+	for astro+400*cycles < 1 {
+		cycles++
+	}
+	us, err := ParseTimestamp(fmt.Sprintf("%04d", astro+400*cycles) + rest[dash:])
+	if err != nil {
+		return 0, fmt.Errorf("invalid timestamp %q: %w", s, err)
+	}
+	return time.UnixMicro(us).UTC().AddDate(-400*cycles, 0, 0).UnixMicro(), nil
 }
 
 // FormatInterval prints a duration of us microseconds as plans and

@@ -95,8 +95,12 @@ var tzSuffix = regexp.MustCompile(`^(.*\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(Z|[+-]\d\
 // loc. It returns UTC microseconds.
 func ParseTimestampTZ(s string, loc *time.Location) (int64, error) {
 	t := strings.TrimSpace(s)
+	era := ""
+	if rest, ok := strings.CutSuffix(t, " BC"); ok {
+		t, era = rest, " BC" // the era follows the offset (FormatTimestampTZ)
+	}
 	if m := tzSuffix.FindStringSubmatch(t); m != nil {
-		local, err := ParseTimestamp(strings.Replace(m[1], "T", " ", 1))
+		local, err := ParseTimestamp(strings.Replace(m[1], "T", " ", 1) + era)
 		if err != nil {
 			return 0, err
 		}
@@ -106,7 +110,7 @@ func ParseTimestampTZ(s string, loc *time.Location) (int64, error) {
 		}
 		return LocalToUTC(local, zone), nil
 	}
-	local, err := ParseTimestamp(t)
+	local, err := ParseTimestamp(t + era)
 	if err != nil {
 		return 0, err
 	}
