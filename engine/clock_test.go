@@ -19,14 +19,7 @@ func openClocked(t *testing.T, now *time.Time) (e *Engine, run func(sql string) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.Close() })
-	return e, func(sql string) *Result {
-		t.Helper()
-		r, err := e.Exec(context.Background(), sql)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		return r
-	}
+	return e, mustExec(t, e)
 }
 
 // TestJoinStateTTLOnTheWallClock: inputs without watermarks make a join's

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,14 +19,7 @@ func TestStateStaysWithinTheMemoryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	run := func(q string) *Result {
-		t.Helper()
-		r, err := e.Exec(context.Background(), q)
-		if err != nil {
-			t.Fatalf("%.200s: %v", q, err)
-		}
-		return r
-	}
+	run := mustExec(t, e)
 	run(`CREATE SOURCE bid (auction BIGINT, bidder BIGINT, price BIGINT, extra VARCHAR, date_time TIMESTAMP,
 		WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND)`)
 	run(`CREATE SOURCE auction (id BIGINT, seller BIGINT, date_time TIMESTAMP,

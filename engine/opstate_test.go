@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -18,14 +17,7 @@ func TestOperatorStateSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	run := func(q string) *Result {
-		t.Helper()
-		r, err := e.Exec(context.Background(), q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return r
-	}
+	run := mustExec(t, e)
 	run(`CREATE SOURCE s (k BIGINT, v BIGINT)`)
 	run(`CREATE MATERIALIZED VIEW m AS SELECT k, sum(v) AS total FROM s GROUP BY k`)
 	insert := func() {

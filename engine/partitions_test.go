@@ -102,14 +102,7 @@ func TestSourceGainsPartitions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return e, func(q string) *Result {
-			t.Helper()
-			r, err := e.Exec(context.Background(), q)
-			if err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-			return r
-		}
+		return e, mustExec(t, e)
 	}
 	e, exec := open()
 	exec(`CREATE SOURCE src (k BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts) WITH (connector = 'grow')`)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -73,14 +72,7 @@ func sessionRun(t *testing.T, dir, parallelism, budget string, rounds, crashAt i
 		if err != nil {
 			t.Fatal(err)
 		}
-		return e, func(q string) *Result {
-			t.Helper()
-			r, err := e.Exec(context.Background(), q)
-			if err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-			return r
-		}
+		return e, mustExec(t, e)
 	}
 	e, run := open()
 	run(`CREATE SOURCE s (k BIGINT, ts TIMESTAMP, v BIGINT, WATERMARK FOR ts AS ts)`)

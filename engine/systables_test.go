@@ -35,14 +35,7 @@ func testSystemTables(t *testing.T, par string) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	run := func(q string) *Result {
-		t.Helper()
-		r, err := e.Exec(context.Background(), q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return r
-	}
+	run := mustExec(t, e)
 	run(`CREATE SOURCE s (k BIGINT, ts TIMESTAMP, WATERMARK FOR ts AS ts)`)
 	run(`CREATE MATERIALIZED VIEW m AS SELECT k, window_start, count(*) AS n FROM TUMBLE(s, ts, INTERVAL '10' SECOND)
 		WHERE k > 0 GROUP BY k, window_start LATE DATA DROP EMIT ON WINDOW CLOSE`)
