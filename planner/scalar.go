@@ -197,33 +197,47 @@ func ColumnsUsed(s Scalar, set map[int]bool) {
 // MapColRefs returns s with every ColRef replaced by fn(ref); the other
 // nodes are copied only on the way to a replaced reference's parents.
 func MapColRefs(s Scalar, fn func(*ColRef) Scalar) Scalar {
+	return rewriteScalar(s, func(n Scalar) (Scalar, bool) {
+		if r, ok := n.(*ColRef); ok {
+			return fn(r), true
+		}
+		return nil, false
+	})
+}
+
+// rewriteScalar returns s rewritten from the top: fn sees each node first,
+// and a replacement it returns (ok) stands for the node's whole subtree;
+// otherwise a Call, Case or Cast is copied with its operands rewritten,
+// and a leaf is kept as it is.
+func rewriteScalar(s Scalar, fn func(Scalar) (Scalar, bool)) Scalar {
+	if r, ok := fn(s); ok {
+		return r
+	}
 	switch e := s.(type) {
-	case *ColRef:
-		return fn(e)
-	case *Const:
-		return e
 	case *Call:
 		c := *e
 		c.Args = make([]Scalar, len(e.Args))
 		for i, a := range e.Args {
-			c.Args[i] = MapColRefs(a, fn)
+			c.Args[i] = rewriteScalar(a, fn)
 		}
 		return &c
 	case *Case:
 		c := *e
 		if e.Operand != nil {
-			c.Operand = MapColRefs(e.Operand, fn)
+			c.Operand = rewriteScalar(e.Operand, fn)
 		}
 		c.Whens = make([]When, len(e.Whens))
 		for i, w := range e.Whens {
-			c.Whens[i] = When{MapColRefs(w.Cond, fn), MapColRefs(w.Result, fn)}
+			c.Whens[i] = When{rewriteScalar(w.Cond, fn), rewriteScalar(w.Result, fn)}
 		}
 		if e.Else != nil {
-			c.Else = MapColRefs(e.Else, fn)
+			c.Else = rewriteScalar(e.Else, fn)
 		}
 		return &c
 	case *Cast:
-		return &Cast{Arg: MapColRefs(e.Arg, fn), To: e.To, Precision: e.Precision, Scale: e.Scale, Zone: e.Zone}
+		c := *e
+		c.Arg = rewriteScalar(e.Arg, fn)
+		return &c
 	}
 	return s
 }

@@ -187,36 +187,12 @@ func walkScalar(s Scalar, fn func(Scalar)) {
 
 // replaceClocks returns s with every clock call replaced by with().
 func replaceClocks(s Scalar, with func() Scalar) Scalar {
-	switch e := s.(type) {
-	case *Call:
-		if isClock(e) {
-			return with()
+	return rewriteScalar(s, func(n Scalar) (Scalar, bool) {
+		if c, ok := n.(*Call); ok && isClock(c) {
+			return with(), true
 		}
-		c := *e
-		c.Args = make([]Scalar, len(e.Args))
-		for i, a := range e.Args {
-			c.Args[i] = replaceClocks(a, with)
-		}
-		return &c
-	case *Case:
-		c := *e
-		if e.Operand != nil {
-			c.Operand = replaceClocks(e.Operand, with)
-		}
-		c.Whens = make([]When, len(e.Whens))
-		for i, w := range e.Whens {
-			c.Whens[i] = When{replaceClocks(w.Cond, with), replaceClocks(w.Result, with)}
-		}
-		if e.Else != nil {
-			c.Else = replaceClocks(e.Else, with)
-		}
-		return &c
-	case *Cast:
-		c := *e
-		c.Arg = replaceClocks(e.Arg, with)
-		return &c
-	}
-	return s
+		return nil, false
+	})
 }
 
 // bindClock binds now() and its spellings, and PROCTIME(): TIMESTAMPTZ
@@ -404,29 +380,21 @@ func boundText(row Scalar, op string, now Scalar, in types.Schema) string {
 // plainTime is s without casts between TIMESTAMP and TIMESTAMPTZ, its
 // columns named from in (for EXPLAIN only).
 func plainTime(s Scalar, in types.Schema) Scalar {
-	switch e := s.(type) {
-	case *Cast:
-		if zoneCast(e.Arg.Type(), e.To) && (e.To == types.Timestamp || e.To == types.TimestampTZ) && e.Arg.Type() != types.String {
-			return plainTime(e.Arg, in)
+	return rewriteScalar(s, func(n Scalar) (Scalar, bool) {
+		switch e := n.(type) {
+		case *Cast:
+			if zoneCast(e.Arg.Type(), e.To) && (e.To == types.Timestamp || e.To == types.TimestampTZ) && e.Arg.Type() != types.String {
+				return plainTime(e.Arg, in), true
+			}
+		case *ColRef:
+			c := *e
+			if c.Name == "" && e.Index < len(in) {
+				c.Name = in[e.Index].Name
+			}
+			return &c, true
 		}
-		c := *e
-		c.Arg = plainTime(e.Arg, in)
-		return &c
-	case *Call:
-		c := *e
-		c.Args = make([]Scalar, len(e.Args))
-		for i, a := range e.Args {
-			c.Args[i] = plainTime(a, in)
-		}
-		return &c
-	case *ColRef:
-		c := *e
-		if c.Name == "" && e.Index < len(in) {
-			c.Name = in[e.Index].Name
-		}
-		return &c
-	}
-	return s
+		return nil, false
+	})
 }
 
 // usesColumns reports whether s reads a column.
