@@ -353,6 +353,8 @@ func TestQueryRestore(t *testing.T) {
 		{"postgres interval cast", `SELECT ts + '10 seconds'::interval FROM t`, `SELECT "ts" + __INTERVAL('10 seconds', '') FROM "t"`},
 		{"similar to", `SELECT a SIMILAR TO 'x%', a || b NOT SIMILAR TO '(a|b)_' ESCAPE '#', f(a) SIMILAR TO p AND c FROM t`,
 			"SELECT `similar_to`(\"a\", 'x%'),(NOT `similar_to`(`||`(\"a\", \"b\"), '(a|b)_', '#')),`similar_to`(F(\"a\"), \"p\") AND \"c\" FROM \"t\""},
+		{"operators inside brackets", `SELECT ARRAY[t SIMILAR TO 'a%', t NOT SIMILAR TO 'x%' ESCAPE '#'], ARRAY[t ~ 'a', t IS DISTINCT FROM u], a[t ~ 'a'], a[1] SIMILAR TO 'x', ARRAY['a'][1] ~ 'a' FROM t`,
+			"SELECT `array`(`similar_to`(\"t\", 'a%'), (NOT `similar_to`(\"t\", 'x%', '#'))),`array`(REGEXP_LIKE(\"t\", 'a'), (NOT (\"t\" <=> (\"u\")))),`[]`(\"a\", REGEXP_LIKE(\"t\", 'a')),`similar_to`(`[]`(\"a\", 1), 'x'),REGEXP_LIKE(`[]`(`array`('a'), 1), 'a') FROM \"t\""},
 		{"arrays", `SELECT ARRAY[1, a + 2][1], a[i + 1], f(x)[2]::text, t.a[1] || 'x', '{1,2}'::bigint[], CAST(s AS TEXT[]), ARRAY[ARRAY[1]], cardinality(a) FROM t`,
 			"SELECT `[]`(`array`(1, \"a\" + 2), 1),`[]`(\"a\", \"i\" + 1),CAST(`[]`(F(\"x\"), 2) AS CHAR),`||`(`[]`(\"t\".\"a\", 1), 'x'),__ARRAY_CAST('{1,2}', 2),__ARRAY_CAST(\"s\", 4),`array`(`array`(1)),`cardinality`(\"a\") FROM \"t\""},
 		{"aggregate filter", "SELECT count(*) FILTER (WHERE p < 10), count(DISTINCT b) filter (where p IS NULL)::text, sum(p) FILTER\n(WHERE a AND b), x AS filter FROM t",

@@ -39,7 +39,9 @@ var (
 )
 
 // stopsOperand reports whether t ends an operand; tight is true for ~,
-// whose operands stop at comparisons too.
+// whose operands stop at comparisons too. Brackets are walls like
+// parentheses: the scans step over a matched pair whole, so meeting one
+// means the operand is an element of ARRAY[...] or a subscript.
 func stopsOperand(t token, tight bool) bool {
 	switch t.kind {
 	case tEOF:
@@ -48,7 +50,7 @@ func stopsOperand(t token, tight bool) bool {
 		w := strings.ToUpper(t.text)
 		return boundaryWords[w] || (tight && compareWords[w])
 	case tOp:
-		return t.text == "(" || t.text == ")" || t.text == "," || t.text == ";" || (tight && compareOps[t.text])
+		return t.text == "(" || t.text == ")" || t.text == "[" || t.text == "]" || t.text == "," || t.text == ";" || (tight && compareOps[t.text])
 	}
 	return false
 }
