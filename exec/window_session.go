@@ -22,6 +22,9 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	if err != nil {
 		return err
 	}
+	if sessions, err = w.settleGroup(string(w.keyBuf), sessions, wm); err != nil {
+		return err
+	}
 	start, end := ts, ts+w.win.Gap
 	var merge []*winEntry
 	for _, s := range sessions {
@@ -51,7 +54,7 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	if len(merge) == 1 && merge[0].start == start {
 		target = merge[0]
 		if target.end != end {
-			w.moveEnd(target, end)
+			w.moveEnd(target, end, wm)
 		}
 	} else {
 		target = &winEntry{group: group, start: start, end: end, acc: newAccs(w.calls), fired: v != lateness.OnTime, indexed: noTimer}
@@ -73,6 +76,40 @@ func (w *WindowAggregate) addSession(r types.Row, ts, wm int64) error {
 	target.acc.add(w.calls, r)
 	w.touch(target)
 	return nil
+}
+
+// settleGroup brings the group gk's sessions to watermark wm, the one in
+// force for the row at hand, before the row meets them: the watermark
+// moves after each row, but the operator visits its timers when a batch
+// ends, so within a batch a session may still be held that wm has fired
+// or dropped. Those are visited now (after the batch's pending rows are
+// emitted, as at a batch's end), so that the row merges only with what
+// is still kept at wm and the answer does not depend on how rows are
+// batched (a crash's replay batches them differently). It returns the
+// group's sessions left.
+func (w *WindowAggregate) settleGroup(gk string, sessions []*winEntry, wm int64) ([]*winEntry, error) {
+	var due []*winEntry
+	for _, s := range sessions {
+		if w.nextEvent(s) <= wm {
+			due = append(due, s)
+		}
+	}
+	if len(due) == 0 {
+		return sessions, nil
+	}
+	if err := w.flushPending(); err != nil {
+		return nil, err
+	}
+	out := &Batch{}
+	for _, s := range due {
+		w.visit(s, wm, out)
+	}
+	if len(out.Rows) > 0 {
+		if err := w.out.Emit(out); err != nil {
+			return nil, err
+		}
+	}
+	return w.byGroup[gk], nil
 }
 
 // mergeInto folds session s's accumulators into t by re-encoding: the
@@ -124,11 +161,12 @@ func mergeAcc(dst, src accumulator) {
 // covers it again at its new time (visit), so the heap holds one entry
 // per session however many rows extend it. A fired session extended past
 // the watermark is open again, and closes before its old drop time: that
-// earlier time is pushed.
-func (w *WindowAggregate) moveEnd(e *winEntry, end int64) {
+// earlier time is pushed. wm is the watermark in force for the row that
+// extends it.
+func (w *WindowAggregate) moveEnd(e *winEntry, end, wm int64) {
 	was := w.nextEvent(e)
 	e.end = end
-	if w.closeAt(end) > w.wm {
+	if w.closeAt(end) > wm {
 		e.fired = false // the session is open again until its new end
 	}
 	if now := w.nextEvent(e); now < was {
