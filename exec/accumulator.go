@@ -22,6 +22,11 @@ type accumulator interface {
 	// decode replaces the state with r, written by encode (DISTINCT's adds
 	// r's values to what it holds).
 	decode(r types.Row) error
+	// merge folds src, an accumulator of the same call, into this one, as
+	// if this one had also seen src's values (sessions that merge, a split
+	// aggregate's partials). src is left as it was; the two may share
+	// values, which are never changed in place.
+	merge(src accumulator)
 }
 
 func newAccumulator(c planner.AggCall) accumulator {
@@ -57,8 +62,9 @@ func (a *countAcc) add(v types.Value) {
 		a.n++
 	}
 }
-func (a *countAcc) result() types.Value { return types.IntValue(a.n) }
-func (a *countAcc) encode() types.Row   { return types.Row{types.IntValue(a.n)} }
+func (a *countAcc) merge(src accumulator) { a.n += src.(*countAcc).n }
+func (a *countAcc) result() types.Value   { return types.IntValue(a.n) }
+func (a *countAcc) encode() types.Row     { return types.Row{types.IntValue(a.n)} }
 func (a *countAcc) decode(r types.Row) error {
 	if len(r) != 1 {
 		return fmt.Errorf("count state: want 1 value, got %d", len(r))
@@ -127,6 +133,16 @@ func (a *sumAcc) addDecimal(v types.Value) {
 	a.big.Add(a.big, types.DecimalBigCoef(v, a.bigScale))
 }
 
+func (a *sumAcc) merge(src accumulator) {
+	s := src.(*sumAcc)
+	a.i += s.i
+	a.f += s.f
+	a.n += s.n
+	if v := s.decimal(); v.K == types.Decimal {
+		a.addDecimal(v)
+	}
+}
+
 // decimal returns the DECIMAL sum (NULL before the first value).
 func (a *sumAcc) decimal() types.Value {
 	if a.big == nil {
@@ -188,8 +204,9 @@ func (a *minMaxAcc) add(v types.Value) {
 		a.v = v
 	}
 }
-func (a *minMaxAcc) result() types.Value { return a.v }
-func (a *minMaxAcc) encode() types.Row   { return types.Row{a.v} }
+func (a *minMaxAcc) merge(src accumulator) { a.add(src.(*minMaxAcc).v) }
+func (a *minMaxAcc) result() types.Value   { return a.v }
+func (a *minMaxAcc) encode() types.Row     { return types.Row{a.v} }
 func (a *minMaxAcc) decode(r types.Row) error {
 	if len(r) != 1 {
 		return fmt.Errorf("min/max state: want 1 value, got %d", len(r))
@@ -217,6 +234,15 @@ func (a *avgAcc) add(v types.Value) {
 		return
 	}
 	a.n++
+}
+
+func (a *avgAcc) merge(src accumulator) {
+	s := src.(*avgAcc)
+	a.sum += s.sum
+	a.n += s.n
+	if v := s.dec.decimal(); v.K == types.Decimal {
+		a.dec.addDecimal(v)
+	}
 }
 
 func (a *avgAcc) result() types.Value {
@@ -253,16 +279,12 @@ func (a *avgAcc) decode(r types.Row) error {
 // or VARCHAR value is its own key (distinctKey), so adding one allocates
 // nothing beyond the set's own growth and the set holds no object per
 // value for the garbage collector to visit; other kinds are keyed by
-// their key form and keep the value itself. When seen grows by other
-// means (a session merge writes into it), inner is refolded from the set
-// at the next result.
+// their key form and keep the value itself. merge folds the values new
+// to the set into inner likewise.
 type distinctAcc struct {
-	fn     string
-	t      types.Kind
-	seen   map[distinctKey]*types.Value
-	inner  accumulator // the fold of seen's values (nil for count)
-	folded int         // how many of seen's values inner holds
-	buf    []byte
+	seen  map[distinctKey]*types.Value
+	inner accumulator // the fold of seen's values (nil for count)
+	buf   []byte
 }
 
 // distinctKey is a distinct value in a set: a BIGINT as i, a VARCHAR as
@@ -277,7 +299,7 @@ type distinctKey struct {
 const keyedKind = types.Null
 
 func newDistinctAcc(c planner.AggCall) *distinctAcc {
-	a := &distinctAcc{fn: c.Fn, t: c.T, seen: map[distinctKey]*types.Value{}}
+	a := &distinctAcc{seen: map[distinctKey]*types.Value{}}
 	if c.Fn != "count" {
 		a.inner = newAccumulator(planner.AggCall{Fn: c.Fn, T: c.T, Arg: 0})
 	}
@@ -306,9 +328,21 @@ func (a *distinctAcc) add(v types.Value) {
 		*ref = v
 		a.seen[distinctKey{k: keyedKind, s: string(a.buf)}] = ref
 	}
-	if a.inner != nil && a.folded == len(a.seen)-1 {
+	if a.inner != nil {
 		a.inner.add(v)
-		a.folded++
+	}
+}
+
+// merge adds src's values that the set lacks, folding each into inner.
+func (a *distinctAcc) merge(src accumulator) {
+	for k, ref := range src.(*distinctAcc).seen {
+		if _, ok := a.seen[k]; ok {
+			continue
+		}
+		a.seen[k] = ref
+		if a.inner != nil {
+			a.inner.add(k.value(ref))
+		}
 	}
 }
 
@@ -335,13 +369,6 @@ func (k distinctKey) value(ref *types.Value) types.Value {
 func (a *distinctAcc) result() types.Value {
 	if a.inner == nil {
 		return types.IntValue(int64(len(a.seen)))
-	}
-	if a.folded != len(a.seen) {
-		a.inner = newAccumulator(planner.AggCall{Fn: a.fn, T: a.t, Arg: 0})
-		for k, ref := range a.seen {
-			a.inner.add(k.value(ref))
-		}
-		a.folded = len(a.seen)
 	}
 	return a.inner.result()
 }

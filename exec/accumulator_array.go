@@ -20,6 +20,8 @@ type arrayAggAcc struct {
 
 func (a *arrayAggAcc) add(v types.Value) { a.vals = append(a.vals, v) }
 
+func (a *arrayAggAcc) merge(src accumulator) { a.vals = append(a.vals, src.(*arrayAggAcc).vals...) }
+
 func (a *arrayAggAcc) result() types.Value {
 	if len(a.vals) == 0 {
 		return types.NullValue

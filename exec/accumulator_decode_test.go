@@ -30,7 +30,7 @@ func TestDecodeReplacesState(t *testing.T) {
 		window := newAccumulator(call)
 		window.add(types.DecimalValue(25, 2))
 		want := window.result()
-		mergeAcc(window, scratch)
+		window.merge(scratch)
 		if got := window.result(); types.Compare(got, want) != 0 {
 			t.Fatalf("%s: merging an empty partial decoded after a full one gave %v, want %v", fn, got, want)
 		}

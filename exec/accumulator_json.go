@@ -29,6 +29,8 @@ func (a *jsonAggAcc) add(v types.Value) {
 	a.vals = append(a.vals, v)
 }
 
+func (a *jsonAggAcc) merge(src accumulator) { a.vals = append(a.vals, src.(*jsonAggAcc).vals...) }
+
 func (a *jsonAggAcc) result() types.Value {
 	if len(a.vals) == 0 {
 		return types.NullValue

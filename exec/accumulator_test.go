@@ -63,6 +63,45 @@ func TestDistinctAccFoldsAsItGoes(t *testing.T) {
 	}
 }
 
+// TestAccMergeIsAddingAll: merging two accumulators that saw the rows
+// split in two (as two sessions that merge) gives the results of one
+// that saw all of them, and later rows still fold in; a DISTINCT set
+// merges with one that shares values (overlap) without counting them
+// twice.
+func TestAccMergeIsAddingAll(t *testing.T) {
+	plain := []planner.AggCall{{Fn: "count", T: types.Int, Arg: -1}, {Fn: "sum", T: types.Int, Arg: 0},
+		{Fn: "min", T: types.String, Arg: 1}, {Fn: "avg", T: types.Float, Arg: 2},
+		{Fn: "sum", T: types.Decimal, Arg: 2}, {Fn: "array_agg", T: types.ArrayOf(types.Int), Arg: 0}}
+	for _, tc := range []struct {
+		calls   []planner.AggCall
+		overlap int
+	}{{plain, 0}, {distinctCalls[:5], 0}, {distinctCalls[:5], 7}} {
+		rows := distinctRows()
+		all, left, right := newAccs(tc.calls), newAccs(tc.calls), newAccs(tc.calls)
+		for i, r := range rows[:40] {
+			all.add(tc.calls, r)
+			if i < 20+tc.overlap {
+				left.add(tc.calls, r)
+			}
+			if i >= 20 {
+				right.add(tc.calls, r)
+			}
+		}
+		for i := range left {
+			left[i].merge(right[i])
+		}
+		for _, r := range rows[40:] {
+			all.add(tc.calls, r)
+			left.add(tc.calls, r)
+		}
+		for i := range all {
+			if want, got := all[i].result().String(), left[i].result().String(); got != want {
+				t.Errorf("%s (DISTINCT %v, overlap %d) merged = %s, want %s", tc.calls[i].Fn, tc.calls[i].Distinct, tc.overlap, got, want)
+			}
+		}
+	}
+}
+
 // TestAggregateEncodeIsEncodeValue checks that a group's state, appended
 // accumulator by accumulator, decodes to the rows encode gives (each set
 // in its own order).

@@ -233,7 +233,7 @@ func (w *WindowAggregate) mergePartials(b *Batch) error {
 			if err := a.decode(r[off : off+n]); err != nil {
 				return err
 			}
-			mergeAcc(e.acc[i], a)
+			e.acc[i].merge(a)
 			off += n
 		}
 		w.touch(e)

@@ -112,47 +112,13 @@ func (w *WindowAggregate) settleGroup(gk string, sessions []*winEntry, wm int64)
 	return w.byGroup[gk], nil
 }
 
-// mergeInto folds session s's accumulators into t by re-encoding: the
-// accumulators are mergeable because every one of them is a fold over
-// values (count, sum, min, max, avg, distinct sets).
+// mergeInto folds session s's accumulators into t's (accumulator.merge).
 // Whether the merged session has fired is decided by the verdict on the
 // merged bounds, not by the parts: a fired session extended past the
 // watermark is open again.
 func (w *WindowAggregate) mergeInto(t, s *winEntry) {
 	for i, a := range s.acc {
-		mergeAcc(t.acc[i], a)
-	}
-}
-
-func mergeAcc(dst, src accumulator) {
-	switch d := dst.(type) {
-	case *countAcc:
-		d.n += src.(*countAcc).n
-	case *sumAcc:
-		s := src.(*sumAcc)
-		d.i += s.i
-		d.f += s.f
-		d.n += s.n
-		if v := s.decimal(); v.K == types.Decimal {
-			d.addDecimal(v)
-		}
-	case *minMaxAcc:
-		d.add(src.(*minMaxAcc).v)
-	case *avgAcc:
-		s := src.(*avgAcc)
-		d.sum += s.sum
-		d.n += s.n
-		if v := s.dec.decimal(); v.K == types.Decimal {
-			d.dec.addDecimal(v)
-		}
-	case *distinctAcc:
-		for k, v := range src.(*distinctAcc).seen {
-			d.seen[k] = v
-		}
-	case *jsonAggAcc:
-		d.vals = append(d.vals, src.(*jsonAggAcc).vals...)
-	case *arrayAggAcc:
-		d.vals = append(d.vals, src.(*arrayAggAcc).vals...)
+		t.acc[i].merge(a)
 	}
 }
 
