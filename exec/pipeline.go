@@ -81,7 +81,7 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	rootStats.state = p.View0.StateKeys
 	rootStats.size = p.View0.stateSize
 	p.Ops = append(p.Ops, rootStats)
-	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/"}
+	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/", shared: planner.SharedNodes(root), tees: map[planner.Node]builtShared{}}
 	if err := b.build(root.Input, Output{Op: p.View0}); err != nil {
 		return nil, err
 	}
@@ -115,6 +115,17 @@ type pipeBuilder struct {
 	prefix string
 	n      int
 	parent int // index in p.Ops of the node being built's parent
+	// shared are the plan's nodes with several consumers; tees the
+	// built ones' Tee and Ops index.
+	shared map[planner.Node]int
+	tees   map[planner.Node]builtShared
+}
+
+// builtShared is a shared node already wired: the Tee its consumers
+// subscribe to and its figures' index in Pipeline.Ops.
+type builtShared struct {
+	tee *Tee
+	op  int
 }
 
 // meter registers n's figures and returns out behind a meter counting
@@ -190,9 +201,47 @@ func (b *pipeBuilder) addStateful(op Operator) {
 
 // build wires node n so its output goes to out.
 func (b *pipeBuilder) build(n planner.Node, out Output) error {
+	if b.shared[n] > 1 {
+		return b.buildShared(n, out)
+	}
 	out, st, done := b.meter(n, out)
 	defer done()
 	return b.buildOp(n, out, st)
+}
+
+// buildShared wires a node with several consumers: the first use builds
+// its operators once, behind a Tee, and every use subscribes out to that
+// Tee. A later use takes the state ids its own copy would have taken, so
+// every other operator keeps the ids (and the checkpointed state) it has
+// in the unshared plan; the shared operator's state stays under the first
+// use's ids.
+func (b *pipeBuilder) buildShared(n planner.Node, out Output) error {
+	if bs, ok := b.tees[n]; ok {
+		bs.tee.Subscribe(out)
+		b.p.Ops[b.parent].Children = append(b.p.Ops[b.parent].Children, bs.op)
+		b.n += statefulNodes(n)
+		return nil
+	}
+	tee := &Tee{}
+	tee.Subscribe(out)
+	b.tees[n] = builtShared{tee: tee, op: len(b.p.Ops)}
+	teeOut, st, done := b.meter(n, Output{Op: tee})
+	defer done()
+	return b.buildOp(n, teeOut, st)
+}
+
+// statefulNodes counts the nodes of the tree under n that take a state
+// id when built (each use of a shared node counted, as unshared).
+func statefulNodes(n planner.Node) int {
+	c := 0
+	switch n.(type) {
+	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter:
+		c = 1
+	}
+	for _, ch := range n.Children() {
+		c += statefulNodes(ch)
+	}
+	return c
 }
 
 // buildOp wires node n's operator to out (n's meter); st gets its state

@@ -10,9 +10,10 @@ import (
 // parallel plan adds), each edge from an input to the node it feeds. The
 // dashboard draws it.
 type PlanGraph struct {
-	Nodes []PlanNode `json:"nodes"`
-	Edges []PlanEdge `json:"edges"`
-	ops   int        // plan nodes numbered so far (PlanNode.Operator)
+	Nodes []PlanNode   `json:"nodes"`
+	Edges []PlanEdge   `json:"edges"`
+	ops   int          // plan nodes numbered so far (PlanNode.Operator)
+	done  map[Node]int // nodes added so far: a shared node is added once
 }
 
 // PlanNode is one operator of a PlanGraph.
@@ -68,12 +69,20 @@ func (g *PlanGraph) add(pn PlanNode) int {
 func (g *PlanGraph) link(from, to int) { g.Edges = append(g.Edges, PlanEdge{From: from, To: to}) }
 
 // addNode adds n, the exchanges in front of it when keyed and parallel,
-// and its inputs; it returns n's id.
+// and its inputs; it returns n's id. A node with several consumers (see
+// ShareIdenticalSubplans) is added once and linked to each.
 func (g *PlanGraph) addNode(n Node, par int) int {
+	if id, ok := g.done[n]; ok {
+		return id // a shared node: one operator, one more consumer
+	}
 	pn := planNode(n, par)
 	pn.Operator = g.ops
 	g.ops++
 	id := g.add(pn)
+	if g.done == nil {
+		g.done = map[Node]int{}
+	}
+	g.done[n] = id
 	feed := id
 	if isKeyed(n) && par > 1 {
 		feed = g.add(PlanNode{Op: "Exchange", Operator: -1, Detail: "hash(" + keysOf(n) + ")", Parallelism: par, AppendOnly: g.Nodes[id].AppendOnly})

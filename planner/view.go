@@ -71,6 +71,10 @@ func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, 
 			vp.Rules = append(vp.Rules, "SplitAggregate")
 		}
 	}
+	if shared, ok := ShareIdenticalSubplans(opt); ok {
+		opt = shared
+		vp.Rules = append(vp.Rules, "ShareIdenticalSubplans")
+	}
 	if err := checkClocks(opt); err != nil {
 		return nil, err
 	}
@@ -346,15 +350,23 @@ func indent(s string) string {
 func Physical(n Node, par int) string { return PhysicalAnnotated(n, par, nil) }
 
 // PhysicalAnnotated is Physical with note(node)'s text, when not empty,
-// appended to each node's line (EXPLAIN ANALYZE's live figures).
+// appended to each node's line (EXPLAIN ANALYZE's live figures). A node
+// ShareIdenticalSubplans shared prints in full at its first use, marked
+// "shared #k by n consumers", and as "Shared #k (Kind above)" at the others.
 func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 	if par < 1 {
 		par = 1
 	}
 	var b strings.Builder
+	shared := SharedNodes(n)
+	refs := map[Node]int{}
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
 		pad := strings.Repeat("  ", depth)
+		if ref, ok := refs[n]; ok {
+			fmt.Fprintf(&b, "%sShared #%d (%s above)\n", pad, ref, Kind(n))
+			return
+		}
 		line := n.String()
 		var keys string
 		switch x := n.(type) {
@@ -370,6 +382,10 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 			fmt.Fprintf(&b, " parallelism=%d", par)
 		}
 		fmt.Fprintf(&b, " [%s]", PropsOf(n).Format(n.Schema()))
+		if uses := shared[n]; uses > 1 {
+			refs[n] = len(refs) + 1
+			fmt.Fprintf(&b, " shared #%d by %d consumers", refs[n], uses)
+		}
 		if note != nil {
 			if s := note(n); s != "" {
 				b.WriteString(" (" + s + ")")
@@ -402,11 +418,24 @@ func isKeyed(n Node) bool {
 	return false
 }
 
+// onceEach wraps a Transform visitor that only inspects nodes so that it
+// sees a node shared by several consumers (ShareIdenticalSubplans) once.
+func onceEach(fn func(Node) (Node, bool)) func(Node) (Node, bool) {
+	seen := map[Node]bool{}
+	return func(x Node) (Node, bool) {
+		if seen[x] {
+			return x, false
+		}
+		seen[x] = true
+		return fn(x)
+	}
+}
+
 // Contract lists the design checklist for the view (dialect.md, last
 // section). Missing items are marked "MISSING".
 func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 	var out []string
-	Transform(vp.Optimized, func(x Node) (Node, bool) {
+	Transform(vp.Optimized, onceEach(func(x Node) (Node, bool) {
 		s, ok := x.(*Scan)
 		if !ok {
 			return x, false
@@ -424,8 +453,8 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			out = append(out, fmt.Sprintf("clock: %s %s, watermark %s - %s", s.Name, clock, s.Out[s.TimeCol].Name, types.FormatInterval(s.Delay)))
 		}
 		return x, false
-	})
-	Transform(vp.Optimized, func(x Node) (Node, bool) {
+	}))
+	Transform(vp.Optimized, onceEach(func(x Node) (Node, bool) {
 		switch n := x.(type) {
 		case *WindowAggregate:
 			emit := n.Contract.Emit
@@ -461,7 +490,7 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			out = append(out, fmt.Sprintf("state: Join(%s) key=[%s | %s] bound=%s", n.Kind, colList(n.LeftKeys, n.Left.Schema()), colList(n.RightKeys, n.Right.Schema()), b))
 		}
 		return x, false
-	})
+	}))
 	out = append(out, fmt.Sprintf("view key: [%s]", colList(vp.Key, vp.Optimized.Schema())))
 	if len(sinks) == 0 {
 		out = append(out, "sinks: none (the view is queryable)")

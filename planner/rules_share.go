@@ -1,0 +1,234 @@
+package planner
+
+import (
+	"reflect"
+
+	"github.com/streamsql/streamsql/funcs"
+	"github.com/streamsql/streamsql/types"
+)
+
+// ShareIdenticalSubplans makes identical stateful subtrees of one plan a
+// single node with several consumers: the plan becomes a DAG in which the
+// later uses hold the same pointer as the first, and exec runs that node's
+// operators once and delivers every batch and watermark to each consumer
+// (exec's Tee). Nexmark q5 computes the same HOP count twice, once for
+// the join's left input and once under the per-window max; shared, the
+// window aggregate's state (one accumulator per auction and window, kept
+// until the watermark passes window_end + lateness) is kept once and
+// checkpointed once, under the first use's state keys.
+//
+// Two subtrees are identical when they have the same node kinds, the same
+// fields (expressions, window specs, group keys, contracts, source and its
+// watermark) and identical inputs, after the earlier rules normalised them
+// (a window fused into its aggregate groups by the non-window keys only,
+// so GROUP BY window_start, a and GROUP BY a, window_start agree). Only the
+// output names of the subtree's root may differ: the later use then reads
+// the shared node through a Project that renames its columns.
+//
+// It keeps streaming semantics: the shared node sees exactly the input
+// each copy saw (the same source rows and watermarks, in the same order),
+// and its output, rows and watermarks alike, reaches each consumer as it
+// reached that consumer's copy, so each consumer's state and emissions are
+// unchanged. Subtrees that could observe their own multiplicity are left
+// alone: a window aggregate writing a LATE DATA side table (each copy
+// records the late row) and expressions calling a volatile function. Only
+// keyed nodes (WindowAggregate, Aggregate, Join) are shared; stateless
+// chains over a scan cost less than the fan-out. It runs last, on the
+// plan the other rules and PruneColumns produced: a Transform afterwards
+// would copy the shared node per use (correct, but unshared again).
+func ShareIdenticalSubplans(n Node) (Node, bool) {
+	s := &sharer{}
+	return s.rewrite(n)
+}
+
+// sharer holds the shareable subtrees seen so far, in the order the walk
+// (children left to right, each subtree after its inputs) met them.
+type sharer struct {
+	seen []Node
+}
+
+// rewrite replaces n by an earlier identical subtree, or rewrites its
+// inputs and records it.
+func (s *sharer) rewrite(n Node) (Node, bool) {
+	if shareable(n) {
+		for _, prev := range s.seen {
+			if sameSubplan(prev, n, true) {
+				return renameTo(prev, n.Schema()), true
+			}
+		}
+	}
+	ch := n.Children()
+	changed := false
+	if len(ch) > 0 {
+		nc := make([]Node, len(ch))
+		for i, c := range ch {
+			var ok bool
+			nc[i], ok = s.rewrite(c)
+			changed = changed || ok
+		}
+		if changed {
+			n = n.WithChildren(nc...)
+		}
+	}
+	if shareable(n) {
+		s.seen = append(s.seen, n)
+	}
+	return n, changed
+}
+
+// shareable reports whether n may be the root of a shared subtree: a
+// keyed node whose subtree neither writes a side table nor calls a
+// volatile function.
+func shareable(n Node) bool {
+	switch n.(type) {
+	case *WindowAggregate, *Aggregate, *Join:
+	default:
+		return false
+	}
+	ok := true
+	Transform(n, func(x Node) (Node, bool) {
+		if w, is := x.(*WindowAggregate); is && w.Contract.SideTable != "" {
+			ok = false
+		}
+		if hasVolatile(x) {
+			ok = false
+		}
+		return x, false
+	})
+	return ok
+}
+
+// hasVolatile reports whether one of n's own expressions calls a
+// volatile function.
+func hasVolatile(n Node) bool {
+	var exprs []Scalar
+	switch x := n.(type) {
+	case *Filter:
+		exprs = []Scalar{x.Pred}
+	case *Project:
+		exprs = x.Exprs
+	case *Join:
+		exprs = []Scalar{x.Residual}
+	case *ProjectSet:
+		for _, c := range x.Calls {
+			exprs = append(exprs, c.Args...)
+		}
+	}
+	found := false
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		rewriteScalar(e, func(s Scalar) (Scalar, bool) {
+			if c, ok := s.(*Call); ok {
+				if f, ok := funcs.Lookup(c.Fn); ok && f.Volatile {
+					found = true
+				}
+			}
+			return s, false
+		})
+	}
+	return found
+}
+
+// sameSubplan reports whether a and b compute the same rows: the same
+// kinds and fields all the way down. Output names are compared except at
+// the root.
+func sameSubplan(a, b Node, root bool) bool {
+	if a == b {
+		return true
+	}
+	if reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	ca, cb := a.Children(), b.Children()
+	if len(ca) != len(cb) {
+		return false
+	}
+	for i := range ca {
+		if !sameSubplan(ca[i], cb[i], false) {
+			return false
+		}
+	}
+	return reflect.DeepEqual(ownFields(a, root), ownFields(b, root))
+}
+
+// ownFields is a shallow copy of n without its inputs and, for a root,
+// without its output names.
+func ownFields(n Node, root bool) Node {
+	if len(n.Children()) == 0 {
+		return n
+	}
+	c := n.WithChildren(make([]Node, len(n.Children()))...)
+	if !root {
+		return c
+	}
+	switch x := c.(type) {
+	case *Aggregate:
+		x.Names, x.Aggs = nil, unnamed(x.Aggs)
+	case *WindowAggregate:
+		x.Names, x.Aggs = nil, unnamed(x.Aggs)
+	}
+	return c
+}
+
+// unnamed is aggs without their output names.
+func unnamed(aggs []AggCall) []AggCall {
+	out := make([]AggCall, len(aggs))
+	for i, a := range aggs {
+		a.Name = ""
+		out[i] = a
+	}
+	return out
+}
+
+// renameTo returns shared, under a Project giving its columns the names
+// of want when they differ.
+func renameTo(shared Node, want types.Schema) Node {
+	have := shared.Schema()
+	if slicesEqualNames(have, want) {
+		return shared
+	}
+	p := &Project{Input: shared, Exprs: make([]Scalar, len(have)), Names: want.Names()}
+	for i, c := range have {
+		p.Exprs[i] = &ColRef{Index: i, Name: c.Name, T: c.Type}
+	}
+	return p
+}
+
+func slicesEqualNames(a, b types.Schema) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// SharedNodes counts how many parents use each keyed node of the plan
+// rooted at n that ShareIdenticalSubplans shared (nodes used once are
+// absent).
+func SharedNodes(n Node) map[Node]int {
+	uses := map[Node]int{}
+	visited := map[Node]bool{}
+	var walk func(Node)
+	walk = func(x Node) {
+		for _, c := range x.Children() {
+			uses[c]++
+			if !visited[c] {
+				visited[c] = true
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	for k, v := range uses {
+		if v < 2 || !isKeyed(k) {
+			delete(uses, k)
+		}
+	}
+	return uses
+}
