@@ -198,9 +198,12 @@ func (q windowJoin) batch() string {
 func (q windowJoin) kinds() []kind { return q.items.kinds() }
 
 // groupedWindowJoin is Nexmark q8's shape: two grouped TUMBLE subqueries
-// joined on a key and window_start.
+// joined on a key and window_start. A third of them join source a with
+// itself: the two subqueries are then the same text, the planner shares
+// them (ShareIdenticalSubplans) and one window aggregate feeds both sides.
 type groupedWindowJoin struct {
 	size  int
+	right string // the right subquery's source: b, or a for a self-join
 	conds []expr
 	items items
 	wm    [2]string
@@ -211,7 +214,10 @@ var groupedCols = []col{{name: "k", k: kInt}, {name: "window_start", k: kTs}, {n
 	{name: "n", k: kInt}, {name: "mv", k: kInt}, {name: "sd", k: kDec}, {name: "ms", k: kStr}}
 
 func genGroupedWindowJoin(g *gen, ds *dataset) query {
-	q := groupedWindowJoin{size: []int{2, 5, 10}[g.pick(3)], wm: [2]string{ds.watermarkSQL("a"), ds.watermarkSQL("b")}}
+	q := groupedWindowJoin{size: []int{2, 5, 10}[g.pick(3)], right: "b", wm: [2]string{ds.watermarkSQL("a"), ds.watermarkSQL("b")}}
+	if g.pick(3) == 0 {
+		q.right, q.wm[1] = "a", q.wm[0]
+	}
 	qual := func(rel string) []col {
 		out := make([]col, len(groupedCols))
 		for i, c := range groupedCols {
@@ -246,12 +252,12 @@ func (q groupedWindowJoin) sub(src string, d dialect) string {
 
 func (q groupedWindowJoin) stream() string {
 	return "SELECT " + q.items.render(streaming) + " FROM (" + q.sub("a", streaming) + ") x JOIN (" +
-		q.sub("b", streaming) + ") y ON " + andAll(q.conds, streaming) + " LATE DATA DROP"
+		q.sub(q.right, streaming) + ") y ON " + andAll(q.conds, streaming) + " LATE DATA DROP"
 }
 
 func (q groupedWindowJoin) batch() string {
 	return "SELECT " + q.items.render(postgres) + " FROM (" + q.sub("a", postgres) + ") x JOIN (" +
-		q.sub("b", postgres) + ") y ON " + andAll(q.conds, postgres) +
+		q.sub(q.right, postgres) + ") y ON " + andAll(q.conds, postgres) +
 		" WHERE x.window_end <= " + q.wm[0] + " AND x.window_end <= " + q.wm[1]
 }
 func (q groupedWindowJoin) kinds() []kind { return q.items.kinds() }

@@ -20,4 +20,9 @@
 //     Restore reads nothing and loads keys on use, otherwise
 //     the parallel instances reload concurrently, each reading only the
 //     values of the keys it owns (decided from the key).
+//   - A plan node with several parents (planner.ShareIdenticalSubplans)
+//     is built once behind a Tee that delivers each batch and watermark to
+//     every subscriber in turn; its state is one copy under the state id of
+//     its first use, and later uses skip the ids their copies would have
+//     taken, so the other operators keep the ids of the unshared plan.
 package exec
