@@ -24,11 +24,39 @@ SELECT auction, window_start, count(*) AS n, max(price) AS top
 FROM TUMBLE(bid, date_time, INTERVAL '2' SECOND)
 GROUP BY auction, window_start
 LATE DATA DROP EMIT ON WINDOW CLOSE;
+
+-- Nexmark q5: its HOP count is one operator feeding two consumers.
+CREATE MATERIALIZED VIEW hot AS
+SELECT AuctionBids.auction, AuctionBids.num, AuctionBids.starttime
+FROM (
+  SELECT auction, count(*) AS num, window_start AS starttime
+  FROM HOP(bid, date_time, INTERVAL '2' SECOND, INTERVAL '10' SECOND)
+  GROUP BY window_start, auction
+) AS AuctionBids
+JOIN (
+  SELECT max(CountBids.num) AS maxn, CountBids.starttime_c
+  FROM (
+    SELECT count(*) AS num, window_start AS starttime_c
+    FROM HOP(bid, date_time, INTERVAL '2' SECOND, INTERVAL '10' SECOND)
+    GROUP BY auction, window_start
+  ) AS CountBids
+  GROUP BY CountBids.starttime_c
+) AS MaxBids
+ON AuctionBids.starttime = MaxBids.starttime_c AND AuctionBids.num >= MaxBids.maxn
+LATE DATA DROP EMIT ON WINDOW CLOSE;
 `
+
+// crashViews and crashHot read the views of crashPipeline in a fixed order.
+const (
+	crashViews = "SELECT auction, window_start, n, top FROM w ORDER BY window_start, auction"
+	crashHot   = "SELECT auction, num, starttime FROM hot ORDER BY starttime, auction, num"
+)
 
 // TestKillNineRecovers runs a datagen pipeline in a real child process,
 // kills it with SIGKILL mid-run, runs it again to the end, and requires
-// the view to equal that of a run that was never interrupted.
+// the views to equal those of a run that was never interrupted (hot's
+// shared window aggregate restores one copy of its state for two
+// consumers).
 func TestKillNineRecovers(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "streamsql")
@@ -72,10 +100,14 @@ func TestKillNineRecovers(t *testing.T) {
 		t.Fatalf("run after kill: %v\n%s", err, out)
 	}
 
-	want := viewRows(t, clean)
-	got := viewRows(t, crashed)
+	want := viewRows(t, clean, crashViews)
+	got := viewRows(t, crashed, crashViews)
 	if len(want) == 0 {
 		t.Fatal("uninterrupted run produced an empty view")
+	}
+	wantHot, gotHot := viewRows(t, clean, crashHot), viewRows(t, crashed, crashHot)
+	if len(wantHot) == 0 || strings.Join(gotHot, "\n") != strings.Join(wantHot, "\n") {
+		t.Fatalf("after kill -9, hot has\n%s\nuninterrupted\n%s", strings.Join(gotHot, "\n"), strings.Join(wantHot, "\n"))
 	}
 	if len(got) != len(want) {
 		t.Fatalf("after kill -9: %d rows, uninterrupted: %d", len(got), len(want))
@@ -96,14 +128,14 @@ func TestKillNineRecovers(t *testing.T) {
 	}
 }
 
-func viewRows(t *testing.T, state string) []string {
+func viewRows(t *testing.T, state, query string) []string {
 	t.Helper()
 	e, err := engine.Open(engine.Options{StateDir: state, Registry: registry(discard{})})
 	if err != nil {
 		t.Fatalf("open %s: %v", state, err)
 	}
 	defer e.Crash()
-	res, err := e.Exec(context.Background(), "SELECT auction, window_start, n, top FROM w ORDER BY window_start, auction")
+	res, err := e.Exec(context.Background(), query)
 	if err != nil {
 		t.Fatal(err)
 	}
