@@ -2,6 +2,7 @@ package planner
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/streamsql/streamsql/funcs"
 	"github.com/streamsql/streamsql/types"
@@ -21,9 +22,11 @@ import (
 // fields (expressions, window specs, group keys, contracts, source and its
 // watermark) and identical inputs, after the earlier rules normalised them
 // (a window fused into its aggregate groups by the non-window keys only,
-// so GROUP BY window_start, a and GROUP BY a, window_start agree). Only the
-// output names of the subtree's root may differ: the later use then reads
-// the shared node through a Project that renames its columns.
+// so GROUP BY window_start, a and GROUP BY a, window_start agree). At the
+// subtree's root the output names may differ, and an aggregate's group
+// keys compare as a set (GROUP BY a, b and GROUP BY b, a): the later use
+// then reads the shared node through a Project that renames and reorders
+// its columns.
 //
 // It keeps streaming semantics: the shared node sees exactly the input
 // each copy saw (the same source rows and watermarks, in the same order),
@@ -52,8 +55,8 @@ type sharer struct {
 func (s *sharer) rewrite(n Node) (Node, bool) {
 	if shareable(n) {
 		for _, prev := range s.seen {
-			if sameSubplan(prev, n, true) {
-				return renameTo(prev, n.Schema()), true
+			if cols, ok := matchSubplan(prev, n); ok {
+				return readAs(prev, cols, n.Schema()), true
 			}
 		}
 	}
@@ -131,6 +134,51 @@ func hasVolatile(n Node) bool {
 	return found
 }
 
+// matchSubplan reports whether n computes what prev computes, and where
+// each of n's output columns is in prev's output.
+func matchSubplan(prev, n Node) ([]int, bool) {
+	if sameSubplan(prev, n, true) {
+		return identityMap(len(n.Schema())), true
+	}
+	pg, ng := groupCols(prev), groupCols(n)
+	if len(pg) == 0 || len(pg) != len(ng) || slices.Equal(pg, ng) {
+		return nil, false
+	}
+	cols := identityMap(len(n.Schema()))
+	for i, c := range ng {
+		j := slices.Index(pg, c)
+		if j < 0 || slices.Index(ng, c) != i {
+			return nil, false
+		}
+		cols[i] = j
+	}
+	// n with prev's key order: equal to prev if the keys were the only
+	// difference.
+	var reordered Node
+	switch x := n.(type) {
+	case *Aggregate:
+		c := *x
+		c.GroupCols = pg
+		reordered = &c
+	case *WindowAggregate:
+		c := *x
+		c.GroupCols = pg
+		reordered = &c
+	}
+	return cols, sameSubplan(prev, reordered, true)
+}
+
+// groupCols is an aggregate's group keys (nil for other nodes).
+func groupCols(n Node) []int {
+	switch x := n.(type) {
+	case *Aggregate:
+		return x.GroupCols
+	case *WindowAggregate:
+		return x.GroupCols
+	}
+	return nil
+}
+
 // sameSubplan reports whether a and b compute the same rows: the same
 // kinds and fields all the way down. Output names are compared except at
 // the root.
@@ -182,30 +230,22 @@ func unnamed(aggs []AggCall) []AggCall {
 	return out
 }
 
-// renameTo returns shared, under a Project giving its columns the names
-// of want when they differ.
-func renameTo(shared Node, want types.Schema) Node {
+// readAs returns shared read as want: output column i is shared's column
+// cols[i], named want[i]; shared itself when that is what it outputs.
+func readAs(shared Node, cols []int, want types.Schema) Node {
 	have := shared.Schema()
-	if slicesEqualNames(have, want) {
+	same := len(have) == len(want)
+	for i := range cols {
+		same = same && cols[i] == i && have[i].Name == want[i].Name
+	}
+	if same {
 		return shared
 	}
-	p := &Project{Input: shared, Exprs: make([]Scalar, len(have)), Names: want.Names()}
-	for i, c := range have {
-		p.Exprs[i] = &ColRef{Index: i, Name: c.Name, T: c.Type}
+	p := &Project{Input: shared, Exprs: make([]Scalar, len(cols)), Names: want.Names()}
+	for i, c := range cols {
+		p.Exprs[i] = &ColRef{Index: c, Name: have[c].Name, T: have[c].Type}
 	}
 	return p
-}
-
-func slicesEqualNames(a, b types.Schema) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name {
-			return false
-		}
-	}
-	return true
 }
 
 // SharedNodes counts how many parents use each keyed node of the plan
