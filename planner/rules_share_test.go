@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/streamsql/streamsql/lateness"
@@ -63,5 +64,37 @@ func TestShareIdenticalSubplansLeavesAlone(t *testing.T) {
 		if ok || out != plan || len(planner.SharedNodes(out)) != 0 {
 			t.Errorf("%s: shared:\n%s", name, planner.Physical(out, 1))
 		}
+	}
+}
+
+// TestShareIdenticalSubplansGroupOrder shares two counts grouped by the
+// same keys in another order: the second use reads the shared node's
+// columns reordered, so the join's schema and columns are unchanged.
+func TestShareIdenticalSubplansGroupOrder(t *testing.T) {
+	byKT := func(groups ...int) *planner.WindowAggregate {
+		w := countPerWindow("n", "")
+		w.Input = &planner.Scan{Kind: planner.ScanSource, Name: "s", Cols: []int{0, 1, 2}, TimeCol: 2,
+			Out: types.Schema{{Name: "k", Type: types.Int}, {Name: "j", Type: types.String}, {Name: "ts", Type: types.Timestamp}}}
+		w.Window.TimeCol, w.GroupCols = 2, groups
+		in := w.Input.Schema()
+		w.Names = []string{in[groups[0]].Name, in[groups[1]].Name, "window_start", "window_end", "n"}
+		return w
+	}
+	plan := selfJoin(byKT(0, 1), byKT(1, 0))
+	out, ok := planner.ShareIdenticalSubplans(plan)
+	if !ok {
+		t.Fatal("counts grouped in another order were not shared")
+	}
+	sameSchema(t, plan.Schema(), out.Schema())
+	p, isProject := out.(*planner.Join).Right.(*planner.Project)
+	if !isProject {
+		t.Fatalf("right input is %s, want a Project", planner.Format(out.(*planner.Join).Right))
+	}
+	var got []int
+	for _, e := range p.Exprs {
+		got = append(got, e.(*planner.ColRef).Index)
+	}
+	if want := []int{1, 0, 2, 3, 4}; !slices.Equal(got, want) {
+		t.Fatalf("the Project reads columns %v, want %v", got, want)
 	}
 }
