@@ -409,7 +409,9 @@ func (v checkedView) Process(port int, b *Batch) error {
 		return fmt.Errorf("output batch has %d rows, %d diffs, %d watermarks", len(b.Rows), len(b.Diffs), len(b.WM))
 	}
 	for i, row := range b.Rows {
-		if _, ok := v.m.rows[string(state.AppendRow(nil, row))]; !ok && b.Diff(i) < 0 {
+		k := state.AppendRow(nil, row)
+		id, ok := v.m.rows.find(k, v.m.rows.hash(k))
+		if (!ok || v.m.rows.rec(id).count <= 0) && b.Diff(i) < 0 {
 			return fmt.Errorf("retraction of row %s the view does not hold", fmtRow(row))
 		}
 		if err := v.m.Process(port, &Batch{Rows: []types.Row{row}, Diffs: []int8{b.Diff(i)}}); err != nil {

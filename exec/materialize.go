@@ -1,7 +1,8 @@
 package exec
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
@@ -14,19 +15,24 @@ import (
 // State: the view contents themselves, bounded by what the view's query
 // bounds (windows by lateness, aggregates by TTL).
 //
-// Each distinct row is held once, as its AppendRow encoding: the map key.
-// The row's values are decoded from it when read (Rows, Get), so a stored
-// row costs its encoding, a map slot and a small pointer-free entry, and a
-// checkpoint writes the encoding without decoding it.
+// Each distinct row is held once, as its AppendRow encoding, in a
+// rowStore: byte chunks, a flat record table and an open-addressing hash
+// table, none of which holds a pointer per row, so the garbage collector
+// never walks the view. The row's values are decoded from the encoding
+// when read (Rows, Get), and a checkpoint writes the encoding without
+// decoding it. A row a checkpoint holds that is removed since stays as a
+// tombstone (count 0) until the next checkpoint deletes it.
 type Materialize struct {
 	passThrough bool // keep nothing, only forward the changelog
 	id          string
 	key         []int
-	rows        map[string]*matRow
-	// changed lists the row keys changed since the last checkpoint; gone
-	// holds the rows a checkpoint wrote that were removed since.
-	changed dirtyList[string]
-	gone    map[string]bool
+	rows        *rowStore
+	live        int // rows held with a count (tombstones excluded)
+	// changed lists the ids of rows changed since the last checkpoint
+	// (rows in the spill area are found there); dirty is its liveness
+	// test.
+	changed dirtyList[uint32]
+	dirty   func(id uint32) bool
 	sink    func(changes []Change)
 	wm      int64
 
@@ -38,18 +44,11 @@ type Materialize struct {
 	width  int       // columns of a row, for seeking rows in Badger (0: unknown)
 	onDisk bool
 	spill  spillArea
+	hand   int // where the next eviction starts looking, in record ids
 
-	index keyIndex // view key → row keys in memory, built by the first Get
+	index *idTable // hash of the view key → ids of rows in memory, built by the first Get
 
-	hbuf, vbuf []byte // scratch for stored values
-}
-
-// matRow is the entry of one distinct row (the row is its map key). It
-// holds no pointers, so the garbage collector never scans it.
-type matRow struct {
-	count     int64
-	persisted bool // a checkpoint holds this row
-	dirty     bool // changed since the last checkpoint (listed in changed)
+	kb, ikb, hbuf, vbuf []byte // scratch for row keys, view keys and stored values
 }
 
 // Change is one changelog entry of a view: Delete is true for a removal.
@@ -61,7 +60,9 @@ type Change struct {
 // NewMaterialize returns the view store; sink (may be nil) receives the
 // changelog of every batch.
 func NewMaterialize(id string, key []int, sink func([]Change)) *Materialize {
-	return &Materialize{id: id, key: key, rows: map[string]*matRow{}, gone: map[string]bool{}, sink: sink, wm: types.MinTime}
+	m := &Materialize{id: id, key: key, rows: newRowStore(), sink: sink, wm: types.MinTime}
+	m.dirty = func(id uint32) bool { return m.rows.rec(id).flags&recDirty != 0 }
+	return m
 }
 
 // NewPassThrough returns a view root that keeps nothing: it only turns
@@ -78,45 +79,60 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 		return m.forward(b)
 	}
 	var changes []Change
-	var kb []byte
 	for i, r := range b.Rows {
-		kb = state.AppendRow(kb[:0], r)
-		k := string(kb)
-		e, err := m.lookup(k)
+		m.kb = state.AppendRow(m.kb[:0], r)
+		h := m.rows.hash(m.kb)
+		id, ok, err := m.lookup(m.kb, h)
 		if err != nil {
 			return err
 		}
 		if b.Diff(i) < 0 {
-			if e == nil {
+			if !ok || m.rows.rec(id).count <= 0 {
 				continue
 			}
-			e.count--
-			if e.count <= 0 {
-				delete(m.rows, k)
-				m.indexRemove(k, r)
-				m.spill.forget(k)
-				if e.persisted { // a checkpoint wrote it: the next one deletes it
-					m.gone[k] = true
-				}
-			} else {
-				m.markDirty(k, e)
-			}
+			m.retract(id, h, r)
 			changes = append(changes, Change{Delete: true, Row: r})
 			continue
 		}
-		if e == nil {
-			e = &matRow{}
-			m.rows[k] = e
-			m.indexAdd(k, r)
+		if !ok {
+			id = m.rows.add(m.kb, h, 0, 0)
 		}
-		e.count++
-		m.markDirty(k, e)
+		if e := m.rows.rec(id); e.count <= 0 {
+			e.flags &^= recGone
+			m.live++
+			m.indexAdd(id, r)
+		}
+		m.rows.rec(id).count++
+		m.markDirty(id)
 		changes = append(changes, Change{Row: r})
 	}
 	if m.sink != nil && len(changes) > 0 {
 		m.sink(consolidate(changes, m.key))
 	}
 	return m.evict()
+}
+
+// retract removes one copy of row r (id, its encoding's hash h). The last
+// copy leaves memory, or stays as a tombstone when a checkpoint holds the
+// row, for the next one to delete.
+func (m *Materialize) retract(id uint32, h uint64, r types.Row) {
+	e := m.rows.rec(id)
+	e.count--
+	if e.count > 0 {
+		m.markDirty(id)
+		return
+	}
+	m.live--
+	m.indexRemove(id, r)
+	if m.onDisk {
+		m.spill.forget(string(m.rows.key(id)))
+	}
+	if e.flags&recPersisted != 0 {
+		e.flags |= recGone
+		m.markDirty(id)
+		return
+	}
+	m.rows.remove(id, h)
 }
 
 // forward turns a batch into changes without storing it.
@@ -177,30 +193,51 @@ func (m *Materialize) Tick(int64) error { return nil }
 // multiplicity), in a deterministic order. With spilled rows it reads them
 // from Badger.
 func (m *Materialize) Rows() ([]types.Row, error) {
-	all := m.rows
 	if m.onDisk {
-		var err error
-		if all, err = m.allRows(); err != nil {
+		all, err := m.allRows()
+		if err != nil {
 			return nil, err
 		}
+		var out []types.Row
+		for _, k := range slices.Sorted(maps.Keys(all)) {
+			if out, err = m.appendRow(out, []byte(k), all[k]); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
 	}
-	keys := make([]string, 0, len(all))
-	for k := range all {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []types.Row
-	for _, k := range keys {
+	ids := m.liveIDs(nil)
+	m.rows.sortByKey(ids)
+	return m.appendRows(nil, ids)
+}
+
+// liveIDs returns the ids of the rows in memory with a count that keep
+// (nil: all) accepts.
+func (m *Materialize) liveIDs(keep func(k []byte) bool) []uint32 {
+	ids := make([]uint32, 0, m.live)
+	m.rows.each(func(id uint32) bool {
+		if m.rows.rec(id).count > 0 && (keep == nil || keep(m.rows.key(id))) {
+			ids = append(ids, id)
+		}
+		return true
+	})
+	return ids
+}
+
+// appendRows appends the rows of ids, decoded, each repeated by its
+// count.
+func (m *Materialize) appendRows(out []types.Row, ids []uint32) ([]types.Row, error) {
+	for _, id := range ids {
 		var err error
-		if out, err = m.appendRow(out, k, all[k].count); err != nil {
+		if out, err = m.appendRow(out, m.rows.key(id), m.rows.rec(id).count); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// appendRow appends the row of key k, decoded, count times.
-func (m *Materialize) appendRow(out []types.Row, k string, count int64) ([]types.Row, error) {
+// appendRow appends the row encoded as k, decoded, count times.
+func (m *Materialize) appendRow(out []types.Row, k []byte, count int64) ([]types.Row, error) {
 	r, err := m.rowOf(k)
 	if err != nil {
 		return nil, err
@@ -212,8 +249,8 @@ func (m *Materialize) appendRow(out []types.Row, k string, count int64) ([]types
 }
 
 // rowOf decodes the row whose AppendRow encoding is k.
-func (m *Materialize) rowOf(k string) (types.Row, error) {
-	r, rest, err := state.DecodeRow([]byte(k))
+func (m *Materialize) rowOf(k []byte) (types.Row, error) {
+	r, rest, err := state.DecodeRow(k)
 	if err != nil || len(rest) > 0 {
 		return nil, errCorrupt(m.id)
 	}
@@ -232,49 +269,54 @@ func (m *Materialize) storedValue(hdr ...types.Value) []byte {
 	return m.vbuf
 }
 
-// Checkpoint implements Stateful.
+// Checkpoint implements Stateful. It writes the rows changed since the
+// last checkpoint: those listed in changed, deleting tombstones, and the
+// spilled ones not in memory.
 func (m *Materialize) Checkpoint(w *state.Writer) error {
 	var key []byte
-	for k := range m.gone {
-		key = append(append(key[:0], m.id...), k...)
-		if err := w.Delete(key); err != nil {
-			return err
+	for _, id := range m.changed.take() {
+		e := m.rows.rec(id)
+		if e.flags&recDirty == 0 {
+			continue // listed twice, or removed since
 		}
-	}
-	m.gone = map[string]bool{}
-	for _, k := range m.changed.take() {
-		e, ok := m.rows[k]
-		switch {
-		case ok && !e.dirty:
-			continue // listed twice
-		case !ok && m.spill.has(k):
-			var err error
-			if e, err = m.loadSpilled(k); err != nil {
+		k := m.rows.key(id)
+		key = append(append(key[:0], m.id...), k...)
+		if e.flags&recGone != 0 {
+			if err := w.Delete(key); err != nil {
 				return err
 			}
-		case !ok:
-			continue // removed since
+			m.rows.remove(id, m.rows.hash(k))
+			continue
 		}
-		key = append(append(key[:0], m.id...), k...)
 		if err := w.Set(key, m.storedValue(types.IntValue(e.count))); err != nil {
 			return err
 		}
-		e.dirty, e.persisted = false, true
+		e.flags = e.flags&^recDirty | recPersisted
 	}
 	if m.store == nil {
 		return nil
 	}
+	for k := range m.spill.spilled {
+		if _, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k))); ok {
+			continue // in memory: written above
+		}
+		count, _, err := m.loadSpilled(k)
+		if err != nil {
+			return err
+		}
+		key = append(append(key[:0], m.id...), k...)
+		if err := w.Set(key, m.storedValue(types.IntValue(count))); err != nil {
+			return err
+		}
+	}
 	return m.spill.clear(w)
 }
 
-// markDirty lists row k as changed since the last checkpoint.
-func (m *Materialize) markDirty(k string, e *matRow) {
-	if !e.dirty {
-		e.dirty = true
-		m.changed.add(k, len(m.rows), func(k2 string) bool {
-			x := m.rows[k2]
-			return (x != nil && x.dirty) || m.spill.has(k2)
-		})
+// markDirty lists row id as changed since the last checkpoint.
+func (m *Materialize) markDirty(id uint32) {
+	if e := m.rows.rec(id); e.flags&recDirty == 0 {
+		e.flags |= recDirty
+		m.changed.add(id, m.rows.held, m.dirty)
 	}
 }
 
@@ -292,11 +334,22 @@ func (m *Materialize) Restore(s *state.Store) error {
 		return nil
 	}
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {
-		e, _, err := decodeMatRow(m.id, val)
+		count, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
-		m.rows[string(key[len(m.id):])] = e
+		k := key[len(m.id):]
+		h := m.rows.hash(k)
+		if id, ok := m.rows.find(k, h); ok { // restored over rows held: the checkpoint wins
+			e := m.rows.rec(id)
+			if e.count <= 0 {
+				m.live++
+			}
+			e.count, e.flags = count, recUsed|recPersisted
+			return nil
+		}
+		m.rows.add(k, h, count, recPersisted)
+		m.live++
 		return nil
 	})
 	if err != nil {
@@ -306,4 +359,4 @@ func (m *Materialize) Restore(s *state.Store) error {
 }
 
 // StateKeys implements stateSizer: the view's distinct rows in memory.
-func (m *Materialize) StateKeys() int64 { return int64(len(m.rows)) }
+func (m *Materialize) StateKeys() int64 { return int64(m.live) }

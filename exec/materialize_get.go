@@ -1,62 +1,72 @@
 package exec
 
 import (
+	"bytes"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
 )
 
-// keyIndex maps the encoding of a row's view-key columns to the row keys
-// (full-row encodings) of m.rows holding that key. It is built on the
-// first Get and kept up to date by Process, lookups and evictions
-// afterwards, so views nobody point-queries pay nothing. It lists the rows
-// in memory only; Get finds the others in Badger.
-type keyIndex map[string][]string
-
 // Get returns the rows whose view-key columns equal key (values already of
 // the columns' kinds), in the order Rows would list them. It serves point
 // queries without copying the whole view; rows in Badger are found by a
-// seek when the key's columns lead the row (getOnDisk).
+// seek when the key's columns lead the row (getOnDisk). The rows in
+// memory are found by the key index (m.index: the hash of a row's view-key
+// encoding → its id), built on the first Get and kept up to date by
+// Process, lookups and evictions afterwards, so views nobody point-queries
+// pay nothing.
 func (m *Materialize) Get(key types.Row) ([]types.Row, error) {
 	if len(key) != len(m.key) {
 		return nil, nil
 	}
 	if m.index == nil {
-		index := keyIndex{}
-		for k := range m.rows {
-			r, err := m.rowOf(k)
-			if err != nil {
-				return nil, err
-			}
-			index.add(k, m.keyOf(r))
+		if err := m.buildIndex(); err != nil {
+			return nil, err
 		}
-		m.index = index
 	}
 	var kb []byte
 	for _, v := range key {
 		kb = state.AppendKey(kb, v)
 	}
-	if m.onDisk {
-		return m.getOnDisk(key, m.index[string(kb)])
-	}
-	ks := m.index[string(kb)]
-	if len(ks) > 1 {
-		ks = slices.Clone(ks)
-		slices.Sort(ks)
-	}
-	var out []types.Row
-	for _, k := range ks {
-		if e := m.rows[k]; e != nil {
-			var err error
-			if out, err = m.appendRow(out, k, e.count); err != nil {
-				return nil, err
-			}
+	var ids []uint32
+	var err error
+	m.index.each(m.rows.hash(kb), func(id uint32) {
+		if err != nil {
+			return
 		}
+		var r types.Row
+		if r, err = m.rowOf(m.rows.key(id)); err == nil && string(m.keyOf(r)) == string(kb) {
+			ids = append(ids, id)
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	m.rows.sortByKey(ids)
+	if m.onDisk {
+		inMem := make([]string, len(ids))
+		for i, id := range ids {
+			inMem[i] = string(m.rows.key(id))
+		}
+		return m.getOnDisk(key, inMem)
+	}
+	return m.appendRows(nil, ids)
+}
+
+// buildIndex builds the key index over the rows in memory.
+func (m *Materialize) buildIndex() error {
+	m.index = &idTable{}
+	for _, id := range m.liveIDs(nil) {
+		r, err := m.rowOf(m.rows.key(id))
+		if err != nil {
+			m.index = nil
+			return err
+		}
+		m.indexAdd(id, r)
+	}
+	return nil
 }
 
 // GetPrefix returns the rows whose leading view-key columns equal eq
@@ -69,24 +79,23 @@ func (m *Materialize) GetPrefix(eq types.Row) ([]types.Row, error) {
 		return m.Get(eq)
 	}
 	seek, ok := m.seekPrefix(eq)
-	var inMem []string
-	for k, e := range m.rows {
-		if e != nil && (!ok || strings.HasPrefix(k, string(seek))) {
-			inMem = append(inMem, k)
-		}
-	}
+	ids := m.liveIDs(func(k []byte) bool { return !ok || bytes.HasPrefix(k, seek) })
+	m.rows.sortByKey(ids)
 	if m.onDisk {
+		inMem := make([]string, len(ids))
+		for i, id := range ids {
+			inMem[i] = string(m.rows.key(id))
+		}
 		return m.getOnDisk(eq, inMem)
 	}
-	slices.Sort(inMem)
 	var out []types.Row
-	for _, k := range inMem {
-		r, err := m.rowOf(k)
+	for _, id := range ids {
+		r, err := m.rowOf(m.rows.key(id))
 		if err != nil {
 			return nil, err
 		}
 		if m.keyEqual(r, eq) {
-			for range m.rows[k].count {
+			for range m.rows.rec(id).count {
 				out = append(out, r)
 			}
 		}
@@ -96,9 +105,10 @@ func (m *Materialize) GetPrefix(eq types.Row) ([]types.Row, error) {
 
 // getOnDisk is Get for a store whose rows are partly in Badger: the rows
 // of the last checkpoint and of the spill area under key's seek prefix,
-// overlaid by the rows in memory (inMem, from the index), which win;
-// rows removed since the checkpoint are left out. A key that does not
-// lead the row (or a width unknown) reads every row.
+// overlaid by the rows in memory (inMem, the encodings of those matching
+// key), which win; rows removed since the checkpoint (tombstones in
+// memory) are left out. A key that does not lead the row (or a width
+// unknown) reads every row.
 func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, error) {
 	seek, ok := m.seekPrefix(key)
 	if !ok {
@@ -115,21 +125,22 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 		return out, nil
 	}
 	found := map[string]int64{}
-	// Memory holds the current count of its rows; rows removed since the
-	// checkpoint are left out; spill entries of rows removed since they
-	// spilled are stale.
-	if err := m.scanCounts(m.id, seek, found, func(k string) bool { return m.rows[k] == nil && !m.gone[k] }); err != nil {
+	// Memory holds the current count of its rows, or their tombstones;
+	// spill entries of rows removed since they spilled are stale.
+	notInMem := func(k string) bool { _, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k))); return !ok }
+	if err := m.scanCounts(m.id, seek, found, notInMem); err != nil {
 		return nil, err
 	}
-	if err := m.scanCounts(m.spill.prefix, seek, found, func(k string) bool { return m.rows[k] == nil && m.spill.has(k) }); err != nil {
+	if err := m.scanCounts(m.spill.prefix, seek, found, func(k string) bool { return notInMem(k) && m.spill.has(k) }); err != nil {
 		return nil, err
 	}
 	for _, k := range inMem {
-		found[k] = m.rows[k].count
+		id, _ := m.rows.find([]byte(k), m.rows.hash([]byte(k)))
+		found[k] = m.rows.rec(id).count
 	}
 	var out []types.Row
 	for _, k := range slices.Sorted(maps.Keys(found)) {
-		r, err := m.rowOf(k)
+		r, err := m.rowOf([]byte(k))
 		if err != nil {
 			return nil, err
 		}
@@ -151,9 +162,9 @@ func (m *Materialize) scanCounts(prefix string, seek []byte, found map[string]in
 		if !keep(k) {
 			return nil
 		}
-		e, _, err := decodeMatRow(m.id, val)
+		count, _, err := decodeMatRow(m.id, val)
 		if err == nil {
-			found[k] = e.count
+			found[k] = count
 		}
 		return err
 	})
@@ -200,41 +211,27 @@ func (m *Materialize) keyEqual(r, key types.Row) bool {
 	return true
 }
 
-func (m *Materialize) keyOf(r types.Row) string {
-	var kb []byte
+// keyOf returns the encoding of r's view-key columns, in a scratch
+// buffer (valid until the next call).
+func (m *Materialize) keyOf(r types.Row) []byte {
+	kb := m.ikb[:0]
 	for _, c := range m.key {
 		kb = state.AppendKey(kb, r[c])
 	}
-	return string(kb)
+	m.ikb = kb
+	return kb
 }
 
 // indexAdd and indexRemove keep the key index (when built) in step with
-// m.rows.
-func (m *Materialize) indexAdd(k string, r types.Row) {
+// the rows in memory that have a count.
+func (m *Materialize) indexAdd(id uint32, r types.Row) {
 	if m.index != nil {
-		m.index.add(k, m.keyOf(r))
+		m.index.insert(m.rows.hash(m.keyOf(r)), id)
 	}
 }
 
-// add lists row key k under view key ik.
-func (x keyIndex) add(k, ik string) { x[ik] = append(x[ik], k) }
-
-func (m *Materialize) indexRemove(k string, r types.Row) {
-	if m.index == nil {
-		return
-	}
-	ik := m.keyOf(r)
-	ks := m.index[ik]
-	for i, x := range ks {
-		if x == k {
-			ks[i] = ks[len(ks)-1]
-			ks = ks[:len(ks)-1]
-			break
-		}
-	}
-	if len(ks) == 0 {
-		delete(m.index, ik)
-	} else {
-		m.index[ik] = ks
+func (m *Materialize) indexRemove(id uint32, r types.Row) {
+	if m.index != nil {
+		m.index.remove(m.rows.hash(m.keyOf(r)), id)
 	}
 }

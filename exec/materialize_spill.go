@@ -2,7 +2,6 @@ package exec
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
@@ -25,138 +24,162 @@ func (m *Materialize) WithSpill(store *state.Store, budget, width int, mem *memS
 	return m
 }
 
-// lookup returns the entry for row key k, loading it from Badger when it
-// was evicted; nil when the view does not hold the row.
-func (m *Materialize) lookup(k string) (*matRow, error) {
-	if e, ok := m.rows[k]; ok || !m.onDisk {
-		return e, nil
+// lookup returns the id of the row encoded as k (h its hash), loading
+// it from Badger when it was evicted; ok is false when the view does not
+// hold the row. A tombstone (count 0: removed since the last checkpoint)
+// is found like a row.
+func (m *Materialize) lookup(k []byte, h uint64) (id uint32, ok bool, err error) {
+	if id, ok := m.rows.find(k, h); ok || !m.onDisk {
+		return id, ok, nil
 	}
-	var e *matRow
-	var err error
-	switch {
-	case m.spill.has(k):
-		e, err = m.loadSpilled(k)
-	case m.gone[k]:
-		return nil, nil // removed since the last checkpoint
-	default:
-		e, err = m.loadCheckpointed(k)
+	ks := string(k)
+	var count int64
+	flags := uint8(recPersisted)
+	if m.spill.has(ks) {
+		var persisted bool
+		if count, persisted, err = m.loadSpilled(ks); err != nil {
+			return 0, false, err
+		}
+		// A spilled row changed since the last checkpoint: it comes back
+		// dirty, listed again, and memory now holds its current count.
+		flags = recDirty
+		if persisted {
+			flags |= recPersisted
+		}
+	} else if count, ok, err = m.loadCheckpointed(ks); err != nil || !ok {
+		return 0, false, err
 	}
-	if err != nil || e == nil {
-		return nil, err
+	id = m.rows.add(k, h, count, flags)
+	m.live++
+	if flags&recDirty != 0 {
+		m.changed.add(id, m.rows.held, m.dirty)
 	}
-	m.rows[k] = e
 	if m.index != nil {
 		r, err := m.rowOf(k)
 		if err != nil {
-			return nil, err
+			return 0, false, err
 		}
-		m.indexAdd(k, r)
+		m.indexAdd(id, r)
 	}
-	return e, nil
+	return id, true, nil
 }
 
-// loadCheckpointed reads row k from the last checkpoint; nil when absent.
-func (m *Materialize) loadCheckpointed(k string) (*matRow, error) {
+// loadCheckpointed reads row k's count from the last checkpoint; ok is
+// false when it does not hold the row.
+func (m *Materialize) loadCheckpointed(k string) (count int64, ok bool, err error) {
 	val, ok, err := m.store.Get([]byte(m.id + k))
 	if err != nil || !ok {
-		return nil, err
+		return 0, false, err
 	}
 	m.spill.reads++
-	e, _, err := decodeMatRow(m.id, val)
-	return e, err
+	count, _, err = decodeMatRow(m.id, val)
+	return count, err == nil, err
 }
 
-// loadSpilled reads row k from the spill area, whose values carry
-// (count, persisted) before the row. A spilled row changed since the last
-// checkpoint, so it comes back dirty (it is listed in changed already).
-func (m *Materialize) loadSpilled(k string) (*matRow, error) {
+// loadSpilled reads row k's count from the spill area, whose values carry
+// (count, persisted): whether a checkpoint holds the row.
+func (m *Materialize) loadSpilled(k string) (count int64, persisted bool, err error) {
 	val, err := m.spill.get(k)
 	if err != nil {
-		return nil, err
+		return 0, false, err
 	}
-	e, hdr, err := decodeMatRow(m.id, val)
+	count, hdr, err := decodeMatRow(m.id, val)
 	if err != nil {
-		return nil, err
+		return 0, false, err
 	}
-	e.persisted = len(hdr) > 1 && hdr[1].Bool()
-	e.dirty = true
-	return e, nil
+	return count, len(hdr) > 1 && hdr[1].Bool(), nil
 }
 
 // evict moves rows out of memory until at most 3/4 of the limit stay:
 // the row budget or, when fewer, the rows that fit in the memory share.
+// Victims are taken round the record table from where the last eviction
+// stopped; tombstones stay (the next checkpoint needs them). Changed rows
+// go to the spill area in one batch, unchanged ones are dropped (the
+// checkpoint has them).
 func (m *Materialize) evict() error {
 	limit := m.mem.limit(m.budget, m.meanBytes)
-	if limit <= 0 || len(m.rows) <= limit {
+	if limit <= 0 || m.live <= limit {
 		return nil
 	}
-	target := limit * 3 / 4
-	var spill []string
-	for k := range m.rows {
-		if len(m.rows)-len(spill) <= target {
-			break
-		}
-		spill = append(spill, k)
-	}
+	victims := m.victims(m.live - limit*3/4)
 	var keys []string
 	var vals [][]byte
-	for _, k := range spill {
-		e := m.rows[k]
-		if !e.dirty {
-			continue // unchanged: the checkpoint has it
+	for _, id := range victims {
+		if e := m.rows.rec(id); e.flags&recDirty != 0 {
+			v := m.storedValue(types.IntValue(e.count), types.BoolValue(e.flags&recPersisted != 0))
+			keys, vals = append(keys, string(m.rows.key(id))), append(vals, slices.Clone(v))
 		}
-		v := m.storedValue(types.IntValue(e.count), types.BoolValue(e.persisted))
-		keys, vals = append(keys, k), append(vals, slices.Clone(v))
 	}
 	if err := m.spill.write(keys, vals); err != nil {
 		return err
 	}
-	for _, k := range spill {
-		delete(m.rows, k)
+	for _, id := range victims {
+		k := m.rows.key(id)
 		if m.index != nil { // the index lists the rows in memory
 			r, err := m.rowOf(k)
 			if err != nil {
 				return err
 			}
-			m.indexRemove(k, r)
+			m.indexRemove(id, r)
 		}
+		m.rows.remove(id, m.rows.hash(k))
+		m.live--
 	}
 	m.onDisk = true
 	return nil
 }
 
-// allRows merges the rows in Badger with the changes in memory: memory
-// wins, then the spill area, then the last checkpoint; rows removed since
-// the checkpoint are left out.
-func (m *Materialize) allRows() (map[string]*matRow, error) {
-	all := map[string]*matRow{}
-	err := m.store.Scan([]byte(m.id), func(key, val []byte) error {
-		k := strings.TrimPrefix(string(key), m.id)
-		if m.gone[k] {
-			return nil // removed since; rows changed since are overlaid below
+// victims returns the ids of n rows with a count, taken round the record
+// table from m.hand.
+func (m *Materialize) victims(n int) []uint32 {
+	out := make([]uint32, 0, n)
+	recs := len(m.rows.recs)
+	for i := 0; i < recs && len(out) < n; i++ {
+		id := uint32((m.hand + i) % recs)
+		if e := m.rows.rec(id); e.flags&recUsed != 0 && e.count > 0 {
+			out = append(out, id)
 		}
-		e, _, err := decodeMatRow(m.id, val)
+	}
+	if recs > 0 && len(out) > 0 {
+		m.hand = (int(out[len(out)-1]) + 1) % recs
+	}
+	return out
+}
+
+// allRows merges the rows in Badger with the rows in memory: memory wins
+// (its tombstones hide rows removed since the checkpoint), then the spill
+// area, then the last checkpoint. It returns each row's count by its
+// encoding.
+func (m *Materialize) allRows() (map[string]int64, error) {
+	all := map[string]int64{}
+	inMem := func(k []byte) bool { _, ok := m.rows.find(k, m.rows.hash(k)); return ok }
+	err := m.store.Scan([]byte(m.id), func(key, val []byte) error {
+		k := key[len(m.id):]
+		if inMem(k) {
+			return nil // memory holds its current count, or its tombstone
+		}
+		count, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
-		all[k] = e
+		all[string(k)] = count
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	for k := range m.spill.spilled {
-		if _, ok := m.rows[k]; ok {
+		if inMem([]byte(k)) {
 			continue
 		}
-		e, err := m.loadSpilled(k)
+		count, _, err := m.loadSpilled(k)
 		if err != nil {
 			return nil, err
 		}
-		all[k] = e
+		all[k] = count
 	}
-	for k, e := range m.rows {
-		all[k] = e
+	for _, id := range m.liveIDs(nil) {
+		all[string(m.rows.key(id))] = m.rows.rec(id).count
 	}
 	return all, nil
 }
@@ -165,27 +188,27 @@ func (m *Materialize) allRows() (map[string]*matRow, error) {
 // then for spilled values whether a checkpoint holds it), and, in values
 // written before the row was left to the key, the row itself (ignored:
 // the key holds the same encoding).
-func decodeMatRow(id string, val []byte) (e *matRow, hdr types.Row, err error) {
+func decodeMatRow(id string, val []byte) (count int64, hdr types.Row, err error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
-		return nil, nil, err
+		return 0, nil, err
 	}
 	if len(rows) < 1 || len(rows) > 2 || len(rows[0]) < 1 {
-		return nil, nil, errCorrupt(id)
+		return 0, nil, errCorrupt(id)
 	}
-	return &matRow{count: rows[0][0].I, persisted: true}, rows[0], nil
+	return rows[0][0].I, rows[0], nil
 }
 
 // decodeStoredRow decodes a stored view row from its key's row part k (the
-// key after the store's id) and its value: its entry and the row.
-func decodeStoredRow(id string, k, val []byte) (*matRow, types.Row, error) {
-	e, _, err := decodeMatRow(id, val)
+// key after the store's id) and its value: its count and the row.
+func decodeStoredRow(id string, k, val []byte) (int64, types.Row, error) {
+	count, _, err := decodeMatRow(id, val)
 	if err != nil {
-		return nil, nil, err
+		return 0, nil, err
 	}
 	r, rest, err := state.DecodeRow(k)
 	if err != nil || len(rest) > 0 {
-		return nil, nil, errCorrupt(id)
+		return 0, nil, errCorrupt(id)
 	}
-	return e, r, nil
+	return count, r, nil
 }

@@ -57,14 +57,14 @@ func StoredEach(s *state.Store, id string, width int, keyCols []int, key types.R
 		return true
 	}
 	err := s.Scan(prefix, func(key, val []byte) error {
-		e, row, err := decodeStoredRow(id, key[len(id):], val)
+		count, row, err := decodeStoredRow(id, key[len(id):], val)
 		if err != nil {
 			return err
 		}
 		if !keep(row) {
 			return nil
 		}
-		for i := int64(0); i < e.count; i++ {
+		for i := int64(0); i < count; i++ {
 			if !fn(row) {
 				return errStopScan
 			}
@@ -82,11 +82,11 @@ func StoredEach(s *state.Store, id string, width int, keyCols []int, key types.R
 func storedScan(s *state.Store, prefix []byte, id string) ([]types.Row, error) {
 	var out []types.Row
 	err := s.Scan(prefix, func(key, val []byte) error {
-		e, row, err := decodeStoredRow(id, key[len(id):], val)
+		count, row, err := decodeStoredRow(id, key[len(id):], val)
 		if err != nil {
 			return err
 		}
-		for i := int64(0); i < e.count; i++ {
+		for i := int64(0); i < count; i++ {
 			out = append(out, row)
 		}
 		return nil

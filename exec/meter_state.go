@@ -128,22 +128,19 @@ func (m *Materialize) stateSize() StateSize {
 	return m.spill.size(m.StateKeys(), m.mem.bytes(m.StateKeys(), m.meanBytes))
 }
 
-// meanBytes is the mean in-memory size of up to sizeSample rows: the map
-// entry keyed by the encoded row, its count and flags, its place in the
-// changed list and, once point reads built it, in the key index.
+// meanBytes is the mean in-memory size of a row held: the row store's
+// chunks, records and hash table, the key index once point reads built
+// it, and the changed list, over the rows held (tombstones included).
+// It is exact, not sampled: the store holds no per-row allocations.
 func (m *Materialize) meanBytes() int64 {
-	var s sampler
-	for k := range m.rows {
-		if s.full() {
-			break
-		}
-		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(matRow{})) + stringBytes
-		if m.index != nil {
-			n += stringBytes
-		}
-		s.add(int(n))
+	if m.rows.held == 0 {
+		return 0
 	}
-	return s.times(1)
+	n := m.rows.bytes() + int64(cap(m.changed.items))*4
+	if m.index != nil {
+		n += m.index.bytes()
+	}
+	return n / int64(m.rows.held)
 }
 
 func (p *Parallel) stateSize() StateSize {
