@@ -54,8 +54,14 @@ const (
 	compactMinBytes = 64 << 10
 )
 
-// recBytes is the memory of one record.
-const recBytes = 24
+// Per-row sizes: a record, a hash-table slot at the table's mean load
+// (between 3/8 and 3/4 full), and rowOverhead, what a row costs the
+// store besides its encoding, with its place in the changed list.
+const (
+	recBytes    = 24
+	slotBytes   = 16
+	rowOverhead = recBytes + slotBytes + 4
+)
 
 func newRowStore() *rowStore { return &rowStore{seed: maphash.MakeSeed()} }
 

@@ -128,19 +128,21 @@ func (m *Materialize) stateSize() StateSize {
 	return m.spill.size(m.StateKeys(), m.mem.bytes(m.StateKeys(), m.meanBytes))
 }
 
-// meanBytes is the mean in-memory size of a row held: the row store's
-// chunks, records and hash table, the key index once point reads built
-// it, and the changed list, over the rows held (tombstones included).
-// It is exact, not sampled: the store holds no per-row allocations.
+// meanBytes is the mean in-memory size of a row held: its share of the
+// row store's live encodings plus what each row adds to the store's
+// tables (rowOverhead, and an index slot once point reads built the key
+// index). It counts rows, not capacities: the tables keep their capacity
+// after an eviction, and a mean over capacity would grow with each
+// eviction and shrink the next limit in turn.
 func (m *Materialize) meanBytes() int64 {
 	if m.rows.held == 0 {
 		return 0
 	}
-	n := m.rows.bytes() + int64(cap(m.changed.items))*4
+	n := (m.rows.used-m.rows.dead)/int64(m.rows.held) + rowOverhead
 	if m.index != nil {
-		n += m.index.bytes()
+		n += slotBytes
 	}
-	return n / int64(m.rows.held)
+	return n
 }
 
 func (p *Parallel) stateSize() StateSize {
