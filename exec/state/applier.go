@@ -29,6 +29,12 @@ type applier struct {
 	err  error         // the first apply that failed; sticky
 	gate chan struct{} // tests: when set, an apply waits for it to close
 	stop atomic.Bool   // Release: the running apply stops at its next chunk
+	// marked (tests): when set, called once each progress record of an
+	// apply is committed.
+	marked func()
+	// resumed is how many changes the last apply started skipped, as
+	// applied before a crash by the progress it recorded.
+	resumed atomic.Int64
 }
 
 // errApplyStopped ends an apply that Release stopped: its checkpoint
@@ -40,9 +46,9 @@ var errApplyStopped = errors.New("apply stopped")
 // transactions begun before the apply's first write (snapshots), which
 // reads use while it runs. A transaction begun during the apply would
 // wait for the apply's commit in flight (Badger makes a new transaction
-// wait for every commit before its read timestamp, and each commit waits
-// for its WAL sync): the snapshot with the overlay over it reads the
-// same, at once.
+// wait for every commit before its read timestamp, and the apply syncs
+// every few transactions): the snapshot with the overlay over it reads
+// the same, at once.
 type applyRun struct {
 	chunks []stagedChunk
 	once   sync.Once
@@ -100,9 +106,10 @@ func (r *applyRun) overlay() (*overlay, error) {
 	return r.ov, r.err
 }
 
-// applyInBackground starts applying checkpoint id's chunks (n changes), then removes
-// its staging file at path. The caller has settled the previous apply.
-func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, n int) {
+// applyInBackground starts applying checkpoint id's chunks (n changes)
+// after key after (nil: all of them), then removes its staging file at
+// path. The caller has settled the previous apply.
+func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, n int, after []byte) {
 	done := make(chan struct{})
 	run := &applyRun{chunks: chunks}
 	for range runSnapshots {
@@ -118,7 +125,7 @@ func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, 
 		if gate != nil {
 			<-gate
 		}
-		err := s.applyChunks(chunks, n)
+		err := s.applyChunks(id, chunks, n, after)
 		if err == nil {
 			// The changes are durable at their keys. A file the remove
 			// leaves (a crash now) is applied again on open while id is

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,12 +16,11 @@ import (
 // skiplist at random places, each insert a chain of cache misses; small
 // transactions of key-sorted changes insert near the previous inserts
 // instead. Each commit also costs a round through Badger's write
-// goroutine (and a sync of its log, shared by the transactions waiting
-// then), so a transaction carries a couple of thousand changes.
+// goroutine, so a transaction carries a couple of thousand changes.
 const applyTxnChanges = 2048
 
 // applyMaxPending is how many of the apply's transactions may wait for
-// Badger's write goroutine at once (their syncs are shared).
+// Badger's write goroutine at once.
 const applyMaxPending = 32
 
 // sortedChanges parses the chunks' changes (about n of them, 0 when not
@@ -83,30 +83,115 @@ func appendChanges(dst []seqChange, b []byte) ([]seqChange, error) {
 	return dst, nil
 }
 
-// writeSorted writes changes (sorted by key, one per key) in transactions
-// of at most applyTxnChanges changes (fewer when Badger's size limit for
-// one transaction is reached first), at most applyMaxPending committing
-// at once, and returns when all are durable. It is not atomic: applying
-// is idempotent, and the commit marker already says which checkpoint
-// holds. It ends early with errApplyStopped once Release has stopped the
-// apply, leaving the checkpoint staged for the next open.
-func (s *Store) writeSorted(changes []change) error {
+// applyMarkTxns is how many of the apply's transactions go between two
+// records of its progress: each record costs a wait for the transactions
+// in flight and a sync, and a restart re-applies at most this many
+// transactions' changes that were applied before the crash.
+const applyMarkTxns = 32
+
+// keyApplyProgress records how far the apply of a checkpoint got: the
+// checkpoint's id, then a key such that every change of the checkpoint up
+// to it (in key order) is durable at its key. It is written in an apply
+// transaction after a sync of the transactions before it, so whatever of
+// it survives a crash, the changes it names did; the apply deletes it at
+// its end.
+var keyApplyProgress = []byte("meta/apply-progress")
+
+// writeSorted writes the changes of checkpoint id (sorted by key, one per
+// key) in transactions of at most applyTxnChanges changes (fewer when
+// Badger's size limit for one transaction is reached first), at most
+// applyMaxPending committing at once, recording its progress every
+// applyMarkTxns transactions, and returns when all are durable. It is not
+// atomic: applying is idempotent, and the commit marker already says
+// which checkpoint holds. It ends early with errApplyStopped once Release
+// has stopped the apply, leaving the checkpoint staged for the next open.
+func (s *Store) writeSorted(id uint64, changes []change) error {
 	c := committer{s: s, pending: make(chan error, applyMaxPending)}
-	for len(changes) > 0 && c.err == nil {
+	var mark []byte // the progress the next transaction records
+	for txns := 1; len(changes) > 0 && c.err == nil; txns++ {
 		if s.bg.stop.Load() {
 			if err := c.wait(0); err != nil {
 				return err
 			}
 			return errApplyStopped
 		}
-		n, err := c.fill(changes[:min(applyTxnChanges, len(changes))])
+		n, err := c.fill(changes[:min(applyTxnChanges, len(changes))], mark)
 		if err != nil {
 			c.err = err
 			break
 		}
-		changes = changes[n:]
+		if mark != nil && s.bg.marked != nil {
+			if err := c.wait(0); err != nil {
+				return err
+			}
+			s.bg.marked()
+		}
+		last := changes[n-1].key
+		changes, mark = changes[n:], nil
+		if txns%applyMarkTxns == 0 && len(changes) > 0 {
+			if mark, err = c.markAfter(id, last); err != nil {
+				return err
+			}
+		}
 	}
-	return c.wait(0)
+	if err := c.wait(0); err != nil {
+		return err
+	}
+	err := s.db.Update(func(txn *badger.Txn) error { return txn.Delete(keyApplyProgress) })
+	if err != nil {
+		return fmt.Errorf("clear apply progress: %w", err)
+	}
+	return s.sync()
+}
+
+// markAfter makes every transaction committed so far durable and returns
+// the progress record saying so: id, then last, the greatest key they
+// wrote.
+func (c *committer) markAfter(id uint64, last []byte) ([]byte, error) {
+	if err := c.wait(0); err != nil {
+		return nil, err
+	}
+	if err := c.s.sync(); err != nil {
+		return nil, err
+	}
+	return append(binary.BigEndian.AppendUint64(nil, id), last...), nil
+}
+
+// applyProgress returns the key up to which the apply of checkpoint id
+// is durable, nil when no progress of it is recorded.
+func (s *Store) applyProgress(id uint64) ([]byte, error) {
+	var after []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it, err := txn.Get(keyApplyProgress)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v, err := it.ValueCopy(nil)
+		if err == nil && len(v) > 8 && binary.BigEndian.Uint64(v) == id {
+			after = v[8:]
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read apply progress: %w", err)
+	}
+	return after, nil
+}
+
+// changesAfter returns the changes (sorted by key) after key after; all
+// of them when after is nil.
+func changesAfter(changes []change, after []byte) []change {
+	if after == nil {
+		return changes
+	}
+	i, found := slices.BinarySearchFunc(changes, after, func(c change, k []byte) int { return bytes.Compare(c.key, k) })
+	if found {
+		i++
+	}
+	return changes[i:]
 }
 
 // committer commits the apply's transactions asynchronously, a bounded
@@ -118,10 +203,17 @@ type committer struct {
 	err      error
 }
 
-// fill writes a prefix of changes (at least one) in one transaction,
-// committed asynchronously, and returns its length.
-func (c *committer) fill(changes []change) (int, error) {
+// fill writes a prefix of changes (at least one) and, when not nil, the
+// progress record mark in one transaction, committed asynchronously, and
+// returns the prefix's length.
+func (c *committer) fill(changes []change, mark []byte) (int, error) {
 	txn := c.s.db.NewTransaction(true)
+	if mark != nil {
+		if err := txn.Set(keyApplyProgress, mark); err != nil {
+			txn.Discard()
+			return 0, err
+		}
+	}
 	n := 0
 	for _, ch := range changes {
 		var err error

@@ -84,7 +84,7 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 		return err
 	}
 	if w.buffering {
-		return s.db.Update(func(txn *badger.Txn) error {
+		err := s.db.Update(func(txn *badger.Txn) error {
 			for _, c := range w.buf {
 				var err error
 				if c.del {
@@ -98,6 +98,10 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 			}
 			return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, id))
 		})
+		if err != nil {
+			return err
+		}
+		return s.sync()
 	}
 	err := w.flushChunk()
 	if err == nil {
@@ -110,12 +114,15 @@ func (s *Store) Checkpoint(id uint64, fn func(w *Writer) error) error {
 	err = s.db.Update(func(txn *badger.Txn) error {
 		return txn.Set(keyCommitted, binary.BigEndian.AppendUint64(nil, id))
 	})
+	if err == nil {
+		err = s.sync()
+	}
 	if err != nil {
 		// The file stays: if the marker is durable after all, opening
 		// the store applies it; if not, opening removes it.
 		return fmt.Errorf("commit checkpoint %d: %w", id, err)
 	}
-	s.applyInBackground(id, w.staged.path, w.chunks, int(w.n))
+	s.applyInBackground(id, w.staged.path, w.chunks, w.n, nil)
 	return nil
 }
 
@@ -124,16 +131,19 @@ type stagedChunk struct {
 	changes []byte
 }
 
-// applyChunks writes the changes of a committed checkpoint's chunks to
-// their keys, durably when it returns, sorted by key (apply_sorted.go); n
-// is how many changes they hold (0: not known). Applying twice gives the
-// same result.
-func (s *Store) applyChunks(chunks []stagedChunk, n int) error {
+// applyChunks writes the changes of committed checkpoint id's chunks to
+// their keys, durably when it returns, sorted by key (apply_sorted.go),
+// starting after key after (nil: from the first; a restart resumes after
+// the progress an interrupted apply recorded); n is how many changes they
+// hold (0: not known). Applying twice gives the same result.
+func (s *Store) applyChunks(id uint64, chunks []stagedChunk, n int, after []byte) error {
 	changes, err := sortedChanges(chunks, n)
 	if err != nil {
 		return err
 	}
-	return s.writeSorted(changes)
+	rest := changesAfter(changes, after)
+	s.bg.resumed.Store(int64(len(changes) - len(rest)))
+	return s.writeSorted(id, rest)
 }
 
 // apply writes the staged changes under prefix (a checkpoint staged in
@@ -173,7 +183,7 @@ func (s *Store) apply(prefix []byte) error {
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("apply checkpoint: %w", err)
 	}
-	return nil
+	return s.sync()
 }
 
 // applyChunk adds the changes of one chunk to wb. The keys and values are
@@ -319,7 +329,10 @@ func (s *Store) DeletePrefix(prefix []byte) error {
 		wb.Cancel()
 		return fmt.Errorf("delete %q: %w", prefix, err)
 	}
-	return wb.Flush()
+	if err := wb.Flush(); err != nil {
+		return fmt.Errorf("delete %q: %w", prefix, err)
+	}
+	return s.sync()
 }
 
 // Batch runs fn over a plain write batch: chunked, durable when it
@@ -336,5 +349,5 @@ func (s *Store) Batch(fn func(w *Writer) error) error {
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("write batch: %w", err)
 	}
-	return nil
+	return s.sync()
 }

@@ -123,7 +123,7 @@ func readStaged(path string) ([]stagedChunk, error) {
 
 // recoverStagedFiles removes every staging file but the committed
 // checkpoint's (their checkpoints never committed), and applies that one
-// in the background, as Checkpoint would have had the run not been
+// in the background after the progress its interrupted apply recorded, as Checkpoint would have had the run not been
 // interrupted: reads merge its changes over Badger meanwhile, so the
 // store answers at once, and writes wait for the apply (applier.go),
 // which removes the file once its changes are durable.
@@ -156,8 +156,13 @@ func (s *Store) recoverStagedFiles(committed uint64) error {
 			return err
 		}
 	}
-	if chunks != nil {
-		s.applyInBackground(committed, path, chunks, 0)
+	if chunks == nil {
+		return nil
 	}
+	after, err := s.applyProgress(committed)
+	if err != nil {
+		return err
+	}
+	s.applyInBackground(committed, path, chunks, 0, after)
 	return nil
 }

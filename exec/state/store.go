@@ -9,14 +9,17 @@
 // staged/ in the state directory, which is synced (staged.go); (2) one
 // small transaction records id as committed, and Checkpoint returns; (3)
 // in the background, the staged changes are applied to their keys, sorted
-// by key in small transactions (apply_sorted.go), and the file removed,
+// by key in small transactions (apply_sorted.go) that record how far
+// the apply got every few transactions, synced once at the end
+// (durable.go), and the file removed,
 // while every write to the store waits for that apply and reads merge the
 // staged changes over Badger (applier.go, overlay.go). Each change thus
 // costs one Badger entry and nothing is left in Badger's tables to
 // collect, and processing pauses only for staging. A crash before (2)
 // leaves the previous checkpoint in force (the staging file is removed on
 // open); a crash after (2) is finished after open by applying the file
-// again in the background (applying is idempotent).
+// again in the background after the recorded progress (applying is
+// idempotent).
 package state
 
 import (
@@ -48,7 +51,7 @@ func Open(dir string, options ...Option) (*Store, error) {
 		WithLogger(nil).
 		WithMemTableSize(64 << 20). // checkpoints over one transaction are staged (checkpoint.go)
 		WithNumVersionsToKeep(1).
-		WithSyncWrites(true). // an acknowledged INSERT and a committed checkpoint survive a crash
+		WithSyncWrites(false). // durable writes call Store.sync after their commit (durable.go)
 		WithCompactL0OnClose(false).
 		WithDetectConflicts(false) // one writer at a time: no transaction conflicts to find
 	if cfg.memoryLimit > 0 {
@@ -257,14 +260,19 @@ func (s *Store) LastKey(prefix []byte) ([]byte, error) {
 	return last, err
 }
 
-// Update runs fn in one read-write transaction and commits it durably.
+// Update runs fn in one read-write transaction and commits it durably
+// (synced before it returns).
 func (s *Store) Update(fn func(w *Writer) error) error {
 	if err := s.settle(); err != nil {
 		return err
 	}
-	return s.db.Update(func(txn *badger.Txn) error {
+	err := s.db.Update(func(txn *badger.Txn) error {
 		return fn(&Writer{txn: txn})
 	})
+	if err != nil {
+		return err
+	}
+	return s.sync()
 }
 
 // Writer writes into a transaction, a staged checkpoint or a plain write
