@@ -1,12 +1,15 @@
 package state
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // sync makes every write committed to Badger so far durable. Badger is
@@ -24,7 +27,8 @@ import (
 // .mem file in the directory (an fsync writes back the pages written
 // through Badger's shared mapping of it, as msync does) and the
 // directory itself (a new log's entry). A log file removed meanwhile has
-// reached a synced table and is skipped.
+// reached a synced table and is skipped. Each older log is fsynced once
+// (memLogs), so a sync costs Badger's Sync and a directory listing.
 func (s *Store) sync() error {
 	if err := s.db.Sync(); err != nil {
 		return fmt.Errorf("sync state: %w", err)
@@ -33,15 +37,54 @@ func (s *Store) sync() error {
 	if err != nil {
 		return fmt.Errorf("sync state: %w", err)
 	}
+	var logs []string
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".mem") {
-			continue
+		if strings.HasSuffix(e.Name(), ".mem") {
+			logs = append(logs, e.Name())
 		}
-		if err := syncFile(filepath.Join(s.dir, e.Name())); err != nil {
+	}
+	// By file number: the names are zero-padded to five digits only.
+	slices.SortFunc(logs, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	return s.logs.sync(s.dir, logs)
+}
+
+// memLogs is what sync knows of Badger's memtable logs: those synced
+// since they stopped taking writes. Badger writes only the log of its
+// newest memtable (the greatest file number), which its Sync covers; an older log takes no more
+// writes, so one fsync after that leaves it clean for good.
+type memLogs struct {
+	mu    sync.Mutex
+	clean map[string]bool // older logs synced since their last write
+	seen  map[string]bool // the logs of the last sync, whose directory entries are durable
+}
+
+// sync fsyncs the logs (names in dir, by file number) not known clean but
+// the newest, and the directory when a log appeared since the last call.
+func (m *memLogs) sync(dir string, logs []string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clean, seen := map[string]bool{}, map[string]bool{}
+	added := false
+	for i, name := range logs {
+		seen[name] = true
+		added = added || !m.seen[name]
+		if i == len(logs)-1 {
+			break // the newest: Badger's Sync covered it
+		}
+		if !m.clean[name] {
+			if err := syncFile(filepath.Join(dir, name)); err != nil {
+				return err
+			}
+		}
+		clean[name] = true
+	}
+	if added {
+		if err := syncDir(dir); err != nil {
 			return err
 		}
 	}
-	return syncDir(s.dir)
+	m.clean, m.seen = clean, seen
+	return nil
 }
 
 // syncFile fsyncs the file at path; a file that is gone needs nothing.

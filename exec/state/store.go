@@ -39,6 +39,8 @@ type Store struct {
 	db  *badger.DB
 	dir string
 	bg  applier // the committed checkpoint being applied in the background
+	// logs is what sync knows of Badger's memtable logs (durable.go).
+	logs memLogs
 }
 
 // Open opens (or creates) the store in dir.
