@@ -11,6 +11,7 @@ type Option func(*openConfig)
 type openConfig struct {
 	memoryLimit int64
 	drop        [][]byte
+	wholeApply  bool // benchmarks: recovery ignores an apply's recorded progress
 }
 
 // WithDropOnOpen drops every key with prefix when the store opens (see

@@ -159,9 +159,11 @@ func (s *Store) recoverStagedFiles(committed uint64) error {
 	if chunks == nil {
 		return nil
 	}
-	after, err := s.applyProgress(committed)
-	if err != nil {
-		return err
+	var after []byte
+	if !s.wholeApply {
+		if after, err = s.applyProgress(committed); err != nil {
+			return err
+		}
 	}
 	s.applyInBackground(committed, path, chunks, 0, after)
 	return nil

@@ -41,6 +41,9 @@ type Store struct {
 	bg  applier // the committed checkpoint being applied in the background
 	// logs is what sync knows of Badger's memtable logs (durable.go).
 	logs memLogs
+	// wholeApply (benchmarks) makes recovery apply a committed
+	// checkpoint from its first change, as before progress was recorded.
+	wholeApply bool
 }
 
 // Open opens (or creates) the store in dir.
@@ -64,7 +67,7 @@ func Open(dir string, options ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
 	}
-	s := &Store{db: db, dir: dir}
+	s := &Store{db: db, dir: dir, wholeApply: cfg.wholeApply}
 	for _, p := range cfg.drop {
 		if err := s.Drop(p); err != nil {
 			_ = db.Close()
