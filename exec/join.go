@@ -398,8 +398,9 @@ func (j *Join) markDirty(side int, k string, jk *joinKey) {
 	if !jk.dirty {
 		jk.dirty = true
 		j.changed[side].add(k, len(j.sides[side]), func(k2 string) bool {
+			// an evicted changed key is in the spill area, still owed
 			x := j.sides[side][k2]
-			return x != nil && x.dirty
+			return (x != nil && x.dirty) || j.spill.has(j.stateKey(side, k2))
 		})
 	}
 }
