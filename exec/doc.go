@@ -25,4 +25,9 @@
 //     every subscriber in turn; its state is one copy under the state id of
 //     its first use, and later uses skip the ids their copies would have
 //     taken, so the other operators keep the ids of the unshared plan.
+//   - A join keeps its buffered rows encoded, each key's rows back to back
+//     in one pointer-free buffer the garbage collector does not scan and a
+//     checkpoint copies as they are (join_rows.go), with one memory timer
+//     per key rather than per row; memory timers are bucketed by time
+//     (timer_buckets.go), so covering an entry is an append.
 package exec

@@ -47,10 +47,11 @@ type Join struct {
 	// watermark visits only the keys it purges (join_timers.go).
 	timers [2]timerQueue
 	// changed lists the keys (per side) marked dirty since the last
-	// checkpoint; gone the keys a checkpoint wrote that were removed since
+	// checkpoint, by their state (a compaction checks flags, not the
+	// map); gone the keys a checkpoint wrote that were removed since
 	// (they need a delete), with their stored timers. Flags on joinKey
 	// avoid map churn per row.
-	changed [2]dirtyList[string]
+	changed [2]dirtyList[*joinKey]
 	gone    [2]map[string]int64
 
 	// Spilling (join_spill.go) and stored timers (join_timers.go): over
@@ -64,20 +65,20 @@ type Join struct {
 	marked   bool // this run wrote the timer marker
 	spill    spillArea
 	width    [2]int
+	scratch  []byte // where storeRow encodes a row
 }
 
-// joinKey is the state of one join key on one side.
+// joinKey is the state of one join key on one side. Its rows are kept
+// encoded (join_rows.go), so the garbage collector never scans them and a
+// checkpoint writes them without encoding them again.
 type joinKey struct {
-	rows      []joinRow
+	key       string // the join key in key form
+	rows      joinRows
 	indexed   int64 // the key's timer in the last checkpoint (noTimer: none)
+	heapAt    int64 // the key's earliest expiry-heap entry (noTimer: none)
 	dirty     bool  // changed since the last checkpoint (listed in changed)
 	persisted bool  // a checkpoint holds this key
-	unheaped  bool  // loaded from Badger: its rows have no expiry-heap entries
-}
-
-type joinRow struct {
-	row  types.Row
-	time int64
+	removed   bool  // the key left the side (its rows all went)
 }
 
 // JoinConfig configures a Join.
@@ -192,6 +193,7 @@ func (j *Join) Process(port int, b *Batch) error {
 		for _, c := range j.keyCols(port) {
 			kb = state.AppendKey(kb, r[c])
 		}
+		k := string(kb)
 		var t int64
 		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {
 			t = r[tc].I
@@ -199,51 +201,19 @@ func (j *Join) Process(port int, b *Batch) error {
 			t = j.now // when the row was stored
 		}
 		if j.n.Kind == planner.WindowJoin {
-			if err := j.storeWindowRow(port, string(kb), r, t); err != nil {
+			if err := j.storeWindowRow(port, k, r, t); err != nil {
 				return err
 			}
 			continue
 		}
-		matched := false
-		partner, err := j.key(other, string(kb), false)
+		matched, err := j.probe(port, k, r, t, out)
 		if err != nil {
 			return err
 		}
-		var partners []joinRow
-		if partner != nil {
-			partners = partner.rows
-		}
-		for _, o := range partners {
-			lt, rt := t, o.time
-			left, right := r, o.row
-			if port == 1 {
-				lt, rt, left, right = o.time, t, o.row, r
-			}
-			if !j.matches(lt, rt) {
-				continue
-			}
-			row := make(types.Row, 0, len(left)+len(right))
-			row = append(append(row, left...), right...)
-			if j.residual != nil && !j.residual(row) {
-				continue
-			}
-			matched = true
-			out.Rows = append(out.Rows, row)
-		}
 		if !j.expires() || j.expiry(port, t) >= j.wm[other] {
-			k := string(kb)
-			jk, err := j.key(port, k, true)
-			if err != nil {
+			if err := j.storeRow(port, k, r, t); err != nil {
 				return err
 			}
-			// A copy: the row may sit in a batch-sized slab that it would
-			// otherwise keep alive for as long as it is held.
-			jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
-			j.resident[port]++
-			if j.expires() {
-				j.timers[port].push(j.expiry(port, t), k)
-			}
-			j.markDirty(port, k, jk)
 		} else if !matched {
 			j.late.Add(lateness.Drop, "join_expired", 1)
 		}
@@ -254,6 +224,68 @@ func (j *Join) Process(port int, b *Batch) error {
 	return j.evict()
 }
 
+// probe appends to out the joins of row r (time t) of side port with the
+// other side's rows of key k, and reports whether any matched. Only the
+// rows whose time matches are decoded.
+func (j *Join) probe(port int, k string, r types.Row, t int64, out *Batch) (bool, error) {
+	partner, err := j.key(1-port, k, false)
+	if err != nil || partner == nil {
+		return false, err
+	}
+	matched := false
+	for i := range partner.rows.len() {
+		lt, rt := t, partner.rows.time(i)
+		if port == 1 {
+			lt, rt = rt, lt
+		}
+		if !j.matches(lt, rt) {
+			continue
+		}
+		o, err := partner.rows.row(i)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", j.id, err)
+		}
+		left, right := r, o
+		if port == 1 {
+			left, right = o, r
+		}
+		row := make(types.Row, 0, len(left)+len(right))
+		row = append(append(row, left...), right...)
+		if j.residual != nil && !j.residual(row) {
+			continue
+		}
+		matched = true
+		out.Rows = append(out.Rows, row)
+	}
+	return matched, nil
+}
+
+// storeRow keeps row r (time t) of side under key k, encoded: the
+// encoding is also the copy that frees the batch's slab the row sits in.
+func (j *Join) storeRow(side int, k string, r types.Row, t int64) error {
+	jk, err := j.key(side, k, true)
+	if err != nil {
+		return err
+	}
+	jk.rows.add(t, r, &j.scratch)
+	j.resident[side]++
+	if j.expires() {
+		j.cover(side, k, jk, j.expiry(side, t))
+	}
+	j.markDirty(side, jk)
+	return nil
+}
+
+// cover makes sure key k of side has an expiry-heap entry at or before
+// at: one entry per key and time it next needs the watermark, not one
+// per row (a key's rows expire together when the watermark passes).
+func (j *Join) cover(side int, k string, jk *joinKey, at int64) {
+	if jk.heapAt == noTimer || at < jk.heapAt {
+		j.timers[side].push(at, k)
+		jk.heapAt = at
+	}
+}
+
 // storeWindowRow keeps a window join's row until its window closes, or
 // counts it late when the window already has (both watermarks passed its
 // end: its partners were emitted and dropped).
@@ -262,15 +294,7 @@ func (j *Join) storeWindowRow(side int, k string, r types.Row, t int64) error {
 		j.late.Add(lateness.Drop, "join_expired", 1)
 		return nil
 	}
-	jk, err := j.key(side, k, true)
-	if err != nil {
-		return err
-	}
-	jk.rows = append(jk.rows, joinRow{row: r.Clone(), time: t})
-	j.resident[side]++
-	j.timers[side].push(j.expiry(side, t), k)
-	j.markDirty(side, k, jk)
-	return nil
+	return j.storeRow(side, k, r, t)
 }
 
 // closeWindows emits and drops, for every key, the window join's rows of
@@ -293,10 +317,9 @@ func (j *Join) closeWindows(wm int64) error {
 // matches to out and drops those rows from both sides. A key visited
 // again (it had rows on both sides) finds nothing left to close.
 func (j *Join) closeKey(k string, wm int64, out *Batch) error {
-	var closed [2][]joinRow
+	var closed [2][]closedRow
 	for side := 0; side < 2; side++ {
-		err := j.takeRows(side, k, func(expiry int64) bool { return expiry <= wm },
-			func(r joinRow) { closed[side] = append(closed[side], r) })
+		err := j.takeRows(side, k, wm, func(t int64, r types.Row) { closed[side] = append(closed[side], closedRow{r, t}) })
 		if err != nil {
 			return err
 		}
@@ -315,6 +338,12 @@ func (j *Join) closeKey(k string, wm int64, out *Batch) error {
 		}
 	}
 	return nil
+}
+
+// closedRow is a row of a closing window and its time.
+type closedRow struct {
+	row  types.Row
+	time int64
 }
 
 func (j *Join) stateKey(side int, k string) string { return string(rune('0'+side)) + k }
@@ -355,83 +384,81 @@ func (j *Join) watermark(port int, wm int64) error {
 
 // purgeKey drops the rows of one key of side that expire before wm.
 func (j *Join) purgeKey(side int, k string, wm int64) error {
-	return j.takeRows(side, k, func(expiry int64) bool { return expiry < wm }, nil)
+	return j.takeRows(side, k, wm-1, nil)
 }
 
-// takeRows removes from key k of side the rows whose expiry gone says
-// are gone, handing each to take (when set); the key is then marked
-// changed, or forgotten when no row is left. A key loaded from Badger
-// gets a heap entry at its next expiry (its rows have none).
-func (j *Join) takeRows(side int, k string, gone func(expiry int64) bool, take func(joinRow)) error {
+// takeRows removes from key k of side the rows that expire at or before
+// upTo, handing each to take (when set; decoding them); the key is then
+// marked changed, or forgotten when no row is left. The heap entries at
+// or before upTo were taken by the caller: a key with rows left gets an
+// entry at its next expiry unless one not yet due covers it.
+func (j *Join) takeRows(side int, k string, upTo int64, take func(t int64, r types.Row)) error {
 	jk, err := j.key(side, k, false)
 	if err != nil || jk == nil {
 		return err
 	}
-	kept := jk.rows[:0]
-	for _, r := range jk.rows {
-		switch {
-		case !gone(j.expiry(side, r.time)):
-			kept = append(kept, r)
-		case take != nil:
-			take(r)
+	var derr error
+	dropped := jk.rows.filter(func(i int) bool {
+		t := jk.rows.time(i)
+		if j.expiry(side, t) > upTo {
+			return true
 		}
+		if take != nil && derr == nil {
+			var r types.Row
+			if r, derr = jk.rows.row(i); derr == nil {
+				take(t, r)
+			}
+		}
+		return false
+	})
+	if derr != nil {
+		return fmt.Errorf("%s: %w", j.id, derr)
 	}
-	if jk.unheaped && len(kept) > 0 {
-		j.timers[side].push(j.minExpiry(side, kept), k)
+	if jk.rows.len() > 0 && j.expires() {
+		if jk.heapAt <= upTo {
+			jk.heapAt = noTimer // taken by the caller
+		}
+		j.cover(side, k, jk, j.minExpiry(side, &jk.rows))
 	}
-	if len(kept) == len(jk.rows) {
+	if dropped == 0 {
 		return nil
 	}
-	j.resident[side] -= len(jk.rows) - len(kept)
-	clear(jk.rows[len(kept):]) // drop the taken rows' references
-	jk.rows = kept
-	if len(kept) == 0 {
+	j.resident[side] -= dropped
+	if jk.rows.len() == 0 {
 		j.remove(side, k, jk)
 		return nil
 	}
-	j.markDirty(side, k, jk)
+	j.markDirty(side, jk)
 	return nil
 }
 
-// markDirty lists k as changed since the last checkpoint.
-func (j *Join) markDirty(side int, k string, jk *joinKey) {
+// markDirty lists jk as changed since the last checkpoint. A listed key
+// stays owed while it is changed and not removed, in memory or evicted
+// into the spill area (its listed state then keeps dirty set, and a
+// reload of the key, dirty again, is not listed twice).
+func (j *Join) markDirty(side int, jk *joinKey) {
 	if !jk.dirty {
 		jk.dirty = true
-		j.changed[side].add(k, len(j.sides[side]), func(k2 string) bool {
-			// an evicted changed key is in the spill area, still owed
-			x := j.sides[side][k2]
-			return (x != nil && x.dirty) || j.spill.has(j.stateKey(side, k2))
-		})
+		j.changed[side].add(jk, len(j.sides[side]), func(x *joinKey) bool { return x.dirty && !x.removed })
 	}
 }
 
 // remove forgets key k of side; a checkpoint that wrote it owes a delete.
 func (j *Join) remove(side int, k string, jk *joinKey) {
 	delete(j.sides[side], k)
+	jk.removed, jk.rows = true, joinRows{} // the changed list may still hold jk
 	if jk.persisted {
 		j.gone[side][k] = jk.indexed
 	}
-	j.spill.forget(j.stateKey(side, k))
+	if len(j.spill.spilled) > 0 {
+		j.spill.forget(j.stateKey(side, k))
+	}
 }
 
 // expiryItem says the rows of key may expire at watermark at.
 type expiryItem struct {
 	at  int64
 	key string
-}
-
-// expiryHeap is a min-heap of expiryItems by at.
-type expiryHeap []expiryItem
-
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(a, b int) bool { return h[a].at < h[b].at }
-func (h expiryHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiryItem)) }
-func (h *expiryHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return it
 }
 
 // expires reports whether stored rows ever expire: every join but an
@@ -486,7 +513,8 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 			}
 		}
 		j.gone[side] = map[string]int64{}
-		for _, k := range j.changed[side].take() {
+		for _, listed := range j.changed[side].take() {
+			k := listed.key
 			val, jk, err := j.value(side, k)
 			if err != nil {
 				return err
@@ -497,7 +525,7 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 			if err := w.Set([]byte(j.id+j.stateKey(side, k)), val); err != nil {
 				return err
 			}
-			now := j.minExpiry(side, jk.rows)
+			now := j.minExpiry(side, &jk.rows)
 			if err := j.timers[side].move(w, k, jk.indexed, now); err != nil {
 				return err
 			}
@@ -556,16 +584,15 @@ func (j *Join) Restore(s *state.Store) error {
 		if err != nil {
 			return err
 		}
-		j.sides[side][sk[1:]] = jk
-		j.resident[side] += len(jk.rows)
-		for _, jr := range jk.rows {
-			if j.expires() {
-				j.timers[side].push(j.expiry(side, jr.time), sk[1:])
-			}
+		jk.key = sk[1:]
+		j.sides[side][jk.key] = jk
+		j.resident[side] += jk.rows.len()
+		if j.expires() && jk.rows.len() > 0 {
+			j.cover(side, sk[1:], jk, j.minExpiry(side, &jk.rows))
 		}
 		if !timers {
 			jk.indexed = noTimer
-			j.markDirty(side, sk[1:], jk)
+			j.markDirty(side, jk)
 		}
 		return nil
 	})

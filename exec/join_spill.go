@@ -3,7 +3,6 @@ package exec
 import (
 	"fmt"
 
-	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -14,49 +13,38 @@ import (
 // back when a row probes or joins it or its timer fires.
 
 // encode is the state value of one key's rows: the watermarks, then one
-// (time, row...) per row. extra values follow the watermarks (a spilled
-// key's flags: see spillValue).
-func (j *Join) encode(rows []joinRow, extra ...types.Value) []byte {
-	enc := make([]types.Row, 0, len(rows)+1)
-	enc = append(enc, append(types.Row{types.IntValue(j.wm[0]), types.IntValue(j.wm[1])}, extra...))
-	for _, r := range rows {
-		enc = append(enc, append(types.Row{types.IntValue(r.time)}, r.row...))
-	}
-	return state.EncodeValue(enc...)
+// (time, row...) per row, copied from their encodings. extra values follow
+// the watermarks (a spilled key's flags: see spillValue).
+func (j *Join) encode(rows *joinRows, extra ...types.Value) []byte {
+	return encodeRows(append(types.Row{types.IntValue(j.wm[0]), types.IntValue(j.wm[1])}, extra...), rows)
 }
 
 // spillValue is the spill-area value of a key evicted while changed: its
 // rows, whether a checkpoint holds the key and the timer the checkpoint
 // has for it.
 func (j *Join) spillValue(jk *joinKey) []byte {
-	return j.encode(jk.rows, types.BoolValue(jk.persisted), types.IntValue(jk.indexed))
+	return j.encode(&jk.rows, types.BoolValue(jk.persisted), types.IntValue(jk.indexed))
 }
 
 // decodeKey decodes a stored key's value. A spilled value's flags are
 // returned in jk (persisted, indexed); a checkpointed key is persisted
 // and its timer is the earliest expiry of its rows.
 func (j *Join) decodeKey(side int, val []byte, spilled bool) (*joinKey, error) {
-	enc, err := state.DecodeValue(val)
+	hdr, rows, err := decodeRows(val)
 	if err != nil {
 		return nil, err
 	}
-	if len(enc) < 1 || len(enc[0]) < 2 {
+	if len(hdr) < 2 {
 		return nil, errCorrupt(j.id)
 	}
-	jk := &joinKey{rows: make([]joinRow, 0, len(enc)-1), persisted: true}
-	for _, r := range enc[1:] {
-		if len(r) < 1 {
-			return nil, errCorrupt(j.id)
-		}
-		jk.rows = append(jk.rows, joinRow{time: r[0].I, row: r[1:]})
-	}
-	if hdr := enc[0]; spilled {
+	jk := &joinKey{rows: rows, persisted: true, heapAt: noTimer}
+	if spilled {
 		if len(hdr) < 4 {
 			return nil, errCorrupt(j.id)
 		}
 		jk.persisted, jk.indexed = hdr[2].Bool(), hdr[3].I
 	} else {
-		jk.indexed = j.minExpiry(side, jk.rows)
+		jk.indexed = j.minExpiry(side, &jk.rows)
 	}
 	return jk, nil
 }
@@ -75,7 +63,7 @@ func (j *Join) key(side int, k string, create bool) (*joinKey, error) {
 	if jk != nil || !create {
 		return jk, nil
 	}
-	jk = &joinKey{indexed: noTimer}
+	jk = &joinKey{key: k, indexed: noTimer, heapAt: noTimer}
 	if old, ok := j.gone[side][k]; ok { // stored, removed since: rewritten
 		jk.persisted, jk.indexed = true, old
 		delete(j.gone[side], k)
@@ -87,7 +75,7 @@ func (j *Join) key(side int, k string, create bool) (*joinKey, error) {
 // load brings key k of side into memory from the spill area (changed
 // since the last checkpoint) or the checkpoint; nil when neither holds it
 // or it was removed since. Its rows have no entries in the expiry heap
-// (unheaped): the stored timer covers them.
+// (heapAt is noTimer): the stored timer covers them.
 func (j *Join) load(side int, k string) (*joinKey, error) {
 	if _, ok := j.gone[side][k]; ok {
 		return nil, nil
@@ -112,9 +100,9 @@ func (j *Join) load(side int, k string) (*joinKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load join rows: %w", err)
 	}
-	jk.dirty, jk.unheaped = dirty, true // a spilled key is still listed in changed
+	jk.key, jk.dirty = k, dirty // a spilled key is still listed in changed
 	j.sides[side][k] = jk
-	j.resident[side] += len(jk.rows)
+	j.resident[side] += jk.rows.len()
 	return jk, nil
 }
 
@@ -122,7 +110,7 @@ func (j *Join) load(side int, k string) (*joinKey, error) {
 // flags: from memory, else from the spill area; nil when neither has it.
 func (j *Join) value(side int, k string) (val []byte, jk *joinKey, err error) {
 	if jk = j.sides[side][k]; jk != nil {
-		return j.encode(jk.rows), jk, nil
+		return j.encode(&jk.rows), jk, nil
 	}
 	sk := j.stateKey(side, k)
 	if !j.spill.has(sk) {
@@ -136,7 +124,7 @@ func (j *Join) value(side int, k string) (val []byte, jk *joinKey, err error) {
 		return nil, nil, err
 	}
 	spilled.dirty = true
-	return j.encode(spilled.rows), spilled, nil
+	return j.encode(&spilled.rows), spilled, nil
 }
 
 // evict moves whole keys out of memory until each side holds at most 3/4
@@ -192,12 +180,14 @@ func (j *Join) evictSide(side, target int) error {
 			vals = append(vals, j.spillValue(jk))
 		}
 		victims = append(victims, k)
-		j.resident[side] -= len(jk.rows)
+		j.resident[side] -= jk.rows.len()
 	}
 	if err := j.spill.write(keys, vals); err != nil {
 		return err
 	}
 	for _, k := range victims {
+		// the changed list may still hold the state: not its rows
+		j.sides[side][k].rows = joinRows{}
 		delete(j.sides[side], k)
 	}
 	j.onDisk = true

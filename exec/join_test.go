@@ -139,7 +139,7 @@ func TestJoinDropsNullKeysOnArrival(t *testing.T) {
 func (j *Join) storedRows(side int) int {
 	n := 0
 	for _, k := range j.sides[side] {
-		n += len(k.rows)
+		n += k.rows.len()
 	}
 	return n
 }

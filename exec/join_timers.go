@@ -15,9 +15,12 @@ import (
 // id + "t" + side + time (big-endian, sign flipped) + join key, with an
 // empty value. Checkpoint keeps them in step with the rows it writes, and
 // id + "m" marks a store whose checkpoints keep timers. Between
-// checkpoints the memory heap covers rows added since; a key loaded from
+// checkpoints the memory heap covers rows added since, with one entry per
+// key, not per row: at the earliest expiry of its rows (joinKey.heapAt; a
+// row expiring earlier adds an entry, a purge leaves one at the key's next
+// expiry unless a later entry not yet due covers it). A key loaded from
 // Badger is covered by its stored timer, and after each purge by a heap
-// entry at its next expiry (unheaped). When the watermark passes, fireDue
+// entry at its next expiry. When the watermark passes, fireDue
 // visits the heap's entries and the stored timers it passed since the
 // last time, so a stored timer fires once. At a checkpoint the heap drops
 // the entries of keys no longer in memory, whose stored timers now cover
@@ -32,15 +35,15 @@ var errStopScan = errors.New("stop scan")
 
 // minExpiry is the earliest expiry of rows of side (noTimer when none or
 // when rows never expire).
-func (j *Join) minExpiry(side int, rows []joinRow) int64 {
-	if !j.expires() || len(rows) == 0 {
+func (j *Join) minExpiry(side int, rows *joinRows) int64 {
+	if !j.expires() || rows.len() == 0 {
 		return noTimer
 	}
-	at := j.expiry(side, rows[0].time)
-	for _, r := range rows[1:] {
-		at = min(at, j.expiry(side, r.time))
+	t := rows.time(0)
+	for _, m := range rows.meta[1:] {
+		t = min(t, m.time)
 	}
-	return at
+	return j.expiry(side, t) // expiry grows with the time
 }
 
 // fireDue calls fire, in time order, for each key of side with an expiry

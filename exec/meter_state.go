@@ -101,8 +101,8 @@ func (j *Join) stateSize() StateSize {
 }
 
 // meanBytes is the mean in-memory size of a stored row, over the rows of
-// up to sizeSample keys: each key's map entry and state spread over its
-// rows, and each row's values and expiry-heap entry.
+// up to sizeSample keys: each key's map entry, state and expiry-heap
+// entry spread over its rows, and each row's encoding and span.
 func (j *Join) meanBytes() int64 {
 	var s sampler
 	for side := range j.sides {
@@ -110,14 +110,11 @@ func (j *Join) meanBytes() int64 {
 			if s.full() {
 				break
 			}
-			if len(jk.rows) == 0 {
+			if jk.rows.len() == 0 {
 				continue
 			}
-			n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*jk))
-			for _, r := range jk.rows {
-				n += int64(unsafe.Sizeof(r)) + rowBytes(r.row) + timerBytes
-			}
-			s.n += int64(len(jk.rows)) - 1
+			n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*jk)) + timerBytes + jk.rows.bytes()
+			s.n += int64(jk.rows.len()) - 1
 			s.add(int(n))
 		}
 	}

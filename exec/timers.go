@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"sort"
@@ -27,10 +26,11 @@ import (
 // replaced by "@t/" (v/<view>/op3@t/), beside the operator's keys rather
 // than under them, so a scan of the operator's state never meets a timer
 // whatever its keys start with; "@m" likewise marks a store whose
-// checkpoints keep timers. Between checkpoints the memory heap covers
-// entries created, loaded or changed since; due returns the heap's entries
-// and the stored timers a time reached since the last call (firedTo), so
-// a stored timer is visited once. The owner revisits an entry it finds not
+// checkpoints keep timers. Between checkpoints the memory heap (entries
+// bucketed by time: timer_buckets.go) covers entries created, loaded or
+// changed since; due returns the heap's entries and the stored timers a
+// time reached since the last call (firedTo), so a stored timer is
+// visited once. The owner revisits an entry it finds not
 // yet due at the time it now needs (an entry's time only moves later,
 // and a later time makes it dirty, so the next checkpoint moves its stored
 // timer). At a checkpoint the heap drops the entries no longer in memory
@@ -39,7 +39,7 @@ type timerQueue struct {
 	store   *state.Store
 	space   string // the stored timers' key prefix
 	marker  []byte
-	heap    expiryHeap
+	heap    timerBuckets
 	firedTo int64 // stored timers at or before this were visited
 	visited bool  // firedTo is set
 }
@@ -60,7 +60,7 @@ func newTimerQueueAt(store *state.Store, space, marker string) timerQueue {
 
 // push covers key k at time at in memory.
 func (q *timerQueue) push(at int64, k string) {
-	heap.Push(&q.heap, expiryItem{at: at, key: k})
+	q.heap.push(expiryItem{at: at, key: k})
 }
 
 func (q *timerQueue) key(at int64, k string) []byte {
@@ -73,10 +73,7 @@ func (q *timerQueue) key(at int64, k string) []byte {
 // upTo that no earlier call returned and own accepts. A key may be
 // returned more than once (its owner finds nothing due the second time).
 func (q *timerQueue) due(upTo int64, stored bool, own func(k string) (bool, error)) ([]expiryItem, error) {
-	var items []expiryItem
-	for q.heap.Len() > 0 && q.heap[0].at <= upTo {
-		items = append(items, heap.Pop(&q.heap).(expiryItem))
-	}
+	items := q.heap.due(upTo, nil)
 	if !stored || (q.visited && upTo <= q.firedTo) {
 		return items, nil
 	}
@@ -130,15 +127,7 @@ func (q *timerQueue) move(w *state.Writer, k string, old, now int64) error {
 // prune drops the heap entries of keys not in memory, after a checkpoint
 // whose stored timers now cover them.
 func (q *timerQueue) prune(inMemory func(k string) bool) {
-	h := q.heap[:0]
-	for _, it := range q.heap {
-		if inMemory(it.key) {
-			h = append(h, it)
-		}
-	}
-	clear(q.heap[len(h):])
-	q.heap = h
-	heap.Init(&q.heap)
+	q.heap.filter(func(it expiryItem) bool { return inMemory(it.key) })
 }
 
 // marked reports whether store s keeps this operator's timers.
