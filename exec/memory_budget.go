@@ -1,18 +1,20 @@
 package exec
 
 import (
+	"math/bits"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
 )
 
 // MemoryBudget is the bytes of state that the stateful operators of every
 // running pipeline may keep in memory together (the engine derives it
 // from memory_limit). Each operator instance that can spill — a join, a
-// GROUP BY aggregate, a view store — is a member with an equal share;
-// over its share it evicts to Badger as it does over state_cache_size.
-// Windows are not members yet (they keep state_cache_size's row cap).
+// GROUP BY aggregate, a window aggregate, a view store — is a member with
+// an equal share; over its share it evicts to Badger as it does over
+// state_cache_size.
 type MemoryBudget struct {
 	total   atomic.Int64
 	members atomic.Int64
@@ -113,7 +115,96 @@ const (
 	stringBytes = 16
 	// timerBytes is one entry of an expiry heap (time and key).
 	timerBytes = 32
+	// ptrBytes is a pointer in a slice.
+	ptrBytes = 8
+	// ifaceBytes is an interface value (type and data words).
+	ifaceBytes = 16
 )
+
+// allocBytes is the heap a single allocation of n bytes takes: Go rounds
+// small objects up to a size class (8 or 16 bytes apart up to 128, about
+// an eighth of the size above).
+func allocBytes(n int64) int64 {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= 16:
+		return (n + 7) &^ 7
+	case n <= 128:
+		return (n + 15) &^ 15
+	}
+	step := int64(1) << (63 - bits.LeadingZeros64(uint64(n)) - 3) // an eighth of the power of two below n
+	return (n + step - 1) / step * step
+}
+
+// accsBytes estimates accumulators in memory: the slice of interfaces,
+// each accumulator's struct and what it holds (strings, DISTINCT sets,
+// the values of jsonb_agg and array_agg).
+func accsBytes(a accs) int64 {
+	n := allocBytes(ifaceBytes * int64(len(a)))
+	for _, x := range a {
+		n += accBytes(x)
+	}
+	return n
+}
+
+func accBytes(a accumulator) int64 {
+	switch x := a.(type) {
+	case *countAcc:
+		return allocBytes(int64(unsafe.Sizeof(*x)))
+	case *sumAcc:
+		n := allocBytes(int64(unsafe.Sizeof(*x))) + int64(len(x.d.S))
+		if x.big != nil {
+			n += 64 + int64(cap(x.big.Bits()))*8
+		}
+		return n
+	case *minMaxAcc:
+		return allocBytes(int64(unsafe.Sizeof(*x))) + int64(len(x.v.S))
+	case *avgAcc:
+		return allocBytes(int64(unsafe.Sizeof(*x))) + int64(len(x.dec.d.S))
+	case *distinctAcc:
+		slot := int64(unsafe.Sizeof(distinctKey{})) + ptrBytes
+		n := allocBytes(int64(unsafe.Sizeof(*x))) + mapBytes(len(x.seen), slot) + int64(len(x.seen))*allocBytes(valueBytes) + int64(cap(x.buf))
+		for k := range x.seen {
+			n += 2 * int64(len(k.s)) // the key's and the value's strings
+		}
+		if x.inner != nil {
+			n += accBytes(x.inner)
+		}
+		return n
+	case *jsonAggAcc:
+		return allocBytes(int64(unsafe.Sizeof(*x))) + valuesBytes(x.vals)
+	case *arrayAggAcc:
+		return allocBytes(int64(unsafe.Sizeof(*x))) + valuesBytes(x.vals)
+	}
+	return allocBytes(int64(len(state.EncodeValue(a.encode()))))
+}
+
+// mapBytes estimates a map of n entries of slot bytes (key and value)
+// that grew by inserts: its header and groups of 8 slots with a control
+// word, which a small map allocates whole and a larger one keeps at most
+// 7/8 full, doubling when it fills.
+func mapBytes(n int, slot int64) int64 {
+	const header = 48
+	group := 8 + 8*slot
+	switch {
+	case n == 0:
+		return header
+	case n <= 8:
+		return header + allocBytes(group)
+	}
+	groups := int64(1) << bits.Len64(uint64((n*8/7+7)/8-1)) // a power of two
+	return header + groups*group + groups/8*ptrBytes
+}
+
+// valuesBytes estimates a slice of values: its array and strings.
+func valuesBytes(vs []types.Value) int64 {
+	n := allocBytes(valueBytes * int64(cap(vs)))
+	for _, v := range vs {
+		n += int64(len(v.S))
+	}
+	return n
+}
 
 // rowBytes estimates the memory of row r: its slice and values and the
 // strings they hold.
@@ -131,3 +222,5 @@ func keyBytes(k string) int64 { return mapEntryBytes + stringBytes + int64(len(k
 func (a *Aggregate) releaseMemory()   { a.mem.release(); a.mem = nil }
 func (j *Join) releaseMemory()        { j.mem.release(); j.mem = nil }
 func (m *Materialize) releaseMemory() { m.mem.release(); m.mem = nil }
+
+func (w *WindowAggregate) releaseMemory() { w.mem.release(); w.mem = nil }

@@ -1,6 +1,10 @@
 package exec
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/streamsql/streamsql/exec/state"
+)
 
 // The sizes of the stateful operators' state, for OpStats.State: keys in
 // memory, an estimate of their bytes, the spill area's bytes and the
@@ -15,8 +19,7 @@ type StateSize struct {
 	// MemoryBytes estimates the bytes of the state in memory: the
 	// resident entries times the mean in-memory size (Go's overhead
 	// included) of up to sizeSample of them, the mean the operator's
-	// MemoryBudget share evicts by (see memory_budget.go). Windows still
-	// count their values' encoded size only.
+	// MemoryBudget share evicts by (see memory_budget.go).
 	MemoryBytes int64
 	// SpilledBytes is the size of the values in the spill area (changed
 	// since the last checkpoint, evicted from memory).
@@ -63,14 +66,56 @@ func (a *spillArea) size(keys int64, mem int64) StateSize {
 }
 
 func (w *WindowAggregate) stateSize() StateSize {
+	return w.spill.size(w.StateKeys(), w.mem.bytes(int64(w.resident), w.meanBytes))
+}
+
+// meanBytes is the mean in-memory size of a window in memory, over up to
+// sizeSample of them (entryBytes), plus its part of what the operator
+// keeps beside its windows (bookBytes).
+func (w *WindowAggregate) meanBytes() int64 {
 	var s sampler
+	var keys int64
 	for _, e := range w.windows {
 		if s.full() {
 			break
 		}
-		s.add(len(w.encode(e)))
+		s.add(int(w.entryBytes(e)))
+		keys += int64(len(e.key))
 	}
-	return w.spill.size(w.StateKeys(), s.times(int64(w.resident)))
+	if s.n == 0 {
+		return 0
+	}
+	return s.times(1) + w.bookBytes(keys/s.n)/int64(max(w.resident, 1))
+}
+
+// entryBytes estimates window e in memory: its map entry, the entry,
+// group and emitted rows, rows still to retract, accumulators, a timer
+// bucket's pointer and, for a session, its place in its group's list.
+func (w *WindowAggregate) entryBytes(e *winEntry) int64 {
+	n := keyBytes(e.key) + 8 + allocBytes(int64(unsafe.Sizeof(*e))) + rowBytes(e.group) + accsBytes(e.acc) + 2*ptrBytes
+	if e.emitted != nil {
+		n += rowBytes(e.emitted)
+	}
+	for _, r := range e.stale {
+		n += rowBytes(r)
+	}
+	if !w.timed() {
+		n += ptrBytes + (keyBytes(e.key)+3*ptrBytes)/int64(len(w.byGroup[string(state.AppendKeyRow(nil, e.group))])+1)
+	}
+	return n
+}
+
+// bookBytes estimates what the operator keeps beside its windows in
+// memory, keys being keyLen bytes: the changed list, the removed and
+// spilled keys the next checkpoint writes, and the entries of windows
+// that left memory, which timer buckets hold until that checkpoint.
+func (w *WindowAggregate) bookBytes(keyLen int64) int64 {
+	key := mapEntryBytes + stringBytes + keyLen + 8
+	n := int64(cap(w.changed.items))*stringBytes + int64(len(w.gone)+len(w.spill.spilled)+len(w.spill.garbage))*key
+	if out := int64(w.timers.Len() - w.resident); out > 0 {
+		n += out * (allocBytes(int64(unsafe.Sizeof(winEntry{}))) + keyLen + 2*ptrBytes)
+	}
+	return n
 }
 
 func (a *Aggregate) stateSize() StateSize {
@@ -78,15 +123,14 @@ func (a *Aggregate) stateSize() StateSize {
 }
 
 // meanBytes is the mean in-memory size of up to sizeSample groups: the
-// map entry, the entry, its group and emitted rows, and its accumulators
-// at their encoded size.
+// map entry, the entry, its group and emitted rows, and its accumulators.
 func (a *Aggregate) meanBytes() int64 {
 	var s sampler
 	for _, e := range a.entries {
 		if s.full() {
 			break
 		}
-		n := keyBytes(e.key) + 8 + int64(unsafe.Sizeof(*e)) + rowBytes(e.group) + rowBytes(e.emitted) + int64(len(a.encode(e)))
+		n := keyBytes(e.key) + 8 + int64(unsafe.Sizeof(*e)) + rowBytes(e.group) + rowBytes(e.emitted) + accsBytes(e.acc)
 		if a.ttl > 0 {
 			n += timerBytes
 		}

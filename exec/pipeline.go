@@ -45,7 +45,8 @@ type Env struct {
 	// Store and StateBudget let stateful operators spill: each instance
 	// keeps at most StateBudget windows', groups', rows' values in memory
 	// (0: no cap). Memory, when set, is the bytes of state in memory the
-	// joins, aggregates and view stores of every pipeline share (see
+	// joins, aggregates, window aggregates and view stores of every
+	// pipeline share (see
 	// MemoryBudget); each instance spills past its share.
 	Store       *state.Store
 	StateBudget int
@@ -303,7 +304,7 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 			return b.splitWindowAggregate(x, id, side, out, st)
 		}
 		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
-			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget})
+			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 		b.addStateful(op)
 		sized(st, op)
@@ -382,7 +383,7 @@ func (b *pipeBuilder) splitWindowAggregate(x *planner.WindowAggregate, id string
 	}
 	global := b.keyed(par, [][]int{keys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 		return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep,
-			StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget, Partial: true})
+			StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory, Partial: true})
 	})
 	b.addStateful(global)
 	sized(st, global)

@@ -2,16 +2,21 @@ package exec
 
 import "fmt"
 
-// evict moves windows out of memory until at most 3/4 of the budget
-// stay: unchanged ones are dropped (the checkpoint has them), changed
-// ones are written to the spill area in one batch, and both leave memory
-// whole (their timers cover them). Windows waiting to be emitted stay.
-// Sessions leave a group at a time (evictGroups).
+// evict moves windows out of memory until at most 3/4 of the limit
+// stay (the row cap, or the windows that fit in the memory share,
+// whichever is fewer): unchanged ones are dropped (the checkpoint has
+// them), changed ones are written to the spill area in one batch, and
+// both leave memory whole (their timers cover them). Windows waiting to
+// be emitted stay. Sessions leave a group at a time (evictGroups).
 func (w *WindowAggregate) evict() error {
-	if w.budget <= 0 || w.resident <= w.budget {
+	if !w.spills() {
 		return nil
 	}
-	target := w.budget * 3 / 4
+	limit := w.mem.limit(w.budget, w.meanBytes)
+	if limit <= 0 || w.resident <= limit {
+		return nil
+	}
+	target := limit * 3 / 4
 	if w.win.Kind == "session" {
 		return w.evictGroups(target)
 	}
@@ -35,11 +40,19 @@ func (w *WindowAggregate) evict() error {
 		return err
 	}
 	for _, k := range victims {
-		w.windows[k].out = true
+		w.windows[k].leave()
 		delete(w.windows, k)
 	}
 	w.onDisk = true
 	return nil
+}
+
+// leave marks e as having left memory whole and lets its values go: a
+// timer bucket may still point at e until the next checkpoint prunes it,
+// and then finds the window by its key alone (dueWindow).
+func (e *winEntry) leave() {
+	e.out = true
+	e.group, e.acc, e.emitted, e.stale = nil, nil, nil, nil
 }
 
 // load brings the window stored under k into memory from the spill area

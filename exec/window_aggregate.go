@@ -23,8 +23,10 @@ import (
 // that time (window_timers.go); a stored TUMBLE or HOP window's key
 // starts with its end, so the stored windows a watermark closes are a
 // range scan of their own keys (window_store.go), while a stored SESSION
-// window, whose end moves, has a stored timer beside it (timers.go). With
-// a budget, at most that many windows stay in memory: the others leave it
+// window, whose end moves, has a stored timer beside it (timers.go). Under
+// a row cap (state_cache_size) or a share of the memory budget
+// (MemoryBudget), at most that many windows, or that many bytes of them
+// by their estimate (meanBytes), stay in memory: the others leave it
 // whole and live in Badger — in the last checkpoint when unchanged since,
 // else in a spill area that is not part of any checkpoint (see spill.go)
 // — and come back when a row, a partial or the watermark needs them;
@@ -78,8 +80,9 @@ type WindowAggregate struct {
 	judge        windowJudge
 
 	store    *state.Store
-	budget   int // windows with values in memory; 0 = no limit
-	resident int // windows whose values are in memory
+	budget   int       // windows with values in memory; 0 = no cap
+	mem      *memShare // its share of the memory budget, or nil
+	resident int       // windows whose values are in memory
 	spill    spillArea
 	onDisk   bool // windows not in windows may be in Badger
 }
@@ -113,10 +116,12 @@ type WindowAggregateConfig struct {
 	Late     *lateness.Counters
 	Keep     func(group types.Row) bool
 	StartsAt int64 // processing time at start (EMIT EVERY)
-	// Store and Budget enable spilling: at most Budget windows keep their
-	// values in memory (0: no limit). Store is needed when Budget > 0.
+	// Store with Budget or Memory enables spilling: at most Budget
+	// windows (0: no cap), and no more than fit in an equal share of
+	// Memory (nil: none), keep their values in memory.
 	Store  *state.Store
 	Budget int
+	Memory *MemoryBudget
 	// Partial makes this the global phase of a split aggregate: its input
 	// is LocalWindowAggregate's partial rows.
 	Partial bool
@@ -130,11 +135,11 @@ func NewWindowAggregate(c WindowAggregateConfig) *WindowAggregate {
 		policy: n.Contract.Policy, out: c.Out, side: c.Side, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, windows: map[string]*winEntry{}, byGroup: map[string][]*winEntry{},
 		gone: map[string]int64{}, closedTo: types.MinTime, droppedTo: types.MinTime, lastTick: c.StartsAt,
-		store: c.Store, budget: c.Budget, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
+		store: c.Store, spill: newSpillArea(c.Store, c.ID), partialInput: c.Partial,
 		sessionTimers: newTimerQueue(c.Store, c.ID),
 	}
-	if w.store == nil {
-		w.budget = 0
+	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
+		w.budget, w.mem = c.Budget, c.Memory.join()
 	}
 	if w.policy == 0 {
 		w.policy = lateness.Drop
@@ -510,6 +515,10 @@ func (w *WindowAggregate) Tick(now int64) error {
 	}
 	return w.evict()
 }
+
+// spills reports whether windows may leave memory for Badger: under a
+// row cap or a share of the memory budget.
+func (w *WindowAggregate) spills() bool { return w.budget > 0 || w.mem != nil }
 
 // timed reports whether the windows are keyed by their end, so that their
 // keys are their timers: TUMBLE and HOP windows (sessions, whose end

@@ -268,7 +268,7 @@ func (w *WindowAggregate) evictGroups(target int) error {
 	}
 	for _, gk := range victims {
 		for _, e := range w.byGroup[gk] {
-			e.out = true
+			e.leave()
 			delete(w.windows, e.key)
 		}
 		delete(w.byGroup, gk)
@@ -310,7 +310,7 @@ func (w *WindowAggregate) restoreSessions(s *state.Store) error {
 	if ok && !bytes.Equal(mark, timersMark) {
 		return fmt.Errorf("%s: unknown session layout %q: %w", w.id, mark, state.ErrVersion)
 	}
-	if ok && w.budget > 0 {
+	if ok && w.spills() {
 		w.onDisk = true
 		return nil
 	}

@@ -26,7 +26,9 @@ import (
 // next checkpoint migrates them. The spilling aggregate must hold at most
 // its budget of windows, and after a checkpoint a heap of at most a few
 // entries per window it holds. The input ends with the watermark of a
-// bounded source's end.
+// bounded source's end. Each case runs again under a byte budget instead
+// of the row cap: a share too small for more than a window or two, which
+// the aggregate's estimated bytes in memory must respect.
 func TestWindowSpillAgreesWithMemory(t *testing.T) {
 	cases := map[string]planner.WindowAggregate{
 		"tumble/close": {Window: planner.WindowSpec{Kind: "tumble", Size: 10, Slide: 10},
@@ -50,12 +52,17 @@ func TestWindowSpillAgreesWithMemory(t *testing.T) {
 		node.Window.TimeCol = 1
 		node.GroupCols, node.Aggs = []int{0}, allAggs
 		for seed := int64(1); seed <= 3; seed++ {
-			windowSpillAgrees(t, name, &node, seed)
+			windowSpillAgrees(t, name, &node, seed, nil)
+		}
+		for seed := int64(4); seed <= 5; seed++ {
+			windowSpillAgrees(t, name+"/bytes", &node, seed, NewMemoryBudget(3000))
 		}
 	}
 }
 
-func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate, seed int64) {
+// windowSpillAgrees runs one case: the spilling aggregate keeps at most
+// two windows in memory, or with budget its share of budget.
+func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate, seed int64, budget *MemoryBudget) {
 	rng := rand.New(rand.NewSource(seed))
 	st, err := state.Open(t.TempDir())
 	if err != nil {
@@ -63,9 +70,13 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 	}
 	defer st.Close()
 	spillOut, memOut := NewMaterialize("s/", nil, nil), NewMaterialize("m/", nil, nil)
+	rows := 2
+	if budget != nil {
+		rows = 0
+	}
 	build := func() *WindowAggregate {
 		return NewWindowAggregate(WindowAggregateConfig{ID: "w/", Node: node, Out: Output{Op: spillOut},
-			Late: &lateness.Counters{}, Store: st, Budget: 2})
+			Late: &lateness.Counters{}, Store: st, Budget: rows, Memory: budget})
 	}
 	spill := build()
 	mem := NewWindowAggregate(WindowAggregateConfig{ID: "w/", Node: node, Out: Output{Op: memOut}, Late: &lateness.Counters{}})
@@ -74,6 +85,7 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 	restarts := node.Contract.Emit != "every"
 	wm, clock, now := types.MinTime, int64(0), int64(0)
 	var id uint64
+	spilled := false
 	for step := 0; step <= 400; step++ {
 		feed := func(do func(w *WindowAggregate) error) {
 			for _, w := range []*WindowAggregate{spill, mem} {
@@ -119,6 +131,7 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 			default: // a store written by an older build
 				toOldWindowLayout(t, st, "w/", node, layout)
 			}
+			spill.releaseMemory()
 			spill = build() // restart from that checkpoint; the engine re-sends the watermark
 			if err := spill.Restore(st); err != nil {
 				t.Fatal(err)
@@ -140,12 +153,28 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
 			t.Fatalf("%s seed %d step %d: spilling window aggregate emitted %v, in memory %v", name, seed, step, got, want)
 		}
-		if resident, _ := spill.ResidentWindows(); resident > 2 {
-			t.Fatalf("%s seed %d step %d: %d windows' values in memory, budget 2", name, seed, step, resident)
+		checkWindowsHeld(t, spill, budget, rows)
+		spilled = spilled || spill.spill.bytes > 0
+	}
+	if !spilled {
+		t.Fatalf("%s seed %d: no window was ever spilled", name, seed)
+	}
+}
+
+// checkWindowsHeld fails unless w holds at most rows windows or, with a
+// memory budget, at most its share's bytes by its own estimate (or one
+// window, when a window alone is more than the share).
+func checkWindowsHeld(t *testing.T, w *WindowAggregate, mem *MemoryBudget, rows int) {
+	t.Helper()
+	if mem == nil {
+		if resident, n := w.ResidentWindows(); resident > rows || n > rows {
+			t.Fatalf("%d windows' values in memory (%d held), budget %d", resident, n, rows)
 		}
-		if n := len(spill.windows); n > 2 {
-			t.Fatalf("%s seed %d step %d: %d windows in memory, budget 2", name, seed, step, n)
-		}
+		return
+	}
+	got, share := w.stateSize().MemoryBytes, mem.Share()
+	if resident, _ := w.ResidentWindows(); got > share && resident > 1 {
+		t.Fatalf("%d windows estimated at %d bytes in memory, share %d", resident, got, share)
 	}
 }
 

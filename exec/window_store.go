@@ -218,7 +218,7 @@ func (w *WindowAggregate) Restore(s *state.Store) error {
 		return w.migrate(s, layout)
 	}
 	w.closedTo = firedTo
-	if w.budget > 0 {
+	if w.spills() {
 		w.onDisk = true
 		return nil
 	}

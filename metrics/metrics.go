@@ -54,7 +54,7 @@ var (
 	opRowsIn       = desc("operator_rows_in_total", "Rows a view's plan node received from its inputs since the process started.", "view", "operator")
 	opRowsOut      = desc("operator_rows_out_total", "Rows (inserts and retractions) a view's plan node emitted since the process started.", "view", "operator")
 	opStateKeys    = desc("operator_state_keys", "Keys (groups, windows, join keys, view rows) a view's stateful plan node holds in memory.", "view", "operator")
-	opMemBytes     = desc("operator_state_memory_bytes", "Estimated bytes of a view's stateful plan node's state values in memory (resident entries times the mean encoded size of a sample).", "view", "operator")
+	opMemBytes     = desc("operator_state_memory_bytes", "Estimated bytes in memory of a view's stateful plan node's state (resident entries times the mean in-memory size of a sample, Go's overhead included; what it spills by under memory_limit).", "view", "operator")
 	opSpillBytes   = desc("operator_state_spilled_bytes", "Bytes of a view's stateful plan node's values in the spill area (changed since the last checkpoint, evicted from memory).", "view", "operator")
 	opSpillReads   = desc("operator_spill_reads_total", "Evicted state values a view's plan node read back (from the spill area or the checkpoint) since the process started.", "view", "operator")
 	opProcessing   = desc("operator_processing_seconds_total", "Time a view's plan node itself spent on rows and watermarks (not the nodes after it) since the process started.", "view", "operator")
