@@ -59,7 +59,8 @@
 // delivery = at_least_once (default): Write appends (buffered), PreCommit
 // writes and fsyncs, Commit does nothing. After a crash the engine replays
 // the changes since its last checkpoint, which appear again; applying the
-// file by key converges.
+// file by key converges when the replay touches every key again, which a
+// view whose keys depend on batching (SESSION bounds) does not promise.
 //
 // delivery = exactly_once: Write buffers; PreCommit(id) collapses the
 // changes per key and returns them as staged bytes; Commit(id) appends
