@@ -50,23 +50,60 @@ func Owner(key types.Row, n int) int {
 	return int(types.HashValues(key, cols) % uint64(n))
 }
 
-// Process implements Operator.
+// Process implements Operator. An unkeyed (stateless) phase gets
+// contiguous equal shares of the batch as sub-slices, copying nothing; a
+// keyed one gets each instance's rows in slices sized exactly, from a
+// first pass that routes every row.
 func (p *Parallel) Process(port int, b *Batch) error {
+	parts := p.split(port, b)
+	return p.each(func(i int, o Operator) error {
+		if len(parts[i].Rows) == 0 {
+			return nil
+		}
+		return o.Process(port, &parts[i])
+	})
+}
+
+// split divides b among the instances.
+func (p *Parallel) split(port int, b *Batch) []Batch {
 	n := len(p.inst)
 	parts := make([]Batch, n)
-	var cols []int
-	if p.keys != nil {
-		cols = p.keys[port]
+	if p.keys == nil {
+		for k := range parts {
+			lo, hi := shareOf(k, n, len(b.Rows)), shareOf(k+1, n, len(b.Rows))
+			parts[k].Rows = b.Rows[lo:hi:hi]
+			if b.Diffs != nil {
+				parts[k].Diffs = b.Diffs[lo:hi:hi]
+			}
+			if b.WM != nil {
+				parts[k].WM = b.WM[lo:hi:hi]
+			}
+		}
+		return parts
+	}
+	cols := p.keys[port]
+	if len(cols) == 0 {
+		parts[0] = *b
+		return parts
+	}
+	owner := make([]int32, len(b.Rows))
+	counts := make([]int, n)
+	for i, r := range b.Rows {
+		k := int(types.HashValues(r, cols) % uint64(n))
+		owner[i] = int32(k)
+		counts[k]++
+	}
+	for k, c := range counts {
+		parts[k].Rows = make([]types.Row, 0, c)
+		if b.Diffs != nil {
+			parts[k].Diffs = make([]int8, 0, c)
+		}
+		if b.WM != nil {
+			parts[k].WM = make([]int64, 0, c)
+		}
 	}
 	for i, r := range b.Rows {
-		k := 0
-		switch {
-		case p.keys == nil: // a stateless phase: contiguous equal shares
-			k = i * n / len(b.Rows)
-		case len(cols) > 0:
-			k = int(types.HashValues(r, cols) % uint64(n))
-		}
-		pb := &parts[k]
+		pb := &parts[owner[i]]
 		pb.Rows = append(pb.Rows, r)
 		if b.Diffs != nil {
 			pb.Diffs = append(pb.Diffs, b.Diffs[i])
@@ -75,12 +112,14 @@ func (p *Parallel) Process(port int, b *Batch) error {
 			pb.WM = append(pb.WM, b.WM[i])
 		}
 	}
-	return p.each(func(i int, o Operator) error {
-		if len(parts[i].Rows) == 0 {
-			return nil
-		}
-		return o.Process(port, &parts[i])
-	})
+	return parts
+}
+
+// shareOf is where instance k's contiguous share of m rows starts when n
+// instances split them evenly: row i goes to the k with
+// shareOf(k) <= i < shareOf(k+1), the same k as i*n/m.
+func shareOf(k, n, m int) int {
+	return (k*m + n - 1) / n
 }
 
 // each runs fn for every instance concurrently and waits for all; it

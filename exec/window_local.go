@@ -33,6 +33,15 @@ type LocalWindowAggregate struct {
 	batch  map[string]*localGroup // this batch's groups, by key
 	order  []*partial
 	keyBuf []byte
+
+	// reuse is set when every call's accumulator resets in place: then a
+	// flushed batch's groups and partials go to the free lists and the
+	// next batches take them from there, so a partial costs no
+	// allocation once the free lists have grown to a batch's size.
+	reuse      bool
+	width      int // values in a partial row (a hint: array_agg's vary)
+	freeGroups []*localGroup
+	freeParts  []*partial
 }
 
 // localGroup is one group's partials in a batch: a row's windows (five
@@ -56,8 +65,12 @@ func NewLocalWindowAggregate(n *planner.WindowAggregate, out Output, side func(t
 	if p == 0 {
 		p = lateness.Drop
 	}
-	return &LocalWindowAggregate{groups: n.GroupCols, calls: n.Aggs, win: n.Window, policy: p,
-		out: out, late: late, wm: types.MinTime, batch: map[string]*localGroup{},
+	width := len(n.GroupCols) + 3
+	for _, c := range n.Aggs {
+		width += partialWidth(c)
+	}
+	return &LocalWindowAggregate{width: width, groups: n.GroupCols, calls: n.Aggs, win: n.Window, policy: p,
+		out: out, late: late, wm: types.MinTime, batch: map[string]*localGroup{}, reuse: resettable(n.Aggs),
 		judge: windowJudge{win: n.Window, contract: n.Contract, policy: p, side: side, late: late}}
 }
 
@@ -128,7 +141,13 @@ func (l *LocalWindowAggregate) group(r types.Row) *localGroup {
 	if g, ok := l.batch[string(l.keyBuf)]; ok {
 		return g
 	}
-	g := &localGroup{row: make(types.Row, len(l.groups))}
+	var g *localGroup
+	if k := len(l.freeGroups); k > 0 {
+		g = l.freeGroups[k-1]
+		l.freeGroups = l.freeGroups[:k-1]
+	} else {
+		g = &localGroup{row: make(types.Row, len(l.groups))}
+	}
 	for i, c := range l.groups {
 		g.row[i] = r[c]
 	}
@@ -143,31 +162,54 @@ func (l *LocalWindowAggregate) partial(g *localGroup, start, end int64, late boo
 			return p
 		}
 	}
-	p := &partial{group: g.row, start: start, end: end, late: late, acc: newAccs(l.calls)}
+	var p *partial
+	if k := len(l.freeParts); k > 0 {
+		p = l.freeParts[k-1]
+		l.freeParts = l.freeParts[:k-1]
+		p.acc.reset()
+		p.group, p.start, p.end, p.late = g.row, start, end, late
+	} else {
+		p = &partial{group: g.row, start: start, end: end, late: late, acc: newAccs(l.calls)}
+	}
 	g.parts = append(g.parts, p)
 	l.order = append(l.order, p)
 	return p
 }
 
-// flush emits the batch's partials and forgets them.
+// flush emits the batch's partials, their rows cut from one slab of
+// values, and forgets them (keeping them on the free lists when reuse is
+// set: a partial row shares nothing with its accumulators).
 func (l *LocalWindowAggregate) flush() error {
 	if len(l.order) == 0 {
 		return nil
 	}
 	out := &Batch{Rows: make([]types.Row, len(l.order))}
+	slab := make([]types.Value, 0, l.width*len(l.order))
 	for i, p := range l.order {
-		row := make(types.Row, 0, len(p.group)+3+2*len(p.acc))
-		row = append(row, p.group...)
-		row = append(row, types.TimestampValue(p.start), types.TimestampValue(p.end), types.BoolValue(p.late))
-		for _, a := range p.acc {
-			row = append(row, a.encode()...)
+		at := len(slab)
+		slab = append(slab, p.group...)
+		slab = append(slab, types.TimestampValue(p.start), types.TimestampValue(p.end), types.BoolValue(p.late))
+		slab = p.acc.appendEncode(slab)
+		out.Rows[i] = slab[at:len(slab):len(slab)]
+	}
+	l.recycle()
+	return l.out.Emit(out)
+}
+
+// recycle empties the batch, keeping its groups and partials for the
+// next batches when reuse is set.
+func (l *LocalWindowAggregate) recycle() {
+	if l.reuse {
+		for _, g := range l.batch {
+			clear(g.parts)
+			g.parts = g.parts[:0]
+			l.freeGroups = append(l.freeGroups, g)
 		}
-		out.Rows[i] = row
+		l.freeParts = append(l.freeParts, l.order...)
 	}
 	clear(l.batch)
 	clear(l.order)
 	l.order = l.order[:0]
-	return l.out.Emit(out)
 }
 
 // Watermark implements Operator.
