@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"bytes"
+	"hash/maphash"
 	"maps"
 	"slices"
 
@@ -34,6 +36,7 @@ type Materialize struct {
 	changed dirtyList[uint32]
 	dirty   func(id uint32) bool
 	sink    func(changes []Change)
+	cons    consolidator // the changelog's scratch
 	wm      int64
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
@@ -107,7 +110,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 		changes = append(changes, Change{Row: r})
 	}
 	if m.sink != nil && len(changes) > 0 {
-		m.sink(consolidate(changes, m.key))
+		m.sink(m.cons.run(changes, m.key))
 	}
 	return m.evict()
 }
@@ -144,7 +147,7 @@ func (m *Materialize) forward(b *Batch) error {
 	for i, r := range b.Rows {
 		changes[i] = Change{Delete: b.Diff(i) < 0, Row: r}
 	}
-	m.sink(consolidate(changes, m.key))
+	m.sink(m.cons.run(changes, m.key))
 	return nil
 }
 
@@ -152,21 +155,78 @@ func (m *Materialize) forward(b *Batch) error {
 // retraction followed by an insert becomes one upsert, an insert followed
 // by its retraction one delete. Order between keys is kept.
 func consolidate(changes []Change, key []int) []Change {
+	var c consolidator
+	return c.run(changes, key)
+}
+
+// consolidator is consolidate with its scratch kept from batch to batch.
+// The changes' keys are encoded back to back into one buffer and found by
+// a hash of their bytes, so a change costs no allocation of its own; two
+// different keys with one hash (never seen with 64 bits) take the map of
+// strings.
+type consolidator struct {
+	buf    []byte
+	ends   []int
+	hashes []uint64
+	last   map[uint64]int
+}
+
+// run is consolidate.
+func (c *consolidator) run(changes []Change, key []int) []Change {
 	if len(key) == 0 {
 		return changes
 	}
-	var kb []byte // reused: only the map's strings are allocated
-	keyOf := func(r types.Row) string {
-		kb = kb[:0]
-		for _, c := range key {
-			kb = state.AppendKey(kb, r[c])
-		}
-		return string(kb)
+	if c.last == nil {
+		c.last = make(map[uint64]int, len(changes))
 	}
-	last := make(map[string]int, len(changes))
+	defer clear(c.last)
+	c.buf, c.ends, c.hashes = c.buf[:0], c.ends[:0], c.hashes[:0]
+	for i, ch := range changes {
+		at := len(c.buf)
+		for _, col := range key {
+			c.buf = state.AppendKey(c.buf, ch.Row[col])
+		}
+		c.ends = append(c.ends, len(c.buf))
+		h := maphash.Bytes(consolidateSeed, c.buf[at:])
+		c.hashes = append(c.hashes, h)
+		if j, ok := c.last[h]; ok && !bytes.Equal(c.buf[at:], keyAt(c.buf, c.ends, j)) {
+			return consolidateByString(changes, key)
+		}
+		c.last[h] = i
+	}
+	out := changes[:0:0]
+	for i, ch := range changes {
+		if c.last[c.hashes[i]] == i {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// consolidateSeed seeds consolidate's key hashes.
+var consolidateSeed = maphash.MakeSeed()
+
+// keyAt is change i's key: the bytes in buf from the end of change
+// i-1's to ends[i].
+func keyAt(buf []byte, ends []int, i int) []byte {
+	if i == 0 {
+		return buf[:ends[0]]
+	}
+	return buf[ends[i-1]:ends[i]]
+}
+
+// consolidateByString is consolidate by a map of the keys as strings,
+// taken only when two keys share a hash.
+func consolidateByString(changes []Change, key []int) []Change {
 	keys := make([]string, len(changes))
+	last := make(map[string]int, len(changes))
+	var kb []byte
 	for i, c := range changes {
-		keys[i] = keyOf(c.Row)
+		kb = kb[:0]
+		for _, col := range key {
+			kb = state.AppendKey(kb, c.Row[col])
+		}
+		keys[i] = string(kb)
 		last[keys[i]] = i
 	}
 	out := changes[:0:0]
