@@ -29,8 +29,14 @@ type LocalWindowAggregate struct {
 	late   *lateness.Counters
 	judge  windowJudge
 
-	wm     int64
-	batch  map[string]*localGroup // this batch's groups, by key
+	wm    int64
+	batch map[string]*localGroup // this batch's groups, by key
+	// ints holds the batch's groups instead of batch when the group is
+	// one column and the row's value there is a BIGINT (or INTEGER,
+	// SMALLINT): the value itself is the key, with no key to encode and
+	// no string to hash. Its keys encode as no other kind's do, so the
+	// two maps never hold one group twice.
+	ints   map[int64]*localGroup
 	order  []*partial
 	keyBuf []byte
 
@@ -70,7 +76,7 @@ func NewLocalWindowAggregate(n *planner.WindowAggregate, out Output, side func(t
 		width += partialWidth(c)
 	}
 	return &LocalWindowAggregate{width: width, groups: n.GroupCols, calls: n.Aggs, win: n.Window, policy: p,
-		out: out, late: late, wm: types.MinTime, batch: map[string]*localGroup{}, reuse: resettable(n.Aggs),
+		out: out, late: late, wm: types.MinTime, batch: map[string]*localGroup{}, ints: map[int64]*localGroup{}, reuse: resettable(n.Aggs),
 		judge: windowJudge{win: n.Window, contract: n.Contract, policy: p, side: side, late: late}}
 }
 
@@ -137,10 +143,28 @@ func (j *windowJudge) row(r types.Row, t, wm int64, apply func(start, end int64,
 
 // group returns the batch's partials of row r's group.
 func (l *LocalWindowAggregate) group(r types.Row) *localGroup {
+	if len(l.groups) == 1 {
+		if v := r[l.groups[0]]; v.K == types.Int {
+			g, ok := l.ints[v.I]
+			if !ok {
+				g = l.newGroup(r)
+				l.ints[v.I] = g
+			}
+			return g
+		}
+	}
 	l.keyBuf = state.AppendKeyCols(l.keyBuf[:0], r, l.groups)
 	if g, ok := l.batch[string(l.keyBuf)]; ok {
 		return g
 	}
+	g := l.newGroup(r)
+	l.batch[string(l.keyBuf)] = g
+	return g
+}
+
+// newGroup returns an empty group holding r's group columns, from the
+// free list when it has one.
+func (l *LocalWindowAggregate) newGroup(r types.Row) *localGroup {
 	var g *localGroup
 	if k := len(l.freeGroups); k > 0 {
 		g = l.freeGroups[k-1]
@@ -151,7 +175,6 @@ func (l *LocalWindowAggregate) group(r types.Row) *localGroup {
 	for i, c := range l.groups {
 		g.row[i] = r[c]
 	}
-	l.batch[string(l.keyBuf)] = g
 	return g
 }
 
@@ -201,15 +224,24 @@ func (l *LocalWindowAggregate) flush() error {
 func (l *LocalWindowAggregate) recycle() {
 	if l.reuse {
 		for _, g := range l.batch {
-			clear(g.parts)
-			g.parts = g.parts[:0]
-			l.freeGroups = append(l.freeGroups, g)
+			l.free(g)
+		}
+		for _, g := range l.ints {
+			l.free(g)
 		}
 		l.freeParts = append(l.freeParts, l.order...)
 	}
 	clear(l.batch)
+	clear(l.ints)
 	clear(l.order)
 	l.order = l.order[:0]
+}
+
+// free puts g, emptied, on the free list.
+func (l *LocalWindowAggregate) free(g *localGroup) {
+	clear(g.parts)
+	g.parts = g.parts[:0]
+	l.freeGroups = append(l.freeGroups, g)
 }
 
 // Watermark implements Operator.
