@@ -41,8 +41,8 @@ type Join struct {
 	keep     func(side int, key types.Row) bool
 
 	wm    [2]int64
-	now   int64 // the last Tick's wall clock, for wall-clock STATE TTL
-	sides [2]map[string]*joinKey
+	now   int64        // the last Tick's wall clock, for wall-clock STATE TTL
+	sides [2]joinIndex // each side's keys (join_index.go)
 	// timers orders each side's keys by when their rows expire, so a
 	// watermark visits only the keys it purges (join_timers.go).
 	timers [2]timerQueue
@@ -73,6 +73,8 @@ type Join struct {
 // checkpoint writes them without encoding them again.
 type joinKey struct {
 	key       string // the join key in key form
+	hash      uint64 // joinHash(key)
+	slot      uint32 // its slot in the side's joinIndex
 	rows      joinRows
 	indexed   int64 // the key's timer in the last checkpoint (noTimer: none)
 	heapAt    int64 // the key's earliest expiry-heap entry (noTimer: none)
@@ -104,7 +106,6 @@ type JoinConfig struct {
 func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
 		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now}
-	j.sides[0], j.sides[1] = map[string]*joinKey{}, map[string]*joinKey{}
 	j.gone[0], j.gone[1] = map[string]int64{}, map[string]int64{}
 	j.spill = newSpillArea(c.Store, c.ID)
 	for side := range j.timers {
@@ -194,6 +195,7 @@ func (j *Join) Process(port int, b *Batch) error {
 			kb = state.AppendKey(kb, r[c])
 		}
 		k := string(kb)
+		h := joinHash(k)
 		var t int64
 		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {
 			t = r[tc].I
@@ -201,17 +203,17 @@ func (j *Join) Process(port int, b *Batch) error {
 			t = j.now // when the row was stored
 		}
 		if j.n.Kind == planner.WindowJoin {
-			if err := j.storeWindowRow(port, k, r, t); err != nil {
+			if err := j.storeWindowRow(port, k, h, r, t); err != nil {
 				return err
 			}
 			continue
 		}
-		matched, err := j.probe(port, k, r, t, out)
+		matched, err := j.probe(port, k, h, r, t, out)
 		if err != nil {
 			return err
 		}
 		if !j.expires() || j.expiry(port, t) >= j.wm[other] {
-			if err := j.storeRow(port, k, r, t); err != nil {
+			if err := j.storeRow(port, k, h, r, t); err != nil {
 				return err
 			}
 		} else if !matched {
@@ -225,10 +227,10 @@ func (j *Join) Process(port int, b *Batch) error {
 }
 
 // probe appends to out the joins of row r (time t) of side port with the
-// other side's rows of key k, and reports whether any matched. Only the
-// rows whose time matches are decoded.
-func (j *Join) probe(port int, k string, r types.Row, t int64, out *Batch) (bool, error) {
-	partner, err := j.key(1-port, k, false)
+// other side's rows of key k (h its joinHash), and reports whether any
+// matched. Only the rows whose time matches are decoded.
+func (j *Join) probe(port int, k string, h uint64, r types.Row, t int64, out *Batch) (bool, error) {
+	partner, err := j.key(1-port, k, h, false)
 	if err != nil || partner == nil {
 		return false, err
 	}
@@ -260,10 +262,11 @@ func (j *Join) probe(port int, k string, r types.Row, t int64, out *Batch) (bool
 	return matched, nil
 }
 
-// storeRow keeps row r (time t) of side under key k, encoded: the
-// encoding is also the copy that frees the batch's slab the row sits in.
-func (j *Join) storeRow(side int, k string, r types.Row, t int64) error {
-	jk, err := j.key(side, k, true)
+// storeRow keeps row r (time t) of side under key k (h its joinHash),
+// encoded: the encoding is also the copy that frees the batch's slab the
+// row sits in.
+func (j *Join) storeRow(side int, k string, h uint64, r types.Row, t int64) error {
+	jk, err := j.key(side, k, h, true)
 	if err != nil {
 		return err
 	}
@@ -289,12 +292,12 @@ func (j *Join) cover(side int, k string, jk *joinKey, at int64) {
 // storeWindowRow keeps a window join's row until its window closes, or
 // counts it late when the window already has (both watermarks passed its
 // end: its partners were emitted and dropped).
-func (j *Join) storeWindowRow(side int, k string, r types.Row, t int64) error {
+func (j *Join) storeWindowRow(side int, k string, h uint64, r types.Row, t int64) error {
 	if end := j.expiry(side, t); end <= min(j.wm[0], j.wm[1]) {
 		j.late.Add(lateness.Drop, "join_expired", 1)
 		return nil
 	}
-	return j.storeRow(side, k, r, t)
+	return j.storeRow(side, k, h, r, t)
 }
 
 // closeWindows emits and drops, for every key, the window join's rows of
@@ -393,7 +396,7 @@ func (j *Join) purgeKey(side int, k string, wm int64) error {
 // or before upTo were taken by the caller: a key with rows left gets an
 // entry at its next expiry unless one not yet due covers it.
 func (j *Join) takeRows(side int, k string, upTo int64, take func(t int64, r types.Row)) error {
-	jk, err := j.key(side, k, false)
+	jk, err := j.key(side, k, joinHash(k), false)
 	if err != nil || jk == nil {
 		return err
 	}
@@ -439,13 +442,13 @@ func (j *Join) takeRows(side int, k string, upTo int64, take func(t int64, r typ
 func (j *Join) markDirty(side int, jk *joinKey) {
 	if !jk.dirty {
 		jk.dirty = true
-		j.changed[side].add(jk, len(j.sides[side]), func(x *joinKey) bool { return x.dirty && !x.removed })
+		j.changed[side].add(jk, j.sides[side].len(), func(x *joinKey) bool { return x.dirty && !x.removed })
 	}
 }
 
 // remove forgets key k of side; a checkpoint that wrote it owes a delete.
 func (j *Join) remove(side int, k string, jk *joinKey) {
-	delete(j.sides[side], k)
+	j.sides[side].remove(jk)
 	jk.removed, jk.rows = true, joinRows{} // the changed list may still hold jk
 	if jk.persisted {
 		j.gone[side][k] = jk.indexed
@@ -585,7 +588,8 @@ func (j *Join) Restore(s *state.Store) error {
 			return err
 		}
 		jk.key = sk[1:]
-		j.sides[side][jk.key] = jk
+		jk.hash = joinHash(jk.key)
+		j.sides[side].put(jk)
 		j.resident[side] += jk.rows.len()
 		if j.expires() && jk.rows.len() > 0 {
 			j.cover(side, sk[1:], jk, j.minExpiry(side, &jk.rows))
@@ -603,4 +607,4 @@ func (j *Join) Restore(s *state.Store) error {
 }
 
 // StateKeys implements stateSizer: the join keys of both sides.
-func (j *Join) StateKeys() int64 { return int64(len(j.sides[0]) + len(j.sides[1])) }
+func (j *Join) StateKeys() int64 { return int64(j.sides[0].len() + j.sides[1].len()) }

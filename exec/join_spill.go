@@ -49,26 +49,26 @@ func (j *Join) decodeKey(side int, val []byte, spilled bool) (*joinKey, error) {
 	return jk, nil
 }
 
-// key returns side's state for key k with its rows in memory (loading
-// them from Badger when the key is not in memory); nil when absent,
-// unless create is set.
-func (j *Join) key(side int, k string, create bool) (*joinKey, error) {
-	jk := j.sides[side][k]
+// key returns side's state for key k (h its joinHash) with its rows in
+// memory (loading them from Badger when the key is not in memory); nil
+// when absent, unless create is set.
+func (j *Join) key(side int, k string, h uint64, create bool) (*joinKey, error) {
+	jk := j.sides[side].get(k, h)
 	if jk == nil && j.onDisk {
 		var err error
-		if jk, err = j.load(side, k); err != nil {
+		if jk, err = j.load(side, k, h); err != nil {
 			return nil, err
 		}
 	}
 	if jk != nil || !create {
 		return jk, nil
 	}
-	jk = &joinKey{key: k, indexed: noTimer, heapAt: noTimer}
+	jk = &joinKey{key: k, hash: h, indexed: noTimer, heapAt: noTimer}
 	if old, ok := j.gone[side][k]; ok { // stored, removed since: rewritten
 		jk.persisted, jk.indexed = true, old
 		delete(j.gone[side], k)
 	}
-	j.sides[side][k] = jk
+	j.sides[side].put(jk)
 	return jk, nil
 }
 
@@ -76,7 +76,7 @@ func (j *Join) key(side int, k string, create bool) (*joinKey, error) {
 // since the last checkpoint) or the checkpoint; nil when neither holds it
 // or it was removed since. Its rows have no entries in the expiry heap
 // (heapAt is noTimer): the stored timer covers them.
-func (j *Join) load(side int, k string) (*joinKey, error) {
+func (j *Join) load(side int, k string, h uint64) (*joinKey, error) {
 	if _, ok := j.gone[side][k]; ok {
 		return nil, nil
 	}
@@ -100,8 +100,8 @@ func (j *Join) load(side int, k string) (*joinKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load join rows: %w", err)
 	}
-	jk.key, jk.dirty = k, dirty // a spilled key is still listed in changed
-	j.sides[side][k] = jk
+	jk.key, jk.hash, jk.dirty = k, h, dirty // a spilled key is still listed in changed
+	j.sides[side].put(jk)
 	j.resident[side] += jk.rows.len()
 	return jk, nil
 }
@@ -109,7 +109,7 @@ func (j *Join) load(side int, k string) (*joinKey, error) {
 // value is the state value to checkpoint for key k of side, and its
 // flags: from memory, else from the spill area; nil when neither has it.
 func (j *Join) value(side int, k string) (val []byte, jk *joinKey, err error) {
-	if jk = j.sides[side][k]; jk != nil {
+	if jk = j.sides[side].get(k, joinHash(k)); jk != nil {
 		return j.encode(&jk.rows), jk, nil
 	}
 	sk := j.stateKey(side, k)
@@ -170,25 +170,26 @@ func (j *Join) limits() [2]int {
 func (j *Join) evictSide(side, target int) error {
 	var keys []string
 	var vals [][]byte
-	var victims []string
-	for k, jk := range j.sides[side] {
+	var victims []*joinKey
+	j.sides[side].each(func(jk *joinKey) bool {
 		if j.resident[side] <= target {
-			break
+			return false
 		}
 		if jk.dirty {
-			keys = append(keys, j.stateKey(side, k))
+			keys = append(keys, j.stateKey(side, jk.key))
 			vals = append(vals, j.spillValue(jk))
 		}
-		victims = append(victims, k)
+		victims = append(victims, jk)
 		j.resident[side] -= jk.rows.len()
-	}
+		return true
+	})
 	if err := j.spill.write(keys, vals); err != nil {
 		return err
 	}
-	for _, k := range victims {
+	for _, jk := range victims {
 		// the changed list may still hold the state: not its rows
-		j.sides[side][k].rows = joinRows{}
-		delete(j.sides[side], k)
+		jk.rows = joinRows{}
+		j.sides[side].remove(jk)
 	}
 	j.onDisk = true
 	return nil

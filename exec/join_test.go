@@ -138,8 +138,9 @@ func TestJoinDropsNullKeysOnArrival(t *testing.T) {
 // storedRows counts the rows side holds in memory.
 func (j *Join) storedRows(side int) int {
 	n := 0
-	for _, k := range j.sides[side] {
-		n += k.rows.len()
-	}
+	j.sides[side].each(func(jk *joinKey) bool {
+		n += jk.rows.len()
+		return true
+	})
 	return n
 }

@@ -69,6 +69,6 @@ func (j *Join) pruneHeaps() {
 		return
 	}
 	for side := 0; side < 2; side++ {
-		j.timers[side].prune(func(k string) bool { return j.sides[side][k] != nil })
+		j.timers[side].prune(func(k string) bool { return j.sides[side].get(k, joinHash(k)) != nil })
 	}
 }

@@ -150,17 +150,18 @@ func (j *Join) stateSize() StateSize {
 func (j *Join) meanBytes() int64 {
 	var s sampler
 	for side := range j.sides {
-		for k, jk := range j.sides[side] {
+		j.sides[side].each(func(jk *joinKey) bool {
 			if s.full() {
-				break
+				return false
 			}
 			if jk.rows.len() == 0 {
-				continue
+				return true
 			}
-			n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*jk)) + timerBytes + jk.rows.bytes()
+			n := joinKeyBytes + stringBytes + int64(len(jk.key)) + int64(unsafe.Sizeof(*jk)) + timerBytes + jk.rows.bytes()
 			s.n += int64(jk.rows.len()) - 1
 			s.add(int(n))
-		}
+			return true
+		})
 	}
 	return s.times(1)
 }

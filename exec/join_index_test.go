@@ -1,0 +1,45 @@
+package exec
+
+import (
+	"math/rand"
+	"strconv"
+	"testing"
+)
+
+// TestJoinIndexChurn inserts and removes keys at random, as a join with
+// a nearly unique key does, and checks the index against a map after
+// every step: lookups, the key count and a full visit.
+func TestJoinIndexChurn(t *testing.T) {
+	var x joinIndex
+	want := map[string]*joinKey{}
+	rng := rand.New(rand.NewSource(7))
+	for step := range 20000 {
+		k := strconv.Itoa(rng.Intn(3000))
+		jk := x.get(k, joinHash(k))
+		if jk != want[k] {
+			t.Fatalf("step %d: get(%q) = %p, want %p", step, k, jk, want[k])
+		}
+		if jk == nil {
+			jk = &joinKey{key: k, hash: joinHash(k)}
+			x.put(jk)
+			want[k] = jk
+		} else {
+			x.remove(jk)
+			delete(want, k)
+		}
+		if x.len() != len(want) {
+			t.Fatalf("step %d: len %d, want %d", step, x.len(), len(want))
+		}
+	}
+	seen := 0
+	x.each(func(jk *joinKey) bool {
+		if want[jk.key] != jk {
+			t.Errorf("each visited %q, not held", jk.key)
+		}
+		seen++
+		return true
+	})
+	if seen != len(want) {
+		t.Errorf("each visited %d keys, want %d", seen, len(want))
+	}
+}
