@@ -17,7 +17,7 @@ import (
 // stay; changed ones go to the spill area in one batch, with whether a
 // checkpoint holds them and the timer it has for them.
 func (a *Aggregate) evict() error {
-	limit := a.mem.limit(a.budget, a.meanBytes)
+	limit := a.mem.limit(a.budget, len(a.entries), a.meanBytes)
 	if limit <= 0 || len(a.entries) <= limit {
 		return nil
 	}

@@ -151,7 +151,7 @@ func (j *Join) evict() error {
 func (j *Join) limits() [2]int {
 	l := [2]int{j.budget, j.budget}
 	total := j.resident[0] + j.resident[1]
-	share := j.mem.limit(0, j.meanBytes)
+	share := j.mem.limit(0, total, j.meanBytes)
 	if share <= 0 || total <= share {
 		return l
 	}

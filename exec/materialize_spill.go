@@ -97,7 +97,7 @@ func (m *Materialize) loadSpilled(k string) (count int64, persisted bool, err er
 // go to the spill area in one batch, unchanged ones are dropped (the
 // checkpoint has them).
 func (m *Materialize) evict() error {
-	limit := m.mem.limit(m.budget, m.meanBytes)
+	limit := m.mem.limit(m.budget, m.live, m.meanBytes)
 	if limit <= 0 || m.live <= limit {
 		return nil
 	}

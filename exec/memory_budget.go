@@ -12,12 +12,18 @@ import (
 // MemoryBudget is the bytes of state that the stateful operators of every
 // running pipeline may keep in memory together (the engine derives it
 // from memory_limit). Each operator instance that can spill — a join, a
-// GROUP BY aggregate, a window aggregate, a view store — is a member with
-// an equal share; over its share it evicts to Badger as it does over
-// state_cache_size.
+// GROUP BY aggregate, a window aggregate, a view store — is a member. A
+// member may always keep an equal share, and more while the others leave
+// theirs unused: up to the total less what the others hold (their last
+// published estimates), so one large join is not held to the share of
+// many small window aggregates beside it. Over its limit a member evicts
+// to Badger as it does over state_cache_size. The members' estimates are
+// published at their eviction checks, so the sum may pass the total by
+// what grew since, until the next checks.
 type MemoryBudget struct {
 	total   atomic.Int64
 	members atomic.Int64
+	used    atomic.Int64 // the members' published estimates, summed
 }
 
 // NewMemoryBudget returns a budget of total bytes (0 or less: no limit).
@@ -61,20 +67,26 @@ type memShare struct {
 	b     *MemoryBudget
 	mean  int64
 	calls int
+	usage int64 // the estimate last published to b.used
 }
 
-// release removes the member; its share goes to the others.
+// release removes the member; its share and what it held go to the
+// others.
 func (s *memShare) release() {
 	if s != nil {
 		s.b.members.Add(-1)
+		s.b.used.Add(-s.usage)
+		s.usage = 0
 	}
 }
 
 // limit returns how many entries the operator may keep in memory: rows
-// (state_cache_size; 0: no cap) and, with a share, the share over the
-// mean entry size, which sample (returning 0 for no entries) measures.
-// 0 means no limit.
-func (s *memShare) limit(rows int, sample func() int64) int {
+// (state_cache_size; 0: no cap) and, with a share, the bytes it may hold
+// over the mean entry size, which sample (returning 0 for no entries)
+// measures. It publishes resident entries at that mean as the member's
+// estimate; the bytes it may hold are its equal share or, when more, the
+// total less the other members' estimates. 0 means no limit.
+func (s *memShare) limit(rows, resident int, sample func() int64) int {
 	if s == nil {
 		return rows
 	}
@@ -88,7 +100,10 @@ func (s *memShare) limit(rows int, sample func() int64) int {
 	if s.mean == 0 || share == 0 {
 		return rows
 	}
-	n := int(max(share/s.mean, 1))
+	usage := int64(resident) * s.mean
+	others := s.b.used.Add(usage-s.usage) - usage
+	s.usage = usage
+	n := int(max(max(share, s.b.total.Load()-others)/s.mean, 1))
 	if rows > 0 && rows < n {
 		return rows
 	}

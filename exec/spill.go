@@ -12,7 +12,7 @@ func (w *WindowAggregate) evict() error {
 	if !w.spills() {
 		return nil
 	}
-	limit := w.mem.limit(w.budget, w.meanBytes)
+	limit := w.mem.limit(w.budget, w.resident, w.meanBytes)
 	if limit <= 0 || w.resident <= limit {
 		return nil
 	}
