@@ -89,19 +89,8 @@ func (m *memLogs) sync(dir string, logs []string) error {
 
 // syncFile fsyncs the file at path; a file that is gone needs nothing.
 func syncFile(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+	if err := fsyncPath(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

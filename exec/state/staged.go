@@ -85,17 +85,20 @@ func (sf *stagedFile) discard() {
 }
 
 // syncDir makes the entries of directory dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+func syncDir(dir string) error { return fsyncPath(dir) }
+
+// fsyncPath opens the file or directory at path and fsyncs it.
+func fsyncPath(path string) error {
+	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+		return fmt.Errorf("sync %s: %w", path, err)
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+		return fmt.Errorf("sync %s: %w", path, err)
 	}
 	return nil
 }
