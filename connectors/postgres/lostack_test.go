@@ -72,10 +72,16 @@ func (p *cutProxy) serve() {
 			for {
 				n, err := client.Read(buf)
 				if n > 0 {
-					_, _ = server.Write(buf[:n])
-					if p.armed.Load() && bytes.Contains(buf[:n], commitMsg) {
-						p.armed.Store(false)
+					// Cut before the COMMIT goes on: its acknowledgement
+					// must never reach the client (cutting after the
+					// write raced the reply on a fast machine).
+					commit := p.armed.Load() && bytes.Contains(buf[:n], commitMsg)
+					if commit {
 						cut.Store(true)
+					}
+					_, _ = server.Write(buf[:n])
+					if commit {
+						p.armed.Store(false)
 						p.fired.Store(true)
 						client.Close()
 						time.Sleep(500 * time.Millisecond) // let the server finish the COMMIT
