@@ -489,21 +489,28 @@ func Format(n Node) string {
 // Transform rewrites the tree bottom-up with fn. fn returns the node and
 // whether it changed it; untouched subtrees are not copied.
 func Transform(n Node, fn func(Node) (Node, bool)) (Node, bool) {
+	n, changed := mapChildren(n, func(c Node) (Node, bool) { return Transform(c, fn) })
+	out, ok := fn(n)
+	return out, changed || ok
+}
+
+// mapChildren rewrites n's children with fn and reports whether any
+// changed; n is copied only then.
+func mapChildren(n Node, fn func(Node) (Node, bool)) (Node, bool) {
 	ch := n.Children()
 	changed := false
 	if len(ch) > 0 {
 		nc := make([]Node, len(ch))
 		for i, c := range ch {
 			var ok bool
-			nc[i], ok = Transform(c, fn)
+			nc[i], ok = fn(c)
 			changed = changed || ok
 		}
 		if changed {
 			n = n.WithChildren(nc...)
 		}
 	}
-	out, ok := fn(n)
-	return out, changed || ok
+	return n, changed
 }
 
 // SortKey is one ORDER BY item over an input column.

@@ -60,19 +60,7 @@ func (s *sharer) rewrite(n Node) (Node, bool) {
 			}
 		}
 	}
-	ch := n.Children()
-	changed := false
-	if len(ch) > 0 {
-		nc := make([]Node, len(ch))
-		for i, c := range ch {
-			var ok bool
-			nc[i], ok = s.rewrite(c)
-			changed = changed || ok
-		}
-		if changed {
-			n = n.WithChildren(nc...)
-		}
-	}
+	n, changed := mapChildren(n, s.rewrite)
 	if shareable(n) {
 		s.seen = append(s.seen, n)
 	}
