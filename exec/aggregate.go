@@ -57,6 +57,7 @@ type aggEntry struct {
 	emitted   types.Row
 	last      int64 // event (or processing) time of the last update
 	indexed   int64 // the group's timer in the last checkpoint (noTimer: none)
+	queued    int64 // the time of its memory timer this run pushed and has not yet fired (noTimer: none)
 	pending   bool
 	persisted bool // a checkpoint holds this key
 	dirty     bool // changed since the last checkpoint (listed in changed)
@@ -115,7 +116,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			e.last = a.now
 		}
 		if created && a.ttl > 0 {
-			a.timers.push(a.expiry(e), e.key)
+			a.queue(e)
 		}
 		a.markDirty(e)
 		if !e.pending {
@@ -159,7 +160,7 @@ func (a *Aggregate) entry(r types.Row) (e *aggEntry, created bool, err error) {
 	for j, c := range a.groups {
 		g[j] = r[c]
 	}
-	e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime, indexed: noTimer}
+	e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime, indexed: noTimer, queued: noTimer}
 	if old, ok := a.gone[e.key]; ok { // stored, expired since: rewritten
 		e.persisted, e.indexed = true, old
 		delete(a.gone, e.key)
@@ -185,6 +186,15 @@ func (a *Aggregate) expiry(e *aggEntry) int64 {
 	return e.last + a.ttl
 }
 
+// queue covers group e at its expiry in the memory timers. A group
+// visited by several due timers at once (stored ones, and memory ones
+// pushed before it was evicted and loaded again) is queued once, so
+// revisits do not multiply its timers.
+func (a *Aggregate) queue(e *aggEntry) {
+	e.queued = a.expiry(e)
+	a.timers.push(e.queued, e.key)
+}
+
 // expire drops the groups last updated at or before limit, visiting the
 // groups whose timers are due: a group updated since its timer was set
 // is covered again at its new expiry.
@@ -205,8 +215,13 @@ func (a *Aggregate) expire(limit int64) error {
 		if e == nil {
 			continue // expired already (visited twice)
 		}
+		if it.at == e.queued {
+			e.queued = noTimer // this visit is the one it pushed
+		}
 		if a.expiry(e) > limit {
-			a.timers.push(a.expiry(e), e.key)
+			if e.queued == noTimer { // else that timer comes first and revisits
+				a.queue(e)
+			}
 			continue
 		}
 		if e.emitted != nil {
@@ -378,7 +393,7 @@ func (a *Aggregate) Restore(s *state.Store) error {
 		}
 		a.entries[e.key] = e
 		if a.ttl > 0 {
-			a.timers.push(a.expiry(e), e.key)
+			a.queue(e)
 		}
 		if a.ttl > 0 && !timers {
 			e.indexed = noTimer
@@ -404,7 +419,7 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry
 	if len(rows) < 3 || len(rows[0]) < 1 {
 		return nil, errCorrupt(a.id)
 	}
-	e := &aggEntry{key: key, last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls), persisted: true}
+	e := &aggEntry{key: key, last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls), persisted: true, queued: noTimer}
 	if len(rows[2]) > 0 {
 		e.emitted = rows[2]
 	}
