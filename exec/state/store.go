@@ -44,6 +44,9 @@ type Store struct {
 	// wholeApply (benchmarks) makes recovery apply a committed
 	// checkpoint from its first change, as before progress was recorded.
 	wholeApply bool
+	// trim drops the mapped tables' pages from RSS (trim.go); nil when
+	// it does not run.
+	trim *trimmer
 }
 
 // Open opens (or creates) the store in dir.
@@ -78,6 +81,7 @@ func Open(dir string, options ...Option) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	s.startTrimming()
 	return s, nil
 }
 
@@ -159,6 +163,7 @@ func DiskUsage(dir string) (int64, error) {
 
 // Close closes the database cleanly.
 func (s *Store) Close() error {
+	s.stopTrimming()
 	err := s.settle()
 	return errors.Join(err, s.db.Close())
 }
@@ -171,6 +176,7 @@ func (s *Store) Close() error {
 // for an apply it does not need.
 func (s *Store) Release() error {
 	s.bg.stop.Store(true)
+	s.stopTrimming()
 	err := s.settle()
 	return errors.Join(err, s.db.Close())
 }
@@ -183,6 +189,7 @@ func (s *Store) Abandon() error {
 	// already durable in the value log, so the on-disk result is the same as
 	// a crash after the last synced commit. A background apply is let
 	// finish: applied or not, the committed checkpoint is the same.
+	s.stopTrimming()
 	_ = s.settle()
 	return s.db.Close()
 }

@@ -1,0 +1,87 @@
+//go:build linux
+
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/dgraph-io/badger/v4/table"
+)
+
+// fileRSS returns the process's file-backed resident memory (RssFile in
+// /proc/self/status) in bytes; ok is false when it cannot be read.
+func fileRSS() (n int64, ok bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range bytes.Lines(b) {
+		if rest, found := bytes.CutPrefix(line, []byte("RssFile:")); found {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(rest)), " kB"), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}
+
+// dropMappedTables madvises MADV_DONTNEED every mapping of the table
+// files in dir whose id is in held, as /proc/self/maps lists them. The
+// caller keeps every held table mapped until this returns.
+func dropMappedTables(dir string, held map[uint64]bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("trim mapped tables of %s: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real // the kernel lists the resolved path
+	}
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return fmt.Errorf("trim mapped tables of %s: %w", dir, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		start, end, path, ok := parseMapsLine(sc.Text())
+		if !ok || filepath.Dir(path) != abs {
+			continue
+		}
+		if id, isTable := table.ParseFileID(path); !isTable || !held[id] {
+			continue
+		}
+		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_DONTNEED); e != 0 {
+			return fmt.Errorf("trim mapped table %s: madvise: %w", path, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("trim mapped tables of %s: read /proc/self/maps: %w", dir, err)
+	}
+	return nil
+}
+
+// parseMapsLine reads the address range and path of one line of
+// /proc/PID/maps ("start-end perms offset dev inode path"); ok is false
+// for a line without a path.
+func parseMapsLine(line string) (start, end uintptr, path string, ok bool) {
+	fields := strings.Fields(line)
+	if len(fields) != 6 { // no path, or a path with spaces or " (deleted)"
+		return 0, 0, "", false
+	}
+	lo, hi, found := strings.Cut(fields[0], "-")
+	if !found {
+		return 0, 0, "", false
+	}
+	s, err1 := strconv.ParseUint(lo, 16, 64)
+	e, err2 := strconv.ParseUint(hi, 16, 64)
+	if err1 != nil || err2 != nil || e <= s {
+		return 0, 0, "", false
+	}
+	return uintptr(s), uintptr(e), fields[5], true
+}
