@@ -154,10 +154,10 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 	} else {
 		// The spill area holds values changed after the last checkpoint:
 		// they are not part of it, so recovery starts without them.
-		// Dropped rather than deleted, so they leave the disk now instead
-		// of at a compaction, and as the store opens, before it applies a
-		// committed checkpoint a crash interrupted in the background.
-		st, err = state.Open(opts.StateDir, state.WithMemoryLimit(memLimit), state.WithDropOnOpen([]byte(exec.SpillPrefix)))
+		// Deleted (not dropped: a DropPrefix rewrites tables for seconds
+		// on the restart's path) as the store opens, before anything
+		// spills again.
+		st, err = state.Open(opts.StateDir, state.WithMemoryLimit(memLimit), state.WithClearOnOpen([]byte(exec.SpillPrefix)))
 	}
 	if err != nil {
 		return nil, err

@@ -31,19 +31,19 @@ const codeReadOnly = "25006"
 // writer did not close (a crash) must first be recovered at the storage
 // level, as every restart does: Badger replays its write-ahead log and a
 // committed checkpoint's staged changes are applied. That writes, so it
-// is reported in *repaired, and the store is then opened for writing and
-// kept so: its reads merge the staged changes over Badger while their
-// apply runs in the background (state.Store.Release stops that apply at
-// Close, leaving the checkpoint staged for the next opener), so the
-// answer waits for Badger's replay only, not for the apply, a clean
-// close and a second open.
+// is reported in *repaired, and the store is then opened for writing
+// only to read it (state.ForReading): Badger replays its log, runs no
+// compactions (which its Close would wait for), and the staged changes
+// are merged into reads without being applied (the next opener for
+// writing applies them), so the answer waits for Badger's replay only,
+// not for an apply, a compaction, a clean close and a second open.
 func openReadOnlyStore(dir string, repaired *bool) (*state.Store, error) {
 	st, err := state.OpenReadOnly(dir)
 	if !errors.Is(err, state.ErrNotClean) {
 		return st, err
 	}
 	*repaired = true
-	return state.Open(dir)
+	return state.Open(dir, state.ForReading())
 }
 
 // loadMeta loads the catalog, the last checkpoint's id and the last

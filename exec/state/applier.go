@@ -41,8 +41,10 @@ type applier struct {
 // stays staged and the next open applies it again.
 var errApplyStopped = errors.New("apply stopped")
 
-// applyRun is one checkpoint being applied: its chunks, the overlay
-// reads build from them the first time one needs it, and read-only
+// applyRun is one checkpoint being applied: its chunks, their changes
+// sorted by key (parsed and sorted once, by the apply or by the first
+// read, whichever comes first: the overlay reads merge is the same sorted
+// list the apply writes), and read-only
 // transactions begun before the apply's first write (snapshots), which
 // reads use while it runs. A transaction begun during the apply would
 // wait for the apply's commit in flight (Badger makes a new transaction
@@ -51,8 +53,9 @@ var errApplyStopped = errors.New("apply stopped")
 // the same, at once.
 type applyRun struct {
 	chunks []stagedChunk
+	n      int // about how many changes the chunks hold (0: not known)
 	once   sync.Once
-	ov     *overlay
+	sorted []change
 	err    error
 
 	snapMu sync.Mutex
@@ -100,10 +103,50 @@ func (r *applyRun) end() {
 	r.snaps = nil
 }
 
-// overlay returns the run's overlay, building it on first use.
+// changes returns the run's changes sorted by key, one per key, parsing
+// and sorting the chunks on first use.
+func (r *applyRun) changes() ([]change, error) {
+	r.once.Do(func() { r.sorted, r.err = sortedChanges(r.chunks, r.n) })
+	return r.sorted, r.err
+}
+
+// overlay returns the run's overlay.
 func (r *applyRun) overlay() (*overlay, error) {
-	r.once.Do(func() { r.ov, r.err = newOverlay(r.chunks) })
-	return r.ov, r.err
+	sorted, err := r.changes()
+	if err != nil {
+		return nil, err
+	}
+	return &overlay{changes: sorted}, nil
+}
+
+// newRun returns the run of chunks (n changes) with its snapshots.
+func (s *Store) newRun(chunks []stagedChunk, n int) *applyRun {
+	run := &applyRun{chunks: chunks, n: n}
+	for range runSnapshots {
+		run.snaps = append(run.snaps, s.db.NewTransaction(false))
+	}
+	return run
+}
+
+// readStagedOnly makes reads merge a committed checkpoint's chunks over
+// Badger without applying them (a store opened ForReading): the run
+// stays until the store closes (endIdleRun).
+func (s *Store) readStagedOnly(chunks []stagedChunk) {
+	run := s.newRun(chunks, 0)
+	s.bg.mu.Lock()
+	s.bg.run = run
+	s.bg.mu.Unlock()
+}
+
+// endIdleRun ends a run no apply ends (readStagedOnly), discarding its
+// snapshots before the database closes.
+func (s *Store) endIdleRun() {
+	s.bg.mu.Lock()
+	defer s.bg.mu.Unlock()
+	if s.bg.run != nil && s.bg.done == nil {
+		s.bg.run.end()
+		s.bg.run = nil
+	}
 }
 
 // applyInBackground starts applying checkpoint id's chunks (n changes)
@@ -111,10 +154,7 @@ func (r *applyRun) overlay() (*overlay, error) {
 // path. The caller has settled the previous apply.
 func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, n int, after []byte) {
 	done := make(chan struct{})
-	run := &applyRun{chunks: chunks}
-	for range runSnapshots {
-		run.snaps = append(run.snaps, s.db.NewTransaction(false))
-	}
+	run := s.newRun(chunks, n)
 	s.bg.mu.Lock()
 	s.bg.done = done
 	s.bg.run = run
@@ -125,7 +165,7 @@ func (s *Store) applyInBackground(id uint64, path string, chunks []stagedChunk, 
 		if gate != nil {
 			<-gate
 		}
-		err := s.applyChunks(id, chunks, n, after)
+		err := s.applyChunks(id, run, after)
 		if err == nil {
 			// The changes are durable at their keys. A file the remove
 			// leaves (a crash now) is applied again on open while id is

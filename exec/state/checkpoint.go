@@ -131,13 +131,13 @@ type stagedChunk struct {
 	changes []byte
 }
 
-// applyChunks writes the changes of committed checkpoint id's chunks to
-// their keys, durably when it returns, sorted by key (apply_sorted.go),
-// starting after key after (nil: from the first; a restart resumes after
-// the progress an interrupted apply recorded); n is how many changes they
-// hold (0: not known). Applying twice gives the same result.
-func (s *Store) applyChunks(id uint64, chunks []stagedChunk, n int, after []byte) error {
-	changes, err := sortedChanges(chunks, n)
+// applyChunks writes the changes of committed checkpoint id's chunks
+// (run's) to their keys, durably when it returns, sorted by key
+// (apply_sorted.go), starting after key after (nil: from the first; a
+// restart resumes after the progress an interrupted apply recorded).
+// Applying twice gives the same result.
+func (s *Store) applyChunks(id uint64, run *applyRun, after []byte) error {
+	changes, err := run.changes()
 	if err != nil {
 		return err
 	}
@@ -279,6 +279,23 @@ func (s *Store) Drop(prefix []byte) error {
 	}
 	if err := s.db.DropPrefix(prefix); err != nil {
 		return fmt.Errorf("drop %q: %w", prefix, err)
+	}
+	return nil
+}
+
+// Clear deletes every key with prefix in one write batch, made durable
+// before it returns. Unlike Drop it leaves tombstones (and the values
+// under them) for compactions to collect, but it costs a key-only scan
+// of the prefix and a delete per live key, where Drop makes Badger flush
+// its memtables, wait for running compactions and rewrite level 0 and
+// every table holding the prefix: seconds on a store of a gigabyte, on a
+// restart's path, for a few thousand keys.
+func (s *Store) Clear(prefix []byte) error {
+	err := s.Batch(func(w *Writer) error {
+		return s.ScanKeys(prefix, prefix, w.Delete)
+	})
+	if err != nil {
+		return fmt.Errorf("clear %q: %w", prefix, err)
 	}
 	return nil
 }

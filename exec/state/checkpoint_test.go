@@ -633,3 +633,73 @@ func TestStagedApplyKeepsTheLastChangeOfAKey(t *testing.T) {
 		t.Fatalf("%d keys under k/, want 59,999", n)
 	}
 }
+
+// TestForReadingLeavesTheCheckpointStaged crashes with a committed
+// checkpoint staged but not applied and opens the store ForReading, as
+// `streamsql query` does: reads see the checkpoint, nothing applies it (its
+// staging file stays), and the next open for writing applies it.
+func TestForReadingLeavesTheCheckpointStaged(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	if err := s.Update(func(w *Writer) error { return setMany("o")(w) }); err != nil {
+		t.Fatal(err)
+	}
+	stage(t, s, 2, setMany("a"))
+	commitMarker(t, s, 2)
+	_ = s.Close()
+	s, err := Open(dir, ForReading())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, s, "k0007"); got != strings.Repeat("a", 200) {
+		t.Fatalf("k0007 = %.10q… read ForReading, want the committed checkpoint's value", got)
+	}
+	if err := s.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if left := stagedFiles(t, s); len(left) != 1 {
+		t.Fatalf("staging files %v after a ForReading open, want the committed checkpoint's", left)
+	}
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if err := s.WaitApplied(); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, s, "k1999"); got != strings.Repeat("a", 200) {
+		t.Fatalf("k1999 = %.10q… after the apply, want the committed checkpoint's value", got)
+	}
+	if left := stagedFiles(t, s); len(left) != 0 {
+		t.Fatalf("staging files %v left after the apply", left)
+	}
+}
+
+// TestClearOnOpenDeletesThePrefix: opening with WithClearOnOpen deletes
+// every key with the prefix (the spill area) and nothing else.
+func TestClearOnOpenDeletesThePrefix(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	err := s.Batch(func(w *Writer) error {
+		for _, k := range []string{"spill/a", "spill/b/1", "spilt", "k"} {
+			if err := w.Set([]byte(k), []byte("v")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	s, err = Open(dir, WithClearOnOpen([]byte("spill/")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got []string
+	for _, k := range []string{"spill/a", "spill/b/1", "spilt", "k"} {
+		got = append(got, k+"="+get(t, s, k))
+	}
+	if want := "spill/a=<absent> spill/b/1=<absent> spilt=v k=v"; strings.Join(got, " ") != want {
+		t.Fatalf("after the open: %s, want %s", strings.Join(got, " "), want)
+	}
+}

@@ -10,17 +10,26 @@ type Option func(*openConfig)
 // index in memory).
 type openConfig struct {
 	memoryLimit int64
-	drop        [][]byte
+	clear       [][]byte
+	forReading  bool
 	wholeApply  bool // benchmarks: recovery ignores an apply's recorded progress
 }
 
-// WithDropOnOpen drops every key with prefix when the store opens (see
-// Drop), before a committed checkpoint an interrupted run left staged is
-// applied in the background: for data outside checkpoints that recovery
-// starts without (the spill area), which a drop could not remove once
-// that apply runs, as a drop stops writes.
-func WithDropOnOpen(prefix []byte) Option {
-	return func(c *openConfig) { c.drop = append(c.drop, prefix) }
+// WithClearOnOpen deletes every key with prefix when the store opens
+// (see Clear), before a committed checkpoint an interrupted run left
+// staged is applied in the background: for data outside checkpoints that
+// recovery starts without (the spill area).
+func WithClearOnOpen(prefix []byte) Option {
+	return func(c *openConfig) { c.clear = append(c.clear, prefix) }
+}
+
+// ForReading opens the store for a caller that only reads it (`streamsql
+// query` on a crashed store): Badger runs no compactions, which Close
+// would wait for, and a committed checkpoint an interrupted run left
+// staged is not applied, only merged into reads (the next store opened
+// for writing applies it). Nothing may write to such a store.
+func ForReading() Option {
+	return func(c *openConfig) { c.forReading = true }
 }
 
 // WithMemoryLimit sizes Badger's memtable, block cache and index cache

@@ -13,54 +13,11 @@ import (
 // runs (and right after a restart, which applies the checkpoint an
 // interrupted run left in the background) instead of waiting for it: a
 // key the checkpoint changed reads its committed value whether or not the
-// apply reached it yet, every other key reads Badger. The values are
-// slices of the checkpoint's chunks, which the apply holds anyway.
+// apply reached it yet, every other key reads Badger. It is the apply's
+// own sorted list of changes (applyRun.changes), whose keys and values
+// are slices of the checkpoint's chunks.
 type overlay struct {
-	keys [][]byte
-	vals [][]byte
-	del  []bool
-}
-
-// ovChange is one change of a chunk while the overlay is built.
-type ovChange struct {
-	key, val []byte
-	del      bool
-}
-
-// newOverlay indexes the changes of chunks; a later change of a key
-// replaces an earlier one.
-func newOverlay(chunks []stagedChunk) (*overlay, error) {
-	var all []ovChange
-	for _, c := range chunks {
-		b := c.changes
-		for len(b) > 0 {
-			op := b[0]
-			key, rest, err := chunkField(b[1:])
-			if err != nil {
-				return nil, err
-			}
-			ch := ovChange{key: key, del: op == opDelete}
-			if op == opSet {
-				if ch.val, rest, err = chunkField(rest); err != nil {
-					return nil, err
-				}
-			}
-			all = append(all, ch)
-			b = rest
-		}
-	}
-	// A stable sort keeps a key's changes in their order; the last wins.
-	slices.SortStableFunc(all, func(a, b ovChange) int { return bytes.Compare(a.key, b.key) })
-	ov := &overlay{}
-	for i, ch := range all {
-		if i+1 < len(all) && bytes.Equal(all[i+1].key, ch.key) {
-			continue
-		}
-		ov.keys = append(ov.keys, ch.key)
-		ov.vals = append(ov.vals, ch.val)
-		ov.del = append(ov.del, ch.del)
-	}
-	return ov, nil
+	changes []change
 }
 
 // len is the number of keys; a nil overlay has none.
@@ -68,15 +25,18 @@ func (ov *overlay) len() int {
 	if ov == nil {
 		return 0
 	}
-	return len(ov.keys)
+	return len(ov.changes)
 }
+
+// key returns the i-th key.
+func (ov *overlay) key(i int) []byte { return ov.changes[i].key }
 
 // seek returns the index of the first key at or after k.
 func (ov *overlay) seek(k []byte) int {
 	if ov == nil {
 		return 0
 	}
-	i, _ := slices.BinarySearchFunc(ov.keys, k, bytes.Compare)
+	i, _ := slices.BinarySearchFunc(ov.changes, k, func(c change, k []byte) int { return bytes.Compare(c.key, k) })
 	return i
 }
 
@@ -84,19 +44,19 @@ func (ov *overlay) seek(k []byte) int {
 // checkpoint did not change k, ok false when it deleted it.
 func (ov *overlay) get(k []byte) (val []byte, ok, found bool) {
 	i := ov.seek(k)
-	if i == ov.len() || !bytes.Equal(ov.keys[i], k) {
+	if i == ov.len() || !bytes.Equal(ov.key(i), k) {
 		return nil, false, false
 	}
-	if ov.del[i] {
+	if ov.changes[i].del {
 		return nil, false, true
 	}
-	return bytes.Clone(ov.vals[i]), true, true
+	return bytes.Clone(ov.changes[i].val), true, true
 }
 
 // deleted reports whether the overlay deletes k.
 func (ov *overlay) deleted(k []byte) bool {
 	i := ov.seek(k)
-	return i < ov.len() && ov.del[i] && bytes.Equal(ov.keys[i], k)
+	return i < ov.len() && ov.changes[i].del && bytes.Equal(ov.key(i), k)
 }
 
 // last returns the greatest key with prefix the overlay sets, nil when
@@ -106,9 +66,9 @@ func (ov *overlay) last(prefix []byte) []byte {
 	if next := prefixEnd(prefix); next != nil {
 		end = ov.seek(next)
 	}
-	for i := end - 1; i >= 0 && bytes.HasPrefix(ov.keys[i], prefix); i-- {
-		if !ov.del[i] {
-			return bytes.Clone(ov.keys[i])
+	for i := end - 1; i >= 0 && bytes.HasPrefix(ov.key(i), prefix); i-- {
+		if !ov.changes[i].del {
+			return bytes.Clone(ov.key(i))
 		}
 	}
 	return nil
@@ -140,7 +100,7 @@ func scanMerged(txn *badger.Txn, ov *overlay, prefix, from []byte, own func(key 
 	i := ov.seek(from)
 	for {
 		inBadger := it.ValidForPrefix(prefix)
-		inOverlay := i < ov.len() && bytes.HasPrefix(ov.keys[i], prefix)
+		inOverlay := i < ov.len() && bytes.HasPrefix(ov.key(i), prefix)
 		var c int
 		switch {
 		case !inBadger && !inOverlay:
@@ -150,7 +110,7 @@ func scanMerged(txn *badger.Txn, ov *overlay, prefix, from []byte, own func(key 
 		case !inOverlay:
 			c = -1
 		default:
-			c = bytes.Compare(it.Item().Key(), ov.keys[i])
+			c = bytes.Compare(it.Item().Key(), ov.key(i))
 		}
 		if c < 0 {
 			if err := emitItem(it.Item(), own, fn); err != nil {
@@ -162,8 +122,8 @@ func scanMerged(txn *badger.Txn, ov *overlay, prefix, from []byte, own func(key 
 		if c == 0 {
 			it.Next() // the checkpoint's value replaces Badger's
 		}
-		if !ov.del[i] {
-			if err := emit(ov.keys[i], func() ([]byte, error) { return bytes.Clone(ov.vals[i]), nil }, own, fn); err != nil {
+		if ch := ov.changes[i]; !ch.del {
+			if err := emit(ch.key, func() ([]byte, error) { return bytes.Clone(ch.val), nil }, own, fn); err != nil {
 				return err
 			}
 		}

@@ -162,6 +162,10 @@ func (s *Store) recoverStagedFiles(committed uint64) error {
 	if chunks == nil {
 		return nil
 	}
+	if s.forReading {
+		s.readStagedOnly(chunks)
+		return nil
+	}
 	var after []byte
 	if !s.wholeApply {
 		if after, err = s.applyProgress(committed); err != nil {

@@ -47,6 +47,9 @@ type Store struct {
 	// trim drops the mapped tables' pages from RSS (trim.go); nil when
 	// it does not run.
 	trim *trimmer
+	// forReading: opened by ForReading, so recovery only reads a
+	// committed checkpoint left staged.
+	forReading bool
 }
 
 // Open opens (or creates) the store in dir.
@@ -66,13 +69,17 @@ func Open(dir string, options ...Option) (*Store, error) {
 		sz := BadgerSizes(cfg.memoryLimit)
 		opts = opts.WithMemTableSize(sz.MemTable).WithBlockCacheSize(sz.BlockCache).WithIndexCacheSize(sz.IndexCache)
 	}
+	if cfg.forReading {
+		opts = opts.WithNumCompactors(0)
+	}
+	prefetchTableIndexes(dir)
 	db, err := badger.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
 	}
-	s := &Store{db: db, dir: dir, wholeApply: cfg.wholeApply}
-	for _, p := range cfg.drop {
-		if err := s.Drop(p); err != nil {
+	s := &Store{db: db, dir: dir, wholeApply: cfg.wholeApply, forReading: cfg.forReading}
+	for _, p := range cfg.clear {
+		if err := s.Clear(p); err != nil {
 			_ = db.Close()
 			return nil, err
 		}
@@ -97,11 +104,18 @@ var ErrNotClean = errors.New("the state was not closed cleanly")
 // It returns an error wrapping ErrNotClean when the store needs recovery
 // first (see Repair).
 func OpenReadOnly(dir string) (*Store, error) {
+	// Badger deletes a memtable's write-ahead log (a .mem file) when it
+	// closes cleanly; one left means a crash, found here without opening
+	// every table only to fail at the log.
+	if logs, _ := filepath.Glob(filepath.Join(dir, "*.mem")); len(logs) > 0 {
+		return nil, fmt.Errorf("open state %s read-only: %w (a write-ahead log is left)", dir, ErrNotClean)
+	}
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithMemTableSize(64 << 20).
 		WithNumVersionsToKeep(1).
 		WithReadOnly(true)
+	prefetchTableIndexes(dir)
 	db, err := badger.Open(opts)
 	// Badger wraps the error without %w on the way out of the memtables.
 	if err != nil && (errors.Is(err, badger.ErrTruncateNeeded) || strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())) {
@@ -165,6 +179,7 @@ func DiskUsage(dir string) (int64, error) {
 func (s *Store) Close() error {
 	s.stopTrimming()
 	err := s.settle()
+	s.endIdleRun()
 	return errors.Join(err, s.db.Close())
 }
 
@@ -178,6 +193,7 @@ func (s *Store) Release() error {
 	s.bg.stop.Store(true)
 	s.stopTrimming()
 	err := s.settle()
+	s.endIdleRun()
 	return errors.Join(err, s.db.Close())
 }
 
