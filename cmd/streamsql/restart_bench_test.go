@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
 
 	"github.com/streamsql/streamsql/bench"
 	"github.com/streamsql/streamsql/exec/state"
@@ -22,9 +24,10 @@ import (
 // about a minute on the 2-core machine; -restart.mb=1000 is the 1 GB
 // figure of docs/benchmarks.md.
 var (
-	restartMB  = flag.Int("restart.mb", 100, "BenchmarkRestartAfterKill: state size in MB on disk at which the run is killed")
-	restartDir = flag.String("restart.dir", "", "BenchmarkRestartAfterKill: keep the killed state in this directory and reuse it when it exists")
-	restartBin = flag.String("restart.bin", "", "BenchmarkRestartAfterKill: restart with this streamsql binary instead of one built from this tree (an A/B comparison on the same killed state)")
+	restartMB   = flag.Int("restart.mb", 100, "BenchmarkRestartAfterKill: state size in MB on disk at which the run is killed")
+	restartDir  = flag.String("restart.dir", "", "BenchmarkRestartAfterKill: keep the killed state in this directory and reuse it when it exists")
+	restartBin  = flag.String("restart.bin", "", "BenchmarkRestartAfterKill: restart with this streamsql binary instead of one built from this tree (an A/B comparison on the same killed state)")
+	restartCold = flag.Bool("restart.cold", false, "BenchmarkRestartAfterKill: evict each copy's pages from the page cache before restarting it, as after a reboot")
 )
 
 // BenchmarkRestartAfterKill runs bench.RestoreSQL with `streamsql run`
@@ -35,7 +38,8 @@ var (
 // serve` and times it from exec until the point query bench.RestoreProbe
 // answers over the wire, and times `streamsql query` of the same probe on
 // another copy (the read-only path a user takes to look at a crashed
-// pipeline). It reports wall seconds per GB of state for both and the
+// pipeline); with -restart.cold the copies' pages are evicted from the
+// page cache first. It reports wall seconds per GB of state for both and the
 // restarted server's CPU seconds (user+sys until it is killed after the
 // answer).
 func BenchmarkRestartAfterKill(b *testing.B) {
@@ -63,6 +67,11 @@ func BenchmarkRestartAfterKill(b *testing.B) {
 			if err := bench.CopyDir(built, d); err != nil {
 				b.Fatal(err)
 			}
+			if *restartCold {
+				if err := evictPageCache(d); err != nil {
+					b.Fatal(err)
+				}
+			}
 		}
 		b.StartTimer()
 		wall, cpu, line, err := timeServeRestart(b, bin, dirs[0])
@@ -82,6 +91,30 @@ func BenchmarkRestartAfterKill(b *testing.B) {
 	b.ReportMetric(serveWall/gb, "s/GB")
 	b.ReportMetric(serveCPU/gb, "cpu-s/GB")
 	b.ReportMetric(queryWall/gb, "query-s/GB")
+}
+
+// evictPageCache writes every file under dir back to disk and tells the
+// kernel to drop its pages from the page cache (POSIX_FADV_DONTNEED needs
+// no privileges, unlike /proc/sys/vm/drop_caches), so the next reads of
+// dir go to the disk.
+func evictPageCache(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := f.Sync(); err != nil { // dirty pages are not dropped
+			return fmt.Errorf("evict %s: %w", path, err)
+		}
+		if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+			return fmt.Errorf("evict %s: %w", path, err)
+		}
+		return nil
+	})
 }
 
 // buildKilledState runs bench.RestoreSQL in dir until the directory holds
