@@ -74,7 +74,7 @@ type Join struct {
 type joinKey struct {
 	key       string // the join key in key form
 	hash      uint64 // joinHash(key)
-	slot      uint32 // its slot in the side's joinIndex
+	slot      uint32 // its slot in the side's joinIndex (noSlot: none)
 	rows      joinRows
 	indexed   int64 // the key's timer in the last checkpoint (noTimer: none)
 	heapAt    int64 // the key's earliest expiry-heap entry (noTimer: none)
@@ -110,6 +110,8 @@ func NewJoin(c JoinConfig) *Join {
 	j.spill = newSpillArea(c.Store, c.ID)
 	for side := range j.timers {
 		j.timers[side] = newTimerQueueAt(c.Store, c.ID+"t"+string(rune('0'+side)), c.ID+"m")
+		// only a window join's visits emit rows, in time order
+		j.timers[side].anyOrder = c.Node.Kind != planner.WindowJoin
 	}
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		j.store, j.budget, j.mem = c.Store, c.Budget, c.Memory.join()
@@ -284,7 +286,7 @@ func (j *Join) storeRow(side int, k string, h uint64, r types.Row, t int64) erro
 // per row (a key's rows expire together when the watermark passes).
 func (j *Join) cover(side int, k string, jk *joinKey, at int64) {
 	if jk.heapAt == noTimer || at < jk.heapAt {
-		j.timers[side].push(at, k)
+		j.timers[side].pushState(at, jk)
 		jk.heapAt = at
 	}
 }
@@ -305,7 +307,7 @@ func (j *Join) storeWindowRow(side int, k string, h uint64, r types.Row, t int64
 func (j *Join) closeWindows(wm int64) error {
 	out := &Batch{}
 	for side := 0; side < 2; side++ {
-		if err := j.fireDue(side, wm, func(k string) error { return j.closeKey(k, wm, out) }); err != nil {
+		if err := j.fireDue(side, wm, func(it expiryItem) error { return j.closeKey(it.key, wm, out) }); err != nil {
 			return err
 		}
 	}
@@ -322,7 +324,11 @@ func (j *Join) closeWindows(wm int64) error {
 func (j *Join) closeKey(k string, wm int64, out *Batch) error {
 	var closed [2][]closedRow
 	for side := 0; side < 2; side++ {
-		err := j.takeRows(side, k, wm, func(t int64, r types.Row) { closed[side] = append(closed[side], closedRow{r, t}) })
+		jk, err := j.key(side, k, joinHash(k), false)
+		if err != nil {
+			return err
+		}
+		err = j.takeRows(side, jk, wm, func(t int64, r types.Row) { closed[side] = append(closed[side], closedRow{r, t}) })
 		if err != nil {
 			return err
 		}
@@ -375,7 +381,7 @@ func (j *Join) watermark(port int, wm int64) error {
 		return j.out.EmitWatermark(m)
 	}
 	if j.expires() && !j.wallTTL() && j.n.Kind != planner.WindowJoin {
-		if err := j.fireDue(other, wm-1, func(k string) error { return j.purgeKey(other, k, wm) }); err != nil {
+		if err := j.fireDue(other, wm-1, func(it expiryItem) error { return j.purgeKey(other, it, wm) }); err != nil {
 			return err
 		}
 	}
@@ -385,21 +391,31 @@ func (j *Join) watermark(port int, wm int64) error {
 	return nil
 }
 
-// purgeKey drops the rows of one key of side that expire before wm.
-func (j *Join) purgeKey(side int, k string, wm int64) error {
-	return j.takeRows(side, k, wm-1, nil)
+// purgeKey drops the rows that expire before wm of the key of side that
+// timer entry it is due for. The entry's state, when the side still holds
+// it, saves looking the key up again.
+func (j *Join) purgeKey(side int, it expiryItem, wm int64) error {
+	jk := it.state
+	if jk == nil || !holds(jk) {
+		var err error
+		if jk, err = j.key(side, it.key, joinHash(it.key), false); err != nil {
+			return err
+		}
+	}
+	return j.takeRows(side, jk, wm-1, nil)
 }
 
-// takeRows removes from key k of side the rows that expire at or before
-// upTo, handing each to take (when set; decoding them); the key is then
-// marked changed, or forgotten when no row is left. The heap entries at
-// or before upTo were taken by the caller: a key with rows left gets an
-// entry at its next expiry unless one not yet due covers it.
-func (j *Join) takeRows(side int, k string, upTo int64, take func(t int64, r types.Row)) error {
-	jk, err := j.key(side, k, joinHash(k), false)
-	if err != nil || jk == nil {
-		return err
+// takeRows removes from key jk of side (none when nil) the rows that
+// expire at or before upTo, handing each to take (when set; decoding
+// them); the key is then marked changed, or forgotten when no row is
+// left. The heap entries at or before upTo were taken by the caller: a
+// key with rows left gets an entry at its next expiry unless one not yet
+// due covers it.
+func (j *Join) takeRows(side int, jk *joinKey, upTo int64, take func(t int64, r types.Row)) error {
+	if jk == nil {
+		return nil
 	}
+	k := jk.key
 	var derr error
 	dropped := jk.rows.filter(func(i int) bool {
 		t := jk.rows.time(i)
@@ -458,10 +474,14 @@ func (j *Join) remove(side int, k string, jk *joinKey) {
 	}
 }
 
-// expiryItem says the rows of key may expire at watermark at.
+// expiryItem says the rows of key may expire at watermark at. A join's
+// memory entries also point at the key's state (nil in stored timers and
+// other operators' entries): a hint the join checks before use, since the
+// key may have left memory or the side since.
 type expiryItem struct {
-	at  int64
-	key string
+	at    int64
+	key   string
+	state *joinKey
 }
 
 // expires reports whether stored rows ever expire: every join but an
@@ -489,7 +509,7 @@ func (j *Join) Tick(now int64) error {
 // expireWall purges the rows whose wall-clock STATE TTL passed.
 func (j *Join) expireWall(now int64) error {
 	for side := 0; side < 2; side++ {
-		if err := j.fireDue(side, now-1, func(k string) error { return j.purgeKey(side, k, now) }); err != nil {
+		if err := j.fireDue(side, now-1, func(it expiryItem) error { return j.purgeKey(side, it, now) }); err != nil {
 			return err
 		}
 	}

@@ -53,7 +53,15 @@ func (x *joinIndex) remove(jk *joinKey) {
 	x.table.remove(jk.hash, jk.slot)
 	x.keys[jk.slot] = nil
 	x.free = append(x.free, jk.slot)
+	jk.slot = noSlot
 }
+
+// noSlot is the slot of a key state no index holds.
+const noSlot = ^uint32(0)
+
+// holds reports whether an index holds jk: a key removed or evicted
+// since is not (remove clears its slot), so this reads jk alone.
+func holds(jk *joinKey) bool { return jk.slot != noSlot }
 
 // len returns the number of keys held.
 func (x *joinIndex) len() int { return x.table.n }

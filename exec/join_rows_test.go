@@ -71,7 +71,7 @@ func TestJoinRowsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(hdr, enc[0]) || !bytes.Equal(back.buf, rs.buf) || !slices.Equal(back.meta, rs.meta) {
+		if !reflect.DeepEqual(hdr, enc[0]) || !bytes.Equal(back.buf, rs.buf) || back.first != rs.first || !slices.Equal(back.rest, rs.rest) {
 			t.Fatalf("round %d: decodeRows does not give the rows back", round)
 		}
 	}

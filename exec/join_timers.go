@@ -40,7 +40,7 @@ func (j *Join) minExpiry(side int, rows *joinRows) int64 {
 		return noTimer
 	}
 	t := rows.time(0)
-	for _, m := range rows.meta[1:] {
+	for _, m := range rows.rest {
 		t = min(t, m.time)
 	}
 	return j.expiry(side, t) // expiry grows with the time
@@ -49,13 +49,13 @@ func (j *Join) minExpiry(side int, rows *joinRows) int64 {
 // fireDue calls fire, in time order, for each key of side with an expiry
 // at or before upTo: the memory heap's entries and, once keys may live in
 // Badger only, the stored timers of keys this instance owns.
-func (j *Join) fireDue(side int, upTo int64, fire func(k string) error) error {
+func (j *Join) fireDue(side int, upTo int64, fire func(it expiryItem) error) error {
 	due, err := j.timers[side].due(upTo, j.onDisk, func(k string) (bool, error) { return j.ownsKey(side, k) })
 	if err != nil {
 		return err
 	}
 	for _, it := range due {
-		if err := fire(it.key); err != nil {
+		if err := fire(it); err != nil {
 			return err
 		}
 	}

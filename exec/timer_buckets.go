@@ -52,17 +52,25 @@ func (t *timerBuckets) push(it expiryItem) {
 	t.n++
 }
 
-// due removes and appends to items, ordered by time, the entries at or
-// before upTo.
-func (t *timerBuckets) due(upTo int64, items []expiryItem) []expiryItem {
+// due removes and appends to items the entries at or before upTo,
+// ordered by time unless anyOrder is set (a purge that emits nothing does
+// not care about the order its keys come in): then the bucket the
+// watermark is in is partitioned, not sorted, and a bucket it passed
+// whole is taken as it was filled.
+func (t *timerBuckets) due(upTo int64, items []expiryItem, anyOrder bool) []expiryItem {
 	last := upTo >> bucketShift
 	for len(t.ids) > 0 && t.ids[0] <= last {
 		id := t.ids[0]
 		b := t.buckets[id]
-		b.sort()
-		i := b.head
-		for i < len(b.items) && b.items[i].at <= upTo {
-			i++
+		var i int
+		if anyOrder {
+			i = b.partition(upTo)
+		} else {
+			b.sort()
+			i = b.head
+			for i < len(b.items) && b.items[i].at <= upTo {
+				i++
+			}
 		}
 		items = append(items, b.items[b.head:i]...)
 		t.n -= i - b.head
@@ -75,6 +83,24 @@ func (t *timerBuckets) due(upTo int64, items []expiryItem) []expiryItem {
 		delete(t.buckets, id)
 	}
 	return items
+}
+
+// partition moves the bucket's entries at or before upTo to the front of
+// items[head:] and returns where they end; the bucket is no longer
+// sorted when it moved any.
+func (b *timerBucket) partition(upTo int64) int {
+	i := b.head
+	for k := b.head; k < len(b.items); k++ {
+		if b.items[k].at > upTo {
+			continue
+		}
+		if k != i {
+			b.items[i], b.items[k] = b.items[k], b.items[i]
+			b.sorted = false
+		}
+		i++
+	}
+	return i
 }
 
 // sort puts the bucket's entries in time order, compacting out the taken

@@ -42,6 +42,9 @@ type timerQueue struct {
 	heap    timerBuckets
 	firedTo int64 // stored timers at or before this were visited
 	visited bool  // firedTo is set
+	// anyOrder lets due return entries out of time order (an owner
+	// whose visits emit nothing: the interval join's purge).
+	anyOrder bool
 }
 
 // timersMark is the value of an operator's timer marker key.
@@ -63,17 +66,23 @@ func (q *timerQueue) push(at int64, k string) {
 	q.heap.push(expiryItem{at: at, key: k})
 }
 
+// pushState covers a join key at time at in memory; the entry keeps its
+// state so that firing it need not look the key up (join_timers.go).
+func (q *timerQueue) pushState(at int64, jk *joinKey) {
+	q.heap.push(expiryItem{at: at, key: jk.key, state: jk})
+}
+
 func (q *timerQueue) key(at int64, k string) []byte {
 	b := binary.BigEndian.AppendUint64([]byte(q.space), uint64(at)^(1<<63))
 	return append(b, k...)
 }
 
-// due removes and returns, ordered by time, the heap's entries at or
-// before upTo and, when stored is set, the stored timers at or before
+// due removes and returns, ordered by time (unless anyOrder is set), the
+// heap's entries at or before upTo and, when stored is set, the stored timers at or before
 // upTo that no earlier call returned and own accepts. A key may be
 // returned more than once (its owner finds nothing due the second time).
 func (q *timerQueue) due(upTo int64, stored bool, own func(k string) (bool, error)) ([]expiryItem, error) {
-	items := q.heap.due(upTo, nil)
+	items := q.heap.due(upTo, nil, q.anyOrder)
 	if !stored || (q.visited && upTo <= q.firedTo) {
 		return items, nil
 	}
@@ -106,7 +115,7 @@ func (q *timerQueue) due(upTo int64, stored bool, own func(k string) (bool, erro
 	if err != nil && !errors.Is(err, errStopScan) {
 		return nil, err
 	}
-	if n > 0 && n < len(items) { // merge the heap's run with the stored run
+	if n > 0 && n < len(items) && !q.anyOrder { // merge the heap's run with the stored run
 		sort.SliceStable(items, func(a, b int) bool { return items[a].at < items[b].at })
 	}
 	return items, nil
