@@ -72,15 +72,16 @@ type Join struct {
 // encoded (join_rows.go), so the garbage collector never scans them and a
 // checkpoint writes them without encoding them again.
 type joinKey struct {
-	key       string // the join key in key form
-	hash      uint64 // joinHash(key)
-	slot      uint32 // its slot in the side's joinIndex (noSlot: none)
+	key       string    // the join key in key form
+	hash      uint64    // joinHash(key)
+	short     [2]uint64 // key packed when at most 16 bytes (joinIndex compares it)
 	rows      joinRows
 	indexed   int64 // the key's timer in the last checkpoint (noTimer: none)
 	heapAt    int64 // the key's earliest expiry-heap entry (noTimer: none)
 	dirty     bool  // changed since the last checkpoint (listed in changed)
 	persisted bool  // a checkpoint holds this key
 	removed   bool  // the key left the side (its rows all went)
+	held      bool  // the side's joinIndex holds this state
 }
 
 // JoinConfig configures a Join.

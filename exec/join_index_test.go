@@ -3,18 +3,28 @@ package exec
 import (
 	"math/rand"
 	"strconv"
+	"strings"
 	"testing"
 )
 
 // TestJoinIndexChurn inserts and removes keys at random, as a join with
 // a nearly unique key does, and checks the index against a map after
-// every step: lookups, the key count and a full visit.
+// every step: lookups, the key count and a full visit. Keys are short
+// (compared packed), long (compared as strings) or differ only by
+// trailing zero bytes (told apart by their length).
 func TestJoinIndexChurn(t *testing.T) {
 	var x joinIndex
 	want := map[string]*joinKey{}
 	rng := rand.New(rand.NewSource(7))
 	for step := range 20000 {
-		k := strconv.Itoa(rng.Intn(3000))
+		n := rng.Intn(3000)
+		k := strconv.Itoa(n)
+		switch n % 3 {
+		case 1:
+			k = strings.Repeat("long key ", 2) + k
+		case 2:
+			k += strings.Repeat("\x00", n%4)
+		}
 		jk := x.get(k, joinHash(k))
 		if jk != want[k] {
 			t.Fatalf("step %d: get(%q) = %p, want %p", step, k, jk, want[k])

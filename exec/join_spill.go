@@ -37,7 +37,7 @@ func (j *Join) decodeKey(side int, val []byte, spilled bool) (*joinKey, error) {
 	if len(hdr) < 2 {
 		return nil, errCorrupt(j.id)
 	}
-	jk := &joinKey{rows: rows, slot: noSlot, persisted: true, heapAt: noTimer}
+	jk := &joinKey{rows: rows, persisted: true, heapAt: noTimer}
 	if spilled {
 		if len(hdr) < 4 {
 			return nil, errCorrupt(j.id)
@@ -63,7 +63,7 @@ func (j *Join) key(side int, k string, h uint64, create bool) (*joinKey, error) 
 	if jk != nil || !create {
 		return jk, nil
 	}
-	jk = &joinKey{key: k, hash: h, slot: noSlot, indexed: noTimer, heapAt: noTimer}
+	jk = &joinKey{key: k, hash: h, indexed: noTimer, heapAt: noTimer}
 	if old, ok := j.gone[side][k]; ok { // stored, removed since: rewritten
 		jk.persisted, jk.indexed = true, old
 		delete(j.gone[side], k)
