@@ -197,8 +197,7 @@ func (j *Join) Process(port int, b *Batch) error {
 		for _, c := range j.keyCols(port) {
 			kb = state.AppendKey(kb, r[c])
 		}
-		k := string(kb)
-		h := joinHash(k)
+		h := joinHashBytes(kb)
 		var t int64
 		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {
 			t = r[tc].I
@@ -206,17 +205,17 @@ func (j *Join) Process(port int, b *Batch) error {
 			t = j.now // when the row was stored
 		}
 		if j.n.Kind == planner.WindowJoin {
-			if err := j.storeWindowRow(port, k, h, r, t); err != nil {
+			if err := j.storeWindowRow(port, kb, h, r, t); err != nil {
 				return err
 			}
 			continue
 		}
-		matched, err := j.probe(port, k, h, r, t, out)
+		matched, err := j.probe(port, kb, h, r, t, out)
 		if err != nil {
 			return err
 		}
 		if !j.expires() || j.expiry(port, t) >= j.wm[other] {
-			if err := j.storeRow(port, k, h, r, t); err != nil {
+			if err := j.storeRow(port, kb, h, r, t); err != nil {
 				return err
 			}
 		} else if !matched {
@@ -230,10 +229,10 @@ func (j *Join) Process(port int, b *Batch) error {
 }
 
 // probe appends to out the joins of row r (time t) of side port with the
-// other side's rows of key k (h its joinHash), and reports whether any
+// other side's rows of key kb (h its joinHash), and reports whether any
 // matched. Only the rows whose time matches are decoded.
-func (j *Join) probe(port int, k string, h uint64, r types.Row, t int64, out *Batch) (bool, error) {
-	partner, err := j.key(1-port, k, h, false)
+func (j *Join) probe(port int, kb []byte, h uint64, r types.Row, t int64, out *Batch) (bool, error) {
+	partner, err := j.keyOf(1-port, kb, h, false)
 	if err != nil || partner == nil {
 		return false, err
 	}
@@ -265,27 +264,27 @@ func (j *Join) probe(port int, k string, h uint64, r types.Row, t int64, out *Ba
 	return matched, nil
 }
 
-// storeRow keeps row r (time t) of side under key k (h its joinHash),
+// storeRow keeps row r (time t) of side under key kb (h its joinHash),
 // encoded: the encoding is also the copy that frees the batch's slab the
 // row sits in.
-func (j *Join) storeRow(side int, k string, h uint64, r types.Row, t int64) error {
-	jk, err := j.key(side, k, h, true)
+func (j *Join) storeRow(side int, kb []byte, h uint64, r types.Row, t int64) error {
+	jk, err := j.keyOf(side, kb, h, true)
 	if err != nil {
 		return err
 	}
 	jk.rows.add(t, r, &j.scratch)
 	j.resident[side]++
 	if j.expires() {
-		j.cover(side, k, jk, j.expiry(side, t))
+		j.cover(side, jk, j.expiry(side, t))
 	}
 	j.markDirty(side, jk)
 	return nil
 }
 
-// cover makes sure key k of side has an expiry-heap entry at or before
+// cover makes sure key jk of side has an expiry-heap entry at or before
 // at: one entry per key and time it next needs the watermark, not one
 // per row (a key's rows expire together when the watermark passes).
-func (j *Join) cover(side int, k string, jk *joinKey, at int64) {
+func (j *Join) cover(side int, jk *joinKey, at int64) {
 	if jk.heapAt == noTimer || at < jk.heapAt {
 		j.timers[side].pushState(at, jk)
 		jk.heapAt = at
@@ -295,12 +294,12 @@ func (j *Join) cover(side int, k string, jk *joinKey, at int64) {
 // storeWindowRow keeps a window join's row until its window closes, or
 // counts it late when the window already has (both watermarks passed its
 // end: its partners were emitted and dropped).
-func (j *Join) storeWindowRow(side int, k string, h uint64, r types.Row, t int64) error {
+func (j *Join) storeWindowRow(side int, kb []byte, h uint64, r types.Row, t int64) error {
 	if end := j.expiry(side, t); end <= min(j.wm[0], j.wm[1]) {
 		j.late.Add(lateness.Drop, "join_expired", 1)
 		return nil
 	}
-	return j.storeRow(side, k, h, r, t)
+	return j.storeRow(side, kb, h, r, t)
 }
 
 // closeWindows emits and drops, for every key, the window join's rows of
@@ -438,7 +437,7 @@ func (j *Join) takeRows(side int, jk *joinKey, upTo int64, take func(t int64, r 
 		if jk.heapAt <= upTo {
 			jk.heapAt = noTimer // taken by the caller
 		}
-		j.cover(side, k, jk, j.minExpiry(side, &jk.rows))
+		j.cover(side, jk, j.minExpiry(side, &jk.rows))
 	}
 	if dropped == 0 {
 		return nil
@@ -613,7 +612,7 @@ func (j *Join) Restore(s *state.Store) error {
 		j.sides[side].put(jk)
 		j.resident[side] += jk.rows.len()
 		if j.expires() && jk.rows.len() > 0 {
-			j.cover(side, sk[1:], jk, j.minExpiry(side, &jk.rows))
+			j.cover(side, jk, j.minExpiry(side, &jk.rows))
 		}
 		if !timers {
 			jk.indexed = noTimer

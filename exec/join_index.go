@@ -38,6 +38,10 @@ var joinSeed = maphash.MakeSeed()
 // joinHash returns the hash of join key k in key form.
 func joinHash(k string) uint64 { return maphash.String(joinSeed, k) }
 
+// joinHashBytes is joinHash of a key in bytes (maphash gives bytes and
+// the string of them the same hash).
+func joinHashBytes(k []byte) uint64 { return maphash.Bytes(joinSeed, k) }
+
 // shortKey packs a key of at most 16 bytes (most join keys in key form:
 // a BIGINT is 9) into two words and its length; ok is false for a longer
 // key.

@@ -53,3 +53,14 @@ func TestJoinIndexChurn(t *testing.T) {
 		t.Errorf("each visited %d keys, want %d", seen, len(want))
 	}
 }
+
+// TestJoinHashBytesMatchesString checks that a key hashed from the row's
+// bytes (Process) and from its string (timers, restore, checkpoints)
+// lands on the same entry.
+func TestJoinHashBytesMatchesString(t *testing.T) {
+	for _, k := range []string{"", "a", "a\x00", strings.Repeat("key", 20)} {
+		if joinHashBytes([]byte(k)) != joinHash(k) {
+			t.Errorf("joinHashBytes(%q) differs from joinHash", k)
+		}
+	}
+}

@@ -49,6 +49,17 @@ func (j *Join) decodeKey(side int, val []byte, spilled bool) (*joinKey, error) {
 	return jk, nil
 }
 
+// keyOf is key for a key given in bytes: a key the side holds is found
+// without making the key's string (the conversion for the lookup does not
+// escape, so it stays on the stack), and only a key looked for in Badger
+// or created allocates it: q7's probe misses and most of its stores hit.
+func (j *Join) keyOf(side int, kb []byte, h uint64, create bool) (*joinKey, error) {
+	if jk := j.sides[side].get(string(kb), h); jk != nil || (!create && !j.onDisk) {
+		return jk, nil
+	}
+	return j.key(side, string(kb), h, create)
+}
+
 // key returns side's state for key k (h its joinHash) with its rows in
 // memory (loading them from Badger when the key is not in memory); nil
 // when absent, unless create is set.
