@@ -319,6 +319,14 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		b.addStateful(op)
 		sized(st, op)
 		return b.build(x.Input, Output{Op: op})
+	case *planner.Union:
+		op := NewUnion(len(x.Inputs), out)
+		for i, in := range x.Inputs {
+			if err := b.build(in, Output{Op: op, Port: i}); err != nil {
+				return err
+			}
+		}
+		return nil
 	case *planner.Join:
 		id := b.id()
 		var cerr error

@@ -146,6 +146,16 @@ func (q *queryRun) run(n planner.Node) ([]types.Row, error) {
 		return in, nil
 	case *planner.Join:
 		return batchJoin(x, q.read)
+	case *planner.Union:
+		var out []types.Row
+		for _, in := range x.Inputs {
+			rows, err := q.run(in)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rows...)
+		}
+		return out, nil
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupport, "ad-hoc queries cannot run %T", n)
 }

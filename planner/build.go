@@ -96,7 +96,7 @@ func (b *builder) resultSet(rs ast.ResultSetNode) (Node, *relScope, error) {
 	case *ast.SelectStmt:
 		return b.selectStmt(s)
 	case *ast.SetOprStmt:
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "UNION is not supported yet")
+		return b.setOpr(s)
 	case *ast.TableSource:
 		return b.tableSource(s)
 	case *ast.Join:
@@ -322,12 +322,12 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		return nil, nil, err
 	}
 	var out Node = &Project{Input: in, Exprs: exprs, Names: names}
+	if s.Distinct {
+		out = distinctOver(in, exprs, names)
+	}
 	out, err = b.orderLimit(s, out, scope, exprs)
 	if err != nil {
 		return nil, nil, err
-	}
-	if s.Distinct {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "SELECT DISTINCT is not supported yet; use GROUP BY")
 	}
 	return out, newRelScope("", out.Schema()), nil
 }

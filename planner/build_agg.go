@@ -82,6 +82,9 @@ func (b *builder) aggregateSelect(s *ast.SelectStmt, in Node, scope *relScope, a
 		return nil, nil, err
 	}
 	out = &Project{Input: out, Exprs: exprs, Names: names}
+	if s.Distinct {
+		out = distinctAll(out)
+	}
 	out, err = b.orderLimit(s, out, nil, exprs)
 	if err != nil {
 		return nil, nil, err

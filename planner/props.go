@@ -73,6 +73,8 @@ func PropsOf(n Node) Props {
 		}
 		p := PropsOf(x.Input)
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
+	case *Union:
+		return unionProps(x)
 	case *Materialize, *Sort, *Limit:
 		p := PropsOf(n.Children()[0])
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}

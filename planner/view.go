@@ -219,6 +219,8 @@ func TimeColumnOf(n Node, col int) bool {
 		return col < len(x.Input.Schema()) && TimeColumnOf(x.Input, col)
 	case *ProjectSet:
 		return x.Input != nil && col < len(x.Input.Schema()) && TimeColumnOf(x.Input, col)
+	case *Union:
+		return unionTimeColumnOf(x, col)
 	case *WindowAggregate:
 		// window_start and window_end carry the watermark: rows are
 		// emitted when it passes window_end, in end order.
