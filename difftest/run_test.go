@@ -31,6 +31,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genGroupedWindowJoin,
 	genSQLFunction,
 	genSetFrom,
+	genSetop,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].

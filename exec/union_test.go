@@ -27,7 +27,7 @@ func (s *unionSink) Process(_ int, b *Batch) error {
 	return nil
 }
 func (s *unionSink) Watermark(_ int, wm int64) error { s.wms = append(s.wms, wm); return nil }
-func (s *unionSink) Tick(int64) error               { return nil }
+func (s *unionSink) Tick(int64) error                { return nil }
 
 // TestUnionWatermarkIsMinimum checks that a Union forwards every row of
 // every port, emits the minimum of its ports' watermarks only when it
