@@ -119,7 +119,7 @@ func (q *queryRun) run(n planner.Node) ([]types.Row, error) {
 		}
 		sort.SliceStable(in, func(i, j int) bool {
 			for _, k := range x.Keys {
-				c := types.Compare(in[i][k.Col], in[j][k.Col])
+				c := orderCompare(in[i][k.Col], in[j][k.Col])
 				if c == 0 {
 					continue
 				}
@@ -240,4 +240,19 @@ func batchJoin(x *planner.Join, read func(*planner.Scan) ([]types.Row, error)) (
 		}
 	}
 	return out, nil
+}
+
+// orderCompare orders two values as ORDER BY does in Postgres: NULL after
+// every other value, so it comes last ascending and first descending
+// (types.Compare puts NULL first).
+func orderCompare(a, b types.Value) int {
+	switch an, bn := a.IsNull(), b.IsNull(); {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return types.Compare(a, b)
 }
