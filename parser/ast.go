@@ -105,7 +105,10 @@ const (
 type WindowTVFClause struct {
 	Placeholder string
 	Kind        WindowKind
-	Source      string // the relation windowed (a source, table or view name)
+	Source      string // the relation windowed (a source, table, view or CTE name)
+	// Query is the windowed subquery of `TUMBLE((SELECT …), ts, …)`
+	// (Source is "" then), with its own window placeholders.
+	Query *QueryStmt
 	TimeColumn  string
 	Size        int64 // TUMBLE size, HOP size
 	Slide       int64 // HOP slide

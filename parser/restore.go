@@ -89,6 +89,9 @@ func separateMinuses(s string) string {
 // restoreWindow renders a window TVF call.
 func restoreWindow(w *WindowTVFClause) string {
 	args := []string{quoteName(w.Source), quoteName(w.TimeColumn)}
+	if w.Query != nil {
+		args[0] = "(" + w.Query.Restore() + ")"
+	}
 	switch w.Kind {
 	case Tumble:
 		return fmt.Sprintf("TUMBLE(%s, %s, %s)", args[0], args[1], formatInterval(w.Size))

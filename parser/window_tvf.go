@@ -63,7 +63,11 @@ func (q *queryRewrite) windowCall(i, from, to int) int {
 	}
 	q.p.windows++
 	q.rw.replace(q.toks[from].off, q.toks[to].end, w.Placeholder)
-	c := &cursor{p: q.p, toks: q.toks[i+2 : closeIdx], end: q.toks[closeIdx].off, limit: q.end}
+	args := i + 2
+	if args < closeIdx && q.toks[args].isOp("(") && q.match[args] > args && q.match[args] < closeIdx {
+		args = q.windowSubquery(w, args)
+	}
+	c := &cursor{p: q.p, toks: q.toks[args:closeIdx], end: q.toks[closeIdx].off, limit: q.end}
 	var usage string
 	switch strings.ToUpper(t.text) {
 	case "TUMBLE":
@@ -85,12 +89,14 @@ func (q *queryRewrite) windowCall(i, from, to int) int {
 func (c *cursor) windowArgs(w *WindowTVFClause, usage string) *sqlerr.Error {
 	var err *sqlerr.Error
 	hint := "expected " + usage
-	c.accept("TABLE") // Flink: TUMBLE(TABLE t, DESCRIPTOR(c), size)
-	if w.Source, _, err = c.name("the windowed relation: " + usage); err != nil {
-		return err
-	}
-	if c.peek(0).isOp(".") {
-		return c.errAt(c.peek(0), "the windowed relation must be a plain name")
+	if w.Query == nil {
+		c.accept("TABLE") // Flink: TUMBLE(TABLE t, DESCRIPTOR(c), size)
+		if w.Source, _, err = c.name("the windowed relation: " + usage); err != nil {
+			return err
+		}
+		if c.peek(0).isOp(".") {
+			return c.errAt(c.peek(0), "the windowed relation must be a plain name")
+		}
 	}
 	if !c.acceptOp(",") {
 		return c.errAt(c.peek(0), hint)
@@ -137,4 +143,22 @@ func (c *cursor) timeColumn(usage string) (string, *sqlerr.Error) {
 		err = c.expectOp(")")
 	}
 	return name, err
+}
+
+// windowSubquery parses the parenthesised subquery at open, the first
+// argument of a window call, into w.Query (as a query of its own, with
+// its own window placeholders), and returns the index after it.
+func (q *queryRewrite) windowSubquery(w *WindowTVFClause, open int) int {
+	closeIdx := q.match[open]
+	if closeIdx == open+1 {
+		q.errAt(q.toks[closeIdx], "expected a subquery")
+		return closeIdx + 1
+	}
+	sub, err := q.p.parseQuery(q.toks[open+1:closeIdx], q.toks[closeIdx].off, nil)
+	if err != nil {
+		q.errs.add(err)
+		return closeIdx + 1
+	}
+	w.Query = sub
+	return closeIdx + 1
 }

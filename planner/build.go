@@ -41,6 +41,8 @@ type builder struct {
 	// bound for that refusal.
 	srf    *setCollector
 	clause string
+	// ctes are the WITH queries in scope (build_compose.go).
+	ctes *cteScope
 }
 
 // bindScalar binds e over scope in the query's time zone, inlining the
@@ -159,6 +161,9 @@ func (b *builder) tableName(name, alias string) (Node, *relScope, error) {
 	if w, ok := b.windows[strings.ToLower(name)]; ok {
 		return b.windowTVF(w, alias)
 	}
+	if c := b.lookupCTE(name); c != nil {
+		return b.inlineCTE(c, alias)
+	}
 	if alias == "" {
 		alias = name
 	}
@@ -206,17 +211,13 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 // windowTVF plans TUMBLE/HOP/SESSION(src, col, ...) as a WindowAssign
 // over a scan of src.
 func (b *builder) windowTVF(w *parser.WindowTVFClause, alias string) (Node, *relScope, error) {
-	o, ok := b.cat.Get(w.Source)
-	if !ok {
-		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", w.Source)
-	}
-	in, err := b.scan(o)
+	in, err := b.windowInput(w)
 	if err != nil {
 		return nil, nil, err
 	}
 	tc := in.Schema().Index(w.TimeColumn)
 	if tc < 0 {
-		return nil, nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist in %s", w.TimeColumn, w.Source)
+		return nil, nil, sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist in %s", w.TimeColumn, windowSourceName(w))
 	}
 	if in.Schema()[tc].Type != types.Timestamp {
 		return nil, nil, sqlerr.New(sqlerr.DatatypeMismatch, "window time column %q must be a TIMESTAMP", w.TimeColumn)
@@ -241,7 +242,7 @@ func (b *builder) windowTVF(w *parser.WindowTVFClause, alias string) (Node, *rel
 		return nil, nil, sqlerr.New(sqlerr.InvalidParameter, "window size must be positive")
 	}
 	n := &WindowAssign{Input: in, Window: spec}
-	if alias == "" {
+	if alias == "" && w.Query == nil {
 		alias = w.Source
 	}
 	return n, newRelScope(alias, n.Schema()), nil
@@ -280,8 +281,12 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 	if s.From == nil {
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "SELECT without FROM is not supported")
 	}
-	if s.WithBeforeBraces || s.With != nil {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "WITH is not supported yet")
+	if s.With != nil {
+		restore, err := b.pushWith(s.With)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer restore()
 	}
 	var (
 		in    Node
@@ -344,7 +349,7 @@ func (b *builder) selectList(fields *ast.FieldList, scope Scope, groupText map[s
 				return nil, nil, sqlerr.New(sqlerr.GroupingError, "SELECT * is not allowed with GROUP BY")
 			}
 			for i, c := range rs.cols {
-				if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, c.table) {
+				if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, c.table) || f.WildCard.Table.O == "" && c.hidden {
 					continue
 				}
 				exprs = append(exprs, &ColRef{Index: i, Name: c.name, T: c.kind})

@@ -24,15 +24,20 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	if err := setFuncFirst(j); err != nil {
 		return nil, nil, err
 	}
-	if j.Tp != ast.CrossJoin || j.NaturalJoin || len(j.Using) > 0 {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "only inner joins with ON are supported")
+	if j.Right == nil {
+		// The first item of a FROM list (`FROM a, b` nests a join of a
+		// alone on the left).
+		return b.resultSet(j.Left)
+	}
+	if j.Tp == ast.CrossJoin && !j.NaturalJoin && len(j.Using) > 0 {
+		return b.usingJoin(j, where)
+	}
+	if j.Tp != ast.CrossJoin || j.NaturalJoin {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "only inner joins are supported (JOIN … ON, JOIN … USING, or a comma join with the condition in WHERE)")
 	}
 	left, ls, err := b.resultSet(j.Left)
 	if err != nil {
 		return nil, nil, err
-	}
-	if j.Right == nil {
-		return left, ls, nil
 	}
 	right, rs, err := b.resultSet(j.Right)
 	if err != nil {

@@ -19,6 +19,9 @@ type scopeCol struct {
 	// jsonb_array_elements(t.j) AS e`), as Postgres's whole-row reference
 	// to a function of a scalar result reads.
 	aliasRef bool
+	// hidden: a column of a JOIN … USING side that the merged column
+	// stands for; only a qualified name (or t.*) reaches it.
+	hidden bool
 }
 
 // relScope resolves names over the output of one relation (a scan, a
@@ -60,7 +63,7 @@ func (s *relScope) colRef(i, base int) *ColRef {
 func (s *relScope) Resolve(table, column string) (int, types.Kind, error) {
 	found := -1
 	for i, c := range s.cols {
-		if !strings.EqualFold(c.name, column) || (table != "" && !strings.EqualFold(c.table, table)) {
+		if !strings.EqualFold(c.name, column) || (table != "" && !strings.EqualFold(c.table, table)) || (table == "" && c.hidden) {
 			continue
 		}
 		if found >= 0 {

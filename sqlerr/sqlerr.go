@@ -42,6 +42,17 @@ const (
 	// DependentObjects is dependent_objects_still_exist: DROP or replace
 	// of something a view uses.
 	DependentObjects = "2BP01"
+	// DuplicateAlias is duplicate_alias: a WITH query name given twice.
+	DuplicateAlias = "42712"
+	// InvalidColumnReference is invalid_column_reference: more column
+	// names than a WITH query or USING side has, or a USING column
+	// missing from a side.
+	InvalidColumnReference = "42P10"
+	// DuplicateColumn is duplicate_column: a column listed twice in USING.
+	DuplicateColumn = "42701"
+	// AmbiguousColumn is ambiguous_column: a USING column found twice on
+	// one side.
+	AmbiguousColumn = "42702"
 )
 
 // MaxDepth is how deeply a statement may nest: each parenthesis, operator,
