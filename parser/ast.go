@@ -108,12 +108,12 @@ type WindowTVFClause struct {
 	Source      string // the relation windowed (a source, table, view or CTE name)
 	// Query is the windowed subquery of `TUMBLE((SELECT …), ts, …)`
 	// (Source is "" then), with its own window placeholders.
-	Query *QueryStmt
-	TimeColumn  string
-	Size        int64 // TUMBLE size, HOP size
-	Slide       int64 // HOP slide
-	Gap         int64 // SESSION gap
-	Pos         sqlerr.Pos
+	Query      *QueryStmt
+	TimeColumn string
+	Size       int64 // TUMBLE size, HOP size
+	Slide      int64 // HOP slide
+	Gap        int64 // SESSION gap
+	Pos        sqlerr.Pos
 	// Alias is the alias written after the call (`TUMBLE(...) AS t`), ""
 	// when none. TiDB also has it as the AsName of the placeholder's
 	// TableSource.
