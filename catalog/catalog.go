@@ -22,6 +22,9 @@ const (
 	Table
 	View
 	Sink
+	// PlainView is a view that is not materialized (CREATE VIEW): only
+	// its DDL, which the planner inlines wherever it is read.
+	PlainView
 )
 
 // String names the kind as SQL does.
@@ -35,6 +38,8 @@ func (k Kind) String() string {
 		return "materialized view"
 	case Sink:
 		return "sink"
+	case PlainView:
+		return "view"
 	}
 	return "object"
 }
@@ -70,6 +75,11 @@ type Object struct {
 	// query calls: they were inlined into it, and DROP FUNCTION refuses
 	// while it exists.
 	Functions []string `json:",omitempty"`
+	// Reads names the views that are not materialized (PlainView) which
+	// a view's or query sink's query reads, at any depth; for a
+	// PlainView, every relation its query reads, at any depth. DROP
+	// refuses while an object names what it drops here.
+	Reads []string `json:",omitempty"`
 }
 
 // Function is a SQL function (CREATE FUNCTION): a scalar expression over

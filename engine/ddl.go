@@ -171,7 +171,7 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 	if err := e.store.DeletePrefix([]byte("v/" + st.Name + "/")); err != nil {
 		return nil, err
 	}
-	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone(), Functions: vp.Functions}
+	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone(), Functions: vp.Functions, Reads: vp.Views}
 	if err := e.cat.Add(o); err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 		}
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "%q does not exist", st.Name)
 	}
-	want := map[parser.ObjectKind]catalog.Kind{parser.ObjSource: catalog.Source, parser.ObjTable: catalog.Table, parser.ObjView: catalog.View, parser.ObjSink: catalog.Sink}[st.Kind]
+	want := map[parser.ObjectKind]catalog.Kind{parser.ObjSource: catalog.Source, parser.ObjTable: catalog.Table, parser.ObjView: catalog.View, parser.ObjSink: catalog.Sink, parser.ObjPlainView: catalog.PlainView}[st.Kind]
 	if o.Kind != want {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "%q is a %s, not a %s", st.Name, o.Kind, want)
 	}
@@ -353,6 +353,9 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 
 // reads reports whether object d reads the object named name.
 func (e *Engine) reads(d *catalog.Object, name string) bool {
+	if readsInlined(d, name) {
+		return true
+	}
 	if d.Kind == catalog.Sink && d.From != "" {
 		if t, ok := e.cat.Get(d.From); ok && t.SideOf != "" && strings.EqualFold(t.SideOf, name) {
 			return true // a sink of a view's side table depends on the view
@@ -386,7 +389,7 @@ func (e *Engine) show(st *parser.ShowStmt) (*Result, error) {
 		}
 		return &Result{Schema: types.Schema{{Name: st.Setting, Type: types.String}}, Rows: []types.Row{{types.StringValue(v)}}}, nil
 	}
-	kind := map[parser.ObjectKind]catalog.Kind{parser.ObjSource: catalog.Source, parser.ObjTable: catalog.Table, parser.ObjView: catalog.View, parser.ObjSink: catalog.Sink}[st.Kind]
+	kind := map[parser.ObjectKind]catalog.Kind{parser.ObjSource: catalog.Source, parser.ObjTable: catalog.Table, parser.ObjView: catalog.View, parser.ObjSink: catalog.Sink, parser.ObjPlainView: catalog.PlainView}[st.Kind]
 	res := &Result{Schema: types.Schema{{Name: "name", Type: types.String}}}
 	var names []string
 	for _, o := range e.cat.List(kind) {
@@ -561,7 +564,7 @@ func (e *Engine) createQuerySink(ctx context.Context, st *parser.CreateSinkStmt)
 		return nil, err
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, SQL: st.Text(), Options: optionMap(st.Options),
-		Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone(), Functions: vp.Functions}
+		Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone(), Functions: vp.Functions, Reads: vp.Views}
 	if o.Options["connector"] == "" {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "sink %q needs a connector option", st.Name)
 	}

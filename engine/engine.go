@@ -446,6 +446,8 @@ func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
 		return e.createView(ctx, st)
 	case *parser.CreateSinkStmt:
 		return e.createSink(ctx, st)
+	case *parser.CreatePlainViewStmt:
+		return e.createPlainView(st)
 	case *parser.InsertStmt:
 		return e.insert(st)
 	case *parser.QueryStmt:

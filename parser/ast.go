@@ -191,6 +191,16 @@ type CreateViewStmt struct {
 	Streaming   StreamingClauses
 }
 
+// CreatePlainViewStmt is CREATE VIEW name AS query: a view that is not
+// materialized. The catalog keeps its text; the planner inlines its query
+// wherever the name is read, like a subquery.
+type CreatePlainViewStmt struct {
+	StmtBase
+	IfNotExists bool
+	Name        string
+	Query       *QueryStmt
+}
+
 // CreateSinkStmt is CREATE SINK name FROM view WITH (...), or CREATE SINK
 // name AS query [streaming clauses] WITH (...): a pipeline that delivers
 // its changes without keeping a queryable view (RisingWave's form).
@@ -255,6 +265,7 @@ const (
 	ObjTable
 	ObjView
 	ObjSink
+	ObjPlainView // VIEW: a view that is not materialized
 )
 
 // DropStmt is DROP {SOURCE|TABLE|MATERIALIZED VIEW|SINK} [IF EXISTS] name.
@@ -298,16 +309,17 @@ type SetStmt struct {
 	Value string
 }
 
-func (*CreateSourceStmt) stmt()   {}
-func (*CreateViewStmt) stmt()     {}
-func (*CreateSinkStmt) stmt()     {}
-func (*QueryStmt) stmt()          {}
-func (*InsertStmt) stmt()         {}
-func (*DropStmt) stmt()           {}
-func (*ShowStmt) stmt()           {}
-func (*DescribeStmt) stmt()       {}
-func (*ExplainStmt) stmt()        {}
-func (*FlushStmt) stmt()          {}
-func (*SetStmt) stmt()            {}
-func (*CreateFunctionStmt) stmt() {}
-func (*DropFunctionStmt) stmt()   {}
+func (*CreateSourceStmt) stmt()    {}
+func (*CreateViewStmt) stmt()      {}
+func (*CreateSinkStmt) stmt()      {}
+func (*CreatePlainViewStmt) stmt() {}
+func (*QueryStmt) stmt()           {}
+func (*InsertStmt) stmt()          {}
+func (*DropStmt) stmt()            {}
+func (*ShowStmt) stmt()            {}
+func (*DescribeStmt) stmt()        {}
+func (*ExplainStmt) stmt()         {}
+func (*FlushStmt) stmt()           {}
+func (*SetStmt) stmt()             {}
+func (*CreateFunctionStmt) stmt()  {}
+func (*DropFunctionStmt) stmt()    {}

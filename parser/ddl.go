@@ -548,7 +548,7 @@ func (p *stmtParser) sinkQuery(c *cursor, s *CreateSinkStmt) (Stmt, *sqlerr.Erro
 	return s, c.done()
 }
 
-// objectKind parses SOURCE, TABLE, MATERIALIZED VIEW or SINK, singular or
+// objectKind parses SOURCE, TABLE, MATERIALIZED VIEW, VIEW or SINK, singular or
 // (for SHOW) plural.
 func (c *cursor) objectKind(plural bool) ObjectKind {
 	s := ""
@@ -564,6 +564,8 @@ func (c *cursor) objectKind(plural bool) ObjectKind {
 		return ObjSink
 	case c.accept("MATERIALIZED", "VIEW"+s):
 		return ObjView
+	case c.accept("VIEW" + s):
+		return ObjPlainView
 	}
 	return 0
 }
@@ -573,7 +575,7 @@ func (p *stmtParser) drop(c *cursor) (Stmt, *sqlerr.Error) {
 	s := &DropStmt{StmtBase: p.base(c.toks)}
 	c.next()
 	if s.Kind = c.objectKind(false); s.Kind == 0 {
-		return nil, c.errAt(c.peek(0), "expected SOURCE, TABLE, MATERIALIZED VIEW or SINK")
+		return nil, c.errAt(c.peek(0), "expected SOURCE, TABLE, MATERIALIZED VIEW, VIEW or SINK")
 	}
 	s.IfExists = c.accept("IF", "EXISTS")
 	var err *sqlerr.Error
@@ -593,7 +595,7 @@ func (p *stmtParser) show(c *cursor) (Stmt, *sqlerr.Error) {
 		return s, c.done()
 	}
 	if s.Kind = c.objectKind(true); s.Kind == 0 {
-		name, _, err := c.name("SOURCES, TABLES, MATERIALIZED VIEWS, SINKS or a setting")
+		name, _, err := c.name("SOURCES, TABLES, MATERIALIZED VIEWS, VIEWS, SINKS or a setting")
 		if err != nil {
 			return nil, err
 		}

@@ -179,6 +179,8 @@ func (p *stmtParser) statement(toks []token) (Stmt, *sqlerr.Error) {
 			return p.createSource(c)
 		case c.peek(1).is("MATERIALIZED") && c.peek(2).is("VIEW"):
 			return p.createView(c)
+		case c.peek(1).is("VIEW"):
+			return p.createPlainView(c)
 		case c.peek(1).is("SINK"):
 			return p.createSink(c)
 		case c.peek(1).is("FUNCTION") || c.peek(1).is("OR") && c.peek(2).is("REPLACE") && c.peek(3).is("FUNCTION"):
@@ -188,7 +190,7 @@ func (p *stmtParser) statement(toks []token) (Stmt, *sqlerr.Error) {
 		if c.peek(1).is("FUNCTION") {
 			return p.dropFunction(c)
 		}
-		if k := c.peek(1); k.is("SOURCE") || k.is("TABLE") || k.is("SINK") || k.is("MATERIALIZED") {
+		if k := c.peek(1); k.is("SOURCE") || k.is("TABLE") || k.is("SINK") || k.is("MATERIALIZED") || k.is("VIEW") {
 			return p.drop(c)
 		}
 	case t.is("SHOW"):

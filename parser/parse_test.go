@@ -533,6 +533,11 @@ two', n = -1.5)`,
 		`SELECT * FROM a JOIN TUMBLE(b, ts, INTERVAL '1' DAY) w ON a.k = w.k JOIN HOP("B", "T", INTERVAL '1' HOUR, INTERVAL '1' DAY) ON TRUE`,
 		`SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 3`,
 		`(SELECT 1) UNION ALL (SELECT 2)`,
+		`WITH a (x) AS (SELECT k FROM t), b AS (SELECT x FROM a) SELECT * FROM b JOIN a USING (x)`,
+		`SELECT * FROM TUMBLE((SELECT k, ts FROM TUMBLE(s, ts, INTERVAL '1' SECOND) WHERE k > 1), ts, INTERVAL '10' SECOND) AS w`,
+		`CREATE VIEW IF NOT EXISTS v AS SELECT a FROM t WHERE b > 1`,
+		`DROP VIEW IF EXISTS v`,
+		`SHOW VIEWS`,
 	} {
 		t.Run(sql, func(t *testing.T) { parseOne(t, sql) })
 	}

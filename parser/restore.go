@@ -203,6 +203,15 @@ func (s *CreateViewStmt) Restore() string {
 }
 
 // Restore implements Stmt.
+func (s *CreatePlainViewStmt) Restore() string {
+	r := "CREATE VIEW" + ifNotExists(s.IfNotExists) + " " + quoteName(s.Name) + " AS "
+	if s.Query != nil {
+		r += s.Query.Restore()
+	}
+	return r
+}
+
+// Restore implements Stmt.
 func (s *CreateSinkStmt) Restore() string {
 	head := "CREATE SINK" + ifNotExists(s.IfNotExists) + " " + quoteName(s.Name)
 	if s.Query != nil {
@@ -251,6 +260,8 @@ func objectWord(k ObjectKind, plural bool) string {
 		w = "MATERIALIZED VIEW"
 	case ObjSink:
 		w = "SINK"
+	case ObjPlainView:
+		w = "VIEW"
 	default:
 		return fmt.Sprintf("ObjectKind(%d)", uint8(k))
 	}

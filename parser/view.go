@@ -163,3 +163,34 @@ func (c *cursor) emit() (*EmitClause, *sqlerr.Error) {
 	}
 	return nil, c.errAt(c.peek(0), "expected ON WINDOW CLOSE, ON UPDATE or EVERY <interval>")
 }
+
+// createPlainView parses CREATE VIEW [IF NOT EXISTS] name AS query. A
+// view that is not materialized holds no state, so it takes no streaming
+// clauses: those belong to the materialized view that reads it.
+func (p *stmtParser) createPlainView(c *cursor) (Stmt, *sqlerr.Error) {
+	s := &CreatePlainViewStmt{StmtBase: p.base(c.toks)}
+	c.i += 2
+	s.IfNotExists = c.accept("IF", "NOT", "EXISTS")
+	var err *sqlerr.Error
+	if s.Name, _, err = c.name("a view name"); err != nil {
+		return nil, err
+	}
+	if c.peek(0).isOp("(") {
+		return nil, c.errAt(c.peek(0), "a column list on CREATE VIEW is not supported; name the columns in the query")
+	}
+	if err := c.expect("AS"); err != nil {
+		return nil, err
+	}
+	rest := c.toks[c.i:]
+	if len(rest) == 0 {
+		return nil, c.errAt(c.peek(0), "expected a query")
+	}
+	split, _, _ := p.splitClauses(rest, c.end)
+	if split < len(rest) {
+		return nil, c.errAt(rest[split], "a view that is not materialized takes no streaming clauses; put them on the materialized view that reads it")
+	}
+	if s.Query, err = p.parseQuery(rest, c.end, nil); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -43,6 +43,9 @@ type builder struct {
 	clause string
 	// ctes are the WITH queries in scope (build_compose.go).
 	ctes *cteScope
+	// views are the views that are not materialized inlined, in order,
+	// with repeats.
+	views []string
 }
 
 // bindScalar binds e over scope in the query's time zone, inlining the
@@ -74,23 +77,34 @@ func BuildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Nod
 	return n, err
 }
 
-// buildQuery is BuildQuery that also returns the SQL functions inlined
-// (each once, in the order first met).
-func buildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Node, []string, error) {
+// queryDeps are what a query reads besides its plan's scans: the SQL
+// functions and the views that are not materialized it inlined (each
+// once, in the order first met).
+type queryDeps struct {
+	functions, views []string
+}
+
+// buildQuery is BuildQuery that also returns what the query inlined.
+func buildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Node, queryDeps, error) {
 	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone, fns: functionsOf(cat)}
 	for _, w := range q.Windows {
 		b.windows[strings.ToLower(w.Placeholder)] = w
 	}
 	n, _, err := b.resultSet(q.Select)
-	var used []string
+	return n, queryDeps{functions: distinctNames(b.used), views: distinctNames(b.views)}, err
+}
+
+// distinctNames is names without repeats (case-insensitive), in order.
+func distinctNames(names []string) []string {
+	var out []string
 	seen := map[string]bool{}
-	for _, f := range b.used {
+	for _, f := range names {
 		if k := strings.ToLower(f); !seen[k] {
 			seen[k] = true
-			used = append(used, f)
+			out = append(out, f)
 		}
 	}
-	return n, used, err
+	return out
 }
 
 func (b *builder) resultSet(rs ast.ResultSetNode) (Node, *relScope, error) {
@@ -171,7 +185,7 @@ func (b *builder) tableName(name, alias string) (Node, *relScope, error) {
 	if !ok {
 		return nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}
-	n, err := b.scan(o)
+	n, err := b.relation(o)
 	if err != nil {
 		return nil, nil, err
 	}

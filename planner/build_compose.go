@@ -1,13 +1,16 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
+	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
 // cteScope is one common table expression of a WITH clause in scope: its
@@ -118,7 +121,80 @@ func (b *builder) windowInput(w *parser.WindowTVFClause) (Node, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", w.Source)
 	}
+	return b.relation(o)
+}
+
+// relation plans a read of catalog object o: a view that is not
+// materialized is inlined, anything else scanned.
+func (b *builder) relation(o *catalog.Object) (Node, error) {
+	if o.Kind == catalog.PlainView {
+		return b.inlineView(o)
+	}
 	return b.scan(o)
+}
+
+// inlineView plans view o (CREATE VIEW) where it is read: its stored
+// query is parsed and built as a subquery would be, with its own window
+// placeholders and without the reader's CTEs in scope, in the reader's
+// time zone. The source's watermark therefore reaches a window over the
+// view, and strict mode judges the state the view's query needs in the
+// plan that reads it.
+func (b *builder) inlineView(o *catalog.Object) (Node, error) {
+	q, err := PlainViewQuery(o)
+	if err != nil {
+		return nil, err
+	}
+	sub := &builder{cat: b.cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: b.adhoc, zone: b.zone, fns: b.fns}
+	for _, w := range q.Windows {
+		sub.windows[strings.ToLower(w.Placeholder)] = w
+	}
+	n, _, err := sub.resultSet(q.Select)
+	b.used = append(b.used, sub.used...)
+	b.views = append(append(b.views, o.Name), sub.views...)
+	return n, err
+}
+
+// PlainViewQuery parses the query of view o (a PlainView) from its DDL.
+func PlainViewQuery(o *catalog.Object) (*parser.QueryStmt, error) {
+	stmts, err := parser.Parse(o.SQL)
+	if err != nil {
+		return nil, fmt.Errorf("view %s: %w", o.Name, err)
+	}
+	if len(stmts) == 1 {
+		if s, ok := stmts[0].(*parser.CreatePlainViewStmt); ok {
+			return s.Query, nil
+		}
+	}
+	return nil, sqlerr.New(sqlerr.InternalError, "view %s: stored DDL is not CREATE VIEW", o.Name)
+}
+
+// PlanPlainView checks CREATE VIEW: its query must plan, as the body of
+// a materialized view (over sources) or else as an ad-hoc query (over
+// materialized views and tables); strict mode's bounds are judged where
+// it is read. It returns the view's columns and every relation the
+// query reads, at any depth (views that are not materialized included).
+func PlanPlainView(s *parser.CreatePlainViewStmt, cat Resolver, zone string) (types.Schema, []string, error) {
+	n, deps, err := buildQuery(s.Query, cat, false, zone)
+	if err != nil {
+		var adhocErr error
+		if n, deps, adhocErr = buildQuery(s.Query, cat, true, zone); adhocErr != nil {
+			return nil, nil, err
+		}
+	}
+	schema := n.Schema()
+	for i, c := range schema {
+		if schema.Index(c.Name) != i {
+			return nil, nil, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", c.Name)
+		}
+	}
+	reads := deps.views
+	Transform(n, func(x Node) (Node, bool) {
+		if sc, ok := x.(*Scan); ok {
+			reads = append(reads, sc.Name)
+		}
+		return x, false
+	})
+	return schema, distinctNames(reads), nil
 }
 
 // windowSourceName names a window's input in errors.

@@ -27,6 +27,9 @@ type ViewPlan struct {
 	// Functions names the SQL functions inlined into the query (also the
 	// ones their bodies call), each once.
 	Functions []string
+	// Views names the views that are not materialized inlined into the
+	// query, at any depth, each once.
+	Views []string
 }
 
 // Settings are the session settings the planner reads.
@@ -43,11 +46,11 @@ type Settings struct {
 // PlanView plans CREATE MATERIALIZED VIEW: build, attach the lateness
 // contract, optimize, and check that every keyed state is bounded.
 func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, error) {
-	logical, used, err := buildQuery(s.Query, cat, false, set.TimeZone)
+	logical, deps, err := buildQuery(s.Query, cat, false, set.TimeZone)
 	if err != nil {
 		return nil, err
 	}
-	vp := &ViewPlan{Name: s.Name, Logical: logical, SourceErrors: sourceErrors(logical, cat), Functions: used}
+	vp := &ViewPlan{Name: s.Name, Logical: logical, SourceErrors: sourceErrors(logical, cat), Functions: deps.functions, Views: deps.views}
 	opt, trace := Optimize(logical)
 	vp.Rules = trace
 	if opt, err = ResolveClocks(opt); err != nil {
