@@ -32,6 +32,8 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genSQLFunction,
 	genSetFrom,
 	genSetop,
+	genComposedJoin, genComposedJoin,
+	genWindowOverSubquery,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
