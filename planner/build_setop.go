@@ -75,7 +75,11 @@ func distinctAll(n Node) Node {
 // only) apply to the whole result.
 func (b *builder) setOpr(s *ast.SetOprStmt) (Node, *relScope, error) {
 	if s.With != nil {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "WITH is not supported yet")
+		restore, err := b.pushWith(s.With)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer restore()
 	}
 	out, err := b.setOprList(s.SelectList)
 	if err != nil {
@@ -105,7 +109,11 @@ func (b *builder) setOprOrderLimit(out Node, ob *ast.OrderByClause, lim *ast.Lim
 // right, as Postgres does for UNION and UNION ALL.
 func (b *builder) setOprList(l *ast.SetOprSelectList) (Node, error) {
 	if l.With != nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "WITH is not supported yet")
+		restore, err := b.pushWith(l.With)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
 	}
 	var out Node
 	for i, item := range l.Selects {
