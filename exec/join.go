@@ -66,6 +66,10 @@ type Join struct {
 	spill    spillArea
 	width    [2]int
 	scratch  []byte // where storeRow encodes a row
+	// scanned is the side kept unindexed in time buckets (-1: none;
+	// planner.ScannedSide, join_scan.go), scan its rows.
+	scanned int
+	scan    scanSide
 }
 
 // joinKey is the state of one join key on one side. Its rows are kept
@@ -101,6 +105,9 @@ type JoinConfig struct {
 	// Now is the wall clock at start, until the first Tick (wall-clock
 	// STATE TTL stamps rows with it).
 	Now int64
+	// Instance and Instances are this instance's number and the join's
+	// parallelism: they name the scanned side's stored chunks.
+	Instance, Instances int
 }
 
 // NewJoin returns the operator for n.
@@ -118,6 +125,10 @@ func NewJoin(c JoinConfig) *Join {
 		j.store, j.budget, j.mem = c.Store, c.Budget, c.Memory.join()
 	}
 	j.width[0], j.width[1] = len(c.Node.Left.Schema()), len(c.Node.Right.Schema())
+	j.scanned = planner.ScannedSide(c.Node)
+	if j.scanned >= 0 {
+		j.scan = newScanSide(interval{c.Node.Lower, c.Node.Upper}, c.Instance, c.Instances)
+	}
 	return j
 }
 
@@ -210,12 +221,12 @@ func (j *Join) Process(port int, b *Batch) error {
 			}
 			continue
 		}
-		matched, err := j.probe(port, kb, h, r, t, out)
+		matched, err := j.probeSide(port, kb, h, r, t, out)
 		if err != nil {
 			return err
 		}
 		if !j.expires() || j.expiry(port, t) >= j.wm[other] {
-			if err := j.storeRow(port, kb, h, r, t); err != nil {
+			if err := j.store1(port, kb, h, r, t); err != nil {
 				return err
 			}
 		} else if !matched {
@@ -226,6 +237,24 @@ func (j *Join) Process(port int, b *Batch) error {
 		return err
 	}
 	return j.evict()
+}
+
+// probeSide probes the other side of port: its buckets when scanned,
+// else its key.
+func (j *Join) probeSide(port int, kb []byte, h uint64, r types.Row, t int64, out *Batch) (bool, error) {
+	if 1-port == j.scanned {
+		return j.scanProbe(port, kb, h, r, t, out)
+	}
+	return j.probe(port, kb, h, r, t, out)
+}
+
+// store1 keeps row r of side port: in its bucket when the side is
+// scanned, else under its key.
+func (j *Join) store1(port int, kb []byte, h uint64, r types.Row, t int64) error {
+	if port == j.scanned {
+		return j.scanStore(port, kb, h, r, t)
+	}
+	return j.storeRow(port, kb, h, r, t)
 }
 
 // probe appends to out the joins of row r (time t) of side port with the
@@ -380,7 +409,9 @@ func (j *Join) watermark(port int, wm int64) error {
 		}
 		return j.out.EmitWatermark(m)
 	}
-	if j.expires() && !j.wallTTL() && j.n.Kind != planner.WindowJoin {
+	if other == j.scanned {
+		j.scanPurge(other, wm)
+	} else if j.expires() && !j.wallTTL() && j.n.Kind != planner.WindowJoin {
 		if err := j.fireDue(other, wm-1, func(it expiryItem) error { return j.purgeKey(other, it, wm) }); err != nil {
 			return err
 		}
@@ -555,6 +586,11 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 			jk.dirty, jk.persisted, jk.indexed = false, true, now
 		}
 	}
+	if j.scanned >= 0 {
+		if err := j.scanCheckpoint(w); err != nil {
+			return err
+		}
+	}
 	if err := j.spill.clear(w); err != nil {
 		return err
 	}
@@ -567,8 +603,8 @@ func (j *Join) Checkpoint(w *state.Writer) error {
 // form (which Owner hashes alike). Timer and marker keys are not rows.
 func (j *Join) owns(key []byte) (bool, error) {
 	sk := key[len(j.id):]
-	if len(sk) == 0 || (sk[0] != '0' && sk[0] != '1') {
-		return false, nil
+	if len(sk) == 0 || (sk[0] != '0' && sk[0] != '1') || int(sk[0]-'0') == j.scanned {
+		return false, nil // the scanned side's rows are read by restoreScan
 	}
 	return j.ownsKey(int(sk[0]-'0'), string(sk[1:]))
 }
@@ -588,7 +624,10 @@ func (j *Join) ownsKey(side int, k string) (bool, error) {
 
 // Restore implements Stateful. A spilling join over a store that keeps
 // timers reads nothing: keys come into memory when probed, joined or
-// their stored timer fires. Otherwise every owned key is loaded with an
+// their stored timer fires. A join with a scanned side reads that side's
+// buckets and the other side's keys (one row per window): were they left
+// in Badger, every row of the scanned side would miss memory and read
+// Badger when it probes them. Otherwise every owned key is loaded with an
 // expiry-heap entry per row; loaded from a store written before timers,
 // each key is marked changed so the next checkpoint writes its timer.
 func (j *Join) Restore(s *state.Store) error {
@@ -596,7 +635,12 @@ func (j *Join) Restore(s *state.Store) error {
 	if err != nil {
 		return err
 	}
-	if j.store != nil && timers {
+	if j.scanned >= 0 {
+		if err := j.restoreScan(s); err != nil {
+			return err
+		}
+	}
+	if j.store != nil && timers && j.scanned < 0 {
 		j.onDisk = true
 		return nil
 	}
@@ -626,5 +670,8 @@ func (j *Join) Restore(s *state.Store) error {
 	return j.evict()
 }
 
-// StateKeys implements stateSizer: the join keys of both sides.
-func (j *Join) StateKeys() int64 { return int64(j.sides[0].len() + j.sides[1].len()) }
+// StateKeys implements stateSizer: the join keys of both sides (a
+// scanned side's rows).
+func (j *Join) StateKeys() int64 {
+	return int64(j.sides[0].len()+j.sides[1].len()) + j.scanRows()
+}

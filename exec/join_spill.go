@@ -179,6 +179,9 @@ func (j *Join) limits() [2]int {
 // evictSide moves whole keys of side out of memory until it holds at
 // most target rows.
 func (j *Join) evictSide(side, target int) error {
+	if side == j.scanned {
+		return j.evictBuckets(side, target)
+	}
 	var keys []string
 	var vals [][]byte
 	var victims []*joinKey

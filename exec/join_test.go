@@ -138,6 +138,11 @@ func TestJoinDropsNullKeysOnArrival(t *testing.T) {
 // storedRows counts the rows side holds in memory.
 func (j *Join) storedRows(side int) int {
 	n := 0
+	if side == j.scanned {
+		for _, b := range j.scan.buckets {
+			n += len(b.rows)
+		}
+	}
 	j.sides[side].each(func(jk *joinKey) bool {
 		n += jk.rows.len()
 		return true

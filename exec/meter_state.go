@@ -163,6 +163,7 @@ func (j *Join) meanBytes() int64 {
 			return true
 		})
 	}
+	j.sampleBuckets(&s)
 	return s.times(1)
 }
 

@@ -345,7 +345,8 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 				k = func(_ int, key types.Row) bool { return keep(key) }
 			}
 			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k,
-				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory, Now: b.env.Now})
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory, Now: b.env.Now,
+				Instance: i, Instances: par})
 		})
 		if cerr != nil {
 			return cerr

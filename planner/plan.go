@@ -431,6 +431,9 @@ func (n *Join) String() string {
 	if n.TTL > 0 {
 		s += " ttl=" + types.FormatInterval(n.TTL)
 	}
+	if side := ScannedSide(n); side >= 0 {
+		s += " scan=" + [2]string{"left", "right"}[side]
+	}
 	return s
 }
 
