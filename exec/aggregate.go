@@ -9,8 +9,14 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Aggregate is a non-windowed GROUP BY over append-only input. Each change
-// to a group retracts the group's previous row and inserts the new one.
+// Aggregate is a non-windowed GROUP BY. Each change to a group retracts
+// the group's previous row and inserts the new one. Over an append-only
+// input it folds inserts into the plain accumulators (accumulator.go);
+// over a retracting input (planner.AggregateRetracts) it uses the
+// retracting ones (accumulator_retract.go) with a hidden count of the
+// group's rows: a retracted row is taken back (count, sum and avg
+// subtract; min, max and DISTINCT keep each distinct value's count), and
+// a group whose last row is retracted is deleted with its row.
 //
 // State: one accumulator set per group key. It is bounded only by STATE
 // TTL: a group not updated for TTL (event time when the input has a
@@ -27,6 +33,7 @@ type Aggregate struct {
 	timeCol int // input event-time column, -1 for wall-clock TTL
 	out     Output
 	keep    func(group types.Row) bool
+	retract bool // the input retracts: retracting accumulators
 
 	wm      int64
 	now     int64
@@ -86,6 +93,7 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
 		entries: map[string]*aggEntry{}, gone: map[string]int64{},
 		spill: newSpillArea(c.Store, c.ID), timers: newTimerQueue(c.Store, c.ID),
+		retract: planner.AggregateRetracts(c.Node),
 	}
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		a.store, a.budget, a.mem = c.Store, c.Budget, c.Memory.join()
@@ -96,18 +104,26 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 // Process implements Operator.
 func (a *Aggregate) Process(_ int, b *Batch) error {
 	for i, r := range b.Rows {
-		if b.Diff(i) < 0 {
-			continue // inputs are append-only (the planner guarantees it)
-		}
 		a.keyBuf = a.keyBuf[:0]
 		for _, c := range a.groups {
 			a.keyBuf = state.AppendKey(a.keyBuf, r[c])
+		}
+		if b.Diff(i) < 0 {
+			if err := a.retractRow(r, b.Diff(i)); err != nil {
+				return err
+			}
+			continue
 		}
 		e, created, err := a.entry(r)
 		if err != nil {
 			return err
 		}
-		e.acc.add(a.calls, r)
+		if !a.retract {
+			e.acc.add(a.calls, r)
+		}
+		for d := b.Diff(i); a.retract && d > 0; d-- {
+			e.acc.insert(a.calls, r)
+		}
 		if a.timeCol >= 0 && !r[a.timeCol].IsNull() {
 			if t := r[a.timeCol].I; t > e.last {
 				e.last = t
@@ -127,9 +143,17 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 	out := &Batch{}
 	for _, e := range a.pending {
 		e.pending = false
-		row := make(types.Row, 0, len(e.group)+len(e.acc))
+		if a.empty(e) {
+			if e.emitted != nil {
+				out.Rows = append(out.Rows, e.emitted)
+				out.Diffs = append(out.Diffs, -1)
+			}
+			a.remove(e)
+			continue
+		}
+		row := make(types.Row, 0, len(e.group)+len(a.calls))
 		row = append(row, e.group...)
-		for _, x := range e.acc {
+		for _, x := range e.acc[:len(a.calls)] {
 			row = append(row, x.result())
 		}
 		if e.emitted != nil {
@@ -150,6 +174,45 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 	return a.evict()
 }
 
+// retractRow takes row r (in keyBuf's key form) back -d times from its
+// group, which is emitted with the inserts. A retraction an append-only
+// aggregate gets is ignored (the planner gives it none), and so is one of
+// a group it does not hold (expired under STATE TTL).
+func (a *Aggregate) retractRow(r types.Row, d int8) error {
+	if !a.retract {
+		return nil
+	}
+	e, err := a.lookup(string(a.keyBuf))
+	if e == nil || err != nil {
+		return err
+	}
+	for ; d < 0; d++ {
+		e.acc.remove(a.calls, r)
+	}
+	if a.timeCol < 0 {
+		e.last = a.now
+	}
+	a.markDirty(e)
+	if !e.pending {
+		e.pending = true
+		a.pending = append(a.pending, e)
+	}
+	return nil
+}
+
+// empty reports whether every row of group e was retracted.
+func (a *Aggregate) empty(e *aggEntry) bool {
+	return a.retract && e.acc[len(a.calls)].(*countAcc).n <= 0
+}
+
+// newAccs returns a new group's accumulators.
+func (a *Aggregate) newAccs() accs {
+	if a.retract {
+		return newRetractAccs(a.calls)
+	}
+	return newAccs(a.calls)
+}
+
 // entry returns the group of row r (in keyBuf's key form): from memory,
 // else from Badger, else a new one (created).
 func (a *Aggregate) entry(r types.Row) (e *aggEntry, created bool, err error) {
@@ -160,7 +223,7 @@ func (a *Aggregate) entry(r types.Row) (e *aggEntry, created bool, err error) {
 	for j, c := range a.groups {
 		g[j] = r[c]
 	}
-	e = &aggEntry{key: string(a.keyBuf), group: g, acc: newAccs(a.calls), last: types.MinTime, indexed: noTimer, queued: noTimer}
+	e = &aggEntry{key: string(a.keyBuf), group: g, acc: a.newAccs(), last: types.MinTime, indexed: noTimer, queued: noTimer}
 	if old, ok := a.gone[e.key]; ok { // stored, expired since: rewritten
 		e.persisted, e.indexed = true, old
 		delete(a.gone, e.key)
@@ -419,7 +482,7 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry
 	if len(rows) < 3 || len(rows[0]) < 1 {
 		return nil, errCorrupt(a.id)
 	}
-	e := &aggEntry{key: key, last: rows[0][0].I, group: rows[1], acc: newAccs(a.calls), persisted: true, queued: noTimer}
+	e := &aggEntry{key: key, last: rows[0][0].I, group: rows[1], acc: a.newAccs(), persisted: true, queued: noTimer}
 	if len(rows[2]) > 0 {
 		e.emitted = rows[2]
 	}

@@ -53,6 +53,9 @@ func PropsOf(n Node) Props {
 		if x.TTL > 0 {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL)
 		}
+		if AggregateRetracts(x) && hasMinMax(x) {
+			bound += " (min/max/DISTINCT keep each distinct value per group)"
+		}
 		return Props{AppendOnly: false, TimeCol: -1, StateBound: bound}
 	case *Join:
 		l, r := PropsOf(x.Left), PropsOf(x.Right)
@@ -102,8 +105,10 @@ func (p Props) Format(out types.Schema) string {
 }
 
 // checkAppendOnlyInputs refuses operators that need append-only input but
-// would get retractions: aggregates and joins fold inserts only (their
-// state keeps no multiset to retract from).
+// would get retractions: window aggregates and joins fold inserts only
+// (their state keeps no multiset to retract from), and a non-windowed
+// aggregate takes retractions only for the calls that can
+// (checkRetractingAggregate).
 func checkAppendOnlyInputs(n Node) error {
 	var err error
 	Transform(n, func(x Node) (Node, bool) {
@@ -112,8 +117,11 @@ func checkAppendOnlyInputs(n Node) error {
 		}
 		var what string
 		switch y := x.(type) {
-		case *Aggregate, *WindowAggregate:
-			if !PropsOf(y.Children()[0]).AppendOnly {
+		case *Aggregate:
+			err = checkRetractingAggregate(y)
+			return x, false
+		case *WindowAggregate:
+			if !PropsOf(y.Input).AppendOnly {
 				what = "an aggregate over a retracting input"
 			}
 		case *Join:

@@ -1,0 +1,47 @@
+package planner
+
+import "github.com/streamsql/streamsql/sqlerr"
+
+// Retractable reports whether aggregate call c can take back a value its
+// input retracts: count, sum and avg subtract; min and max keep the
+// multiset of their group's values (value → count) so a retracted extreme
+// finds the next one; DISTINCT keeps each distinct value's count. The
+// collecting aggregates (array_agg, jsonb_agg, jsonb_object_agg) cannot.
+func Retractable(c AggCall) bool {
+	switch c.Fn {
+	case "count", "sum", "avg", "min", "max":
+		return true
+	}
+	return false
+}
+
+// AggregateRetracts reports whether a's input retracts rows, so its
+// accumulators must take values back (exec picks the retracting ones only
+// then, keeping the append-only fast path for append-only inputs).
+func AggregateRetracts(a *Aggregate) bool { return !PropsOf(a.Input).AppendOnly }
+
+// hasMinMax reports whether a calls min or max (their multisets grow
+// with the distinct values of a group over a retracting input).
+func hasMinMax(a *Aggregate) bool {
+	for _, c := range a.Aggs {
+		if c.Fn == "min" || c.Fn == "max" || c.Distinct {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRetractingAggregate refuses an aggregate over a retracting input
+// that calls an aggregate unable to take values back, naming it.
+func checkRetractingAggregate(a *Aggregate) error {
+	if !AggregateRetracts(a) {
+		return nil
+	}
+	for _, c := range a.Aggs {
+		if !Retractable(c) {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "%s over a retracting input is not supported: it cannot take back a retracted row (%s)", c.Fn, a.String()).
+				WithHint("use count, sum, avg, min or max over the retracting input, or make the input emit final rows only (EMIT ON WINDOW CLOSE, no LATE DATA UPDATE)")
+		}
+	}
+	return nil
+}
