@@ -34,6 +34,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genSetop,
 	genComposedJoin, genComposedJoin,
 	genWindowOverSubquery,
+	genNestedAgg,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
