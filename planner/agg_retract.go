@@ -20,15 +20,20 @@ func Retractable(c AggCall) bool {
 // then, keeping the append-only fast path for append-only inputs).
 func AggregateRetracts(a *Aggregate) bool { return !PropsOf(a.Input).AppendOnly }
 
-// hasMinMax reports whether a calls min or max (their multisets grow
-// with the distinct values of a group over a retracting input).
-func hasMinMax(a *Aggregate) bool {
+// multisetNote qualifies the state bound of aggregate a over a
+// retracting input whose min, max or DISTINCT calls keep each distinct
+// value of a group with its count: that state grows with the distinct
+// values per group, within the bound on the groups.
+func multisetNote(a *Aggregate) string {
+	if !AggregateRetracts(a) {
+		return ""
+	}
 	for _, c := range a.Aggs {
 		if c.Fn == "min" || c.Fn == "max" || c.Distinct {
-			return true
+			return " (min/max/DISTINCT keep each distinct value per group)"
 		}
 	}
-	return false
+	return ""
 }
 
 // checkRetractingAggregate refuses an aggregate over a retracting input

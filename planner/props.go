@@ -53,9 +53,7 @@ func PropsOf(n Node) Props {
 		if x.TTL > 0 {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL)
 		}
-		if AggregateRetracts(x) && hasMinMax(x) {
-			bound += " (min/max/DISTINCT keep each distinct value per group)"
-		}
+		bound += multisetNote(x)
 		return Props{AppendOnly: false, TimeCol: -1, StateBound: bound}
 	case *Join:
 		l, r := PropsOf(x.Left), PropsOf(x.Right)

@@ -480,6 +480,7 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			if n.TTL > 0 {
 				b = "STATE TTL " + types.FormatInterval(n.TTL)
 			}
+			b += multisetNote(n)
 			out = append(out, fmt.Sprintf("state: Aggregate key=[%s] bound=%s", colList(n.GroupCols, n.Input.Schema()), b))
 		case *Join:
 			b := "MISSING (unbounded)"
