@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
@@ -140,6 +141,17 @@ func (m multiset) remove(k []byte) bool {
 	}
 	delete(m, string(k))
 	return true
+}
+
+// bytes estimates the set's memory: the map of key strings to entries,
+// each entry with its value's string, and the key bytes.
+func (m multiset) bytes() int64 {
+	slot := int64(unsafe.Sizeof("")) + ptrBytes
+	n := mapBytes(len(m), slot) + int64(len(m))*allocBytes(int64(unsafe.Sizeof(counted{})))
+	for k, c := range m {
+		n += int64(len(k)) + int64(len(c.v.S))
+	}
+	return n
 }
 
 // encode writes the set as value, count pairs.

@@ -187,6 +187,14 @@ func accBytes(a accumulator) int64 {
 			n += accBytes(x.inner)
 		}
 		return n
+	case *minMaxSetAcc:
+		return allocBytes(int64(unsafe.Sizeof(*x))) + x.vals.bytes() + int64(len(x.best.S)) + int64(cap(x.buf))
+	case *distinctSetAcc:
+		n := allocBytes(int64(unsafe.Sizeof(*x))) + x.seen.bytes() + int64(cap(x.buf))
+		if x.inner != nil {
+			n += accBytes(x.inner)
+		}
+		return n
 	case *jsonAggAcc:
 		return allocBytes(int64(unsafe.Sizeof(*x))) + valuesBytes(x.vals)
 	case *arrayAggAcc:
