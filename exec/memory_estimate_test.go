@@ -91,7 +91,8 @@ func estimateCases() map[string]estimateCase {
 		} {
 			cases[fmt.Sprintf("window %s %s", win.Kind, aggs.name)] = windowEstimate(win, aggs.calls)
 		}
-		cases["aggregate "+aggs.name] = aggregateEstimate(aggs.calls)
+		cases["aggregate "+aggs.name] = aggregateEstimate(aggs.calls, nil)
+		cases["aggregate retracting "+aggs.name] = aggregateEstimate(aggs.calls, &planner.Aggregate{})
 	}
 	cases["interval join"] = estimateCase{entries: 2 * estimateEntries, build: joinEstimate}
 	cases["view"] = estimateCase{entries: estimateEntries, build: viewEstimate}
@@ -128,10 +129,11 @@ func windowEstimate(spec planner.WindowSpec, calls []planner.AggCall) estimateCa
 	}}
 }
 
-// aggregateEstimate holds estimateEntries groups.
-func aggregateEstimate(calls []planner.AggCall) estimateCase {
+// aggregateEstimate holds estimateEntries groups, over a retracting
+// input when in is one (value counts for min, max and DISTINCT).
+func aggregateEstimate(calls []planner.AggCall, in planner.Node) estimateCase {
 	return estimateCase{entries: estimateEntries, build: func(n int) (any, func() int64) {
-		node := &planner.Aggregate{GroupCols: []int{0}, Aggs: calls}
+		node := &planner.Aggregate{Input: in, GroupCols: []int{0}, Aggs: calls}
 		a := NewAggregate(AggregateConfig{ID: "a/", Node: node, TimeCol: -1, Out: Output{Op: discardOp{}}})
 		feed(a, keyedRows(n, true))
 		return a, func() int64 { return a.stateSize().MemoryBytes }

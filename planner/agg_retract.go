@@ -17,8 +17,9 @@ func Retractable(c AggCall) bool {
 
 // AggregateRetracts reports whether a's input retracts rows, so its
 // accumulators must take values back (exec picks the retracting ones only
-// then, keeping the append-only fast path for append-only inputs).
-func AggregateRetracts(a *Aggregate) bool { return !PropsOf(a.Input).AppendOnly }
+// then, keeping the append-only fast path for append-only inputs). A node
+// with no input (built by hand, as in operator tests) is append-only.
+func AggregateRetracts(a *Aggregate) bool { return a.Input != nil && !PropsOf(a.Input).AppendOnly }
 
 // multisetNote qualifies the state bound of aggregate a over a
 // retracting input whose min, max or DISTINCT calls keep each distinct
