@@ -4,9 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/sqlerr"
@@ -78,128 +75,47 @@ func (e *Engine) ParamKinds(ctx context.Context, sql string) map[int]types.Kind 
 				cols = append(cols, o.Schema.Index(c))
 			}
 		}
-		for _, row := range st.Rows {
-			for j, ex := range row {
-				if n := paramNumber(ex); n > 0 && j < len(cols) && cols[j] >= 0 {
-					out[n] = o.Schema[cols[j]].Type
-				}
+		for _, u := range planner.InsertParams(st).Values {
+			if u.Pos < len(cols) && cols[u.Pos] >= 0 {
+				out[u.Param] = o.Schema[cols[u.Pos]].Type
 			}
 		}
 	case *parser.QueryStmt:
-		v := &paramVisitor{e: e, out: out}
-		st.Select.Accept(v)
-		v.resolve()
+		e.queryParamKinds(planner.QueryParams(st), out)
 	case *parser.ExplainStmt:
 		if q, ok := st.Stmt.(*parser.QueryStmt); ok {
-			v := &paramVisitor{e: e, out: out}
-			q.Select.Accept(v)
-			v.resolve()
+			e.queryParamKinds(planner.QueryParams(q), out)
 		}
 	}
 	return out
 }
 
-// paramNumber returns n for the column reference "$n" (TiDB reads a
-// Postgres parameter as a column name), else 0.
-func paramNumber(ex ast.ExprNode) int {
-	c, ok := ex.(*ast.ColumnNameExpr)
-	if !ok || c.Name.Table.L != "" {
-		return 0
-	}
-	s := c.Name.Name.O
-	if len(s) < 2 || s[0] != '$' {
-		return 0
-	}
-	n := 0
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' || n > 1<<20 {
-			return 0
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n
-}
-
-// paramVisitor collects the tables a query reads and the column each
-// parameter is compared with.
-type paramVisitor struct {
-	e       *Engine
-	out     map[int]types.Kind
-	tables  []string
-	aliases map[string]string // alias → table name
-	pairs   []paramPair
-}
-
-type paramPair struct {
-	param int
-	col   *ast.ColumnName
-}
-
-func (v *paramVisitor) Enter(n ast.Node) (ast.Node, bool) {
-	switch x := n.(type) {
-	case *ast.TableName:
-		v.tables = append(v.tables, x.Name.O)
-	case *ast.TableSource:
-		if tn, ok := x.Source.(*ast.TableName); ok && x.AsName.L != "" {
-			if v.aliases == nil {
-				v.aliases = map[string]string{}
-			}
-			v.aliases[x.AsName.L] = tn.Name.O
-		}
-	case *ast.BinaryOperationExpr:
-		switch x.Op {
-		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ:
-			v.pair(x.L, x.R)
-			v.pair(x.R, x.L)
-		}
-	case *ast.PatternInExpr:
-		for _, item := range x.List {
-			v.pair(item, x.Expr)
-		}
-	case *ast.BetweenExpr:
-		v.pair(x.Left, x.Expr)
-		v.pair(x.Right, x.Expr)
-	case *ast.FuncCallExpr:
-		// an argument of a SQL function takes its parameter's type
-		if f, ok := v.e.cat.Function(x.FnName.O); ok && len(x.Args) == len(f.Params) {
-			for i, a := range x.Args {
-				if p := paramNumber(a); p > 0 {
-					v.out[p] = f.Params[i].Type
-				}
-			}
+// queryParamKinds types a query's parameters from where they stand (u):
+// an argument of a SQL function takes its parameter's type, a parameter
+// compared with a column the type of the first column of that name in
+// the relations read (a qualifier naming a relation narrows the search);
+// e.mu is held.
+func (e *Engine) queryParamKinds(u planner.ParamUses, out map[int]types.Kind) {
+	for _, a := range u.Args {
+		if f, ok := e.cat.Function(a.Func); ok && a.NArgs == len(f.Params) {
+			out[a.Param] = f.Params[a.Arg].Type
 		}
 	}
-	return n, false
-}
-
-func (v *paramVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
-
-func (v *paramVisitor) pair(p, col ast.ExprNode) {
-	n := paramNumber(p)
-	c, ok := col.(*ast.ColumnNameExpr)
-	if n > 0 && ok && paramNumber(col) == 0 {
-		v.pairs = append(v.pairs, paramPair{param: n, col: c.Name})
-	}
-}
-
-// resolve finds each compared column in the schemas of the tables read
-// (first match by name; a qualifier naming a table narrows the search).
-func (v *paramVisitor) resolve() {
-	for _, p := range v.pairs {
-		qual := p.col.Table.O
-		if a, ok := v.aliases[p.col.Table.L]; ok {
+	for _, p := range u.Compared {
+		qual := p.Table
+		if a, ok := u.Aliases[strings.ToLower(p.Table)]; ok {
 			qual = a
 		}
-		for _, t := range v.tables {
+		for _, t := range u.Tables {
 			if qual != "" && !strings.EqualFold(qual, t) {
 				continue
 			}
-			o, ok := v.e.cat.Get(t)
+			o, ok := e.cat.Get(t)
 			if !ok {
 				continue
 			}
-			if i := o.Schema.Index(p.col.Name.O); i >= 0 {
-				v.out[p.param] = o.Schema[i].Type
+			if i := o.Schema.Index(p.Column); i >= 0 {
+				out[p.Param] = o.Schema[i].Type
 				break
 			}
 		}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/state"
@@ -16,17 +14,6 @@ import (
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
-
-// noColumns is the scope of INSERT VALUES: constants only.
-type noColumns struct{}
-
-func (noColumns) Resolve(_, column string) (int, types.Kind, error) {
-	return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q cannot be used in VALUES", column)
-}
-
-func (noColumns) Aggregate(*ast.AggregateFuncExpr) (int, types.Kind, error) {
-	return 0, 0, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in VALUES")
-}
 
 // insert appends rows to a memory source's durable log. The INSERT is
 // acknowledged only after the log write is synced.
@@ -42,7 +29,7 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 		}
 		vals := make([]types.Value, len(exprs))
 		for j, ex := range exprs {
-			s, err := planner.BindScalar(ex, noColumns{})
+			s, err := planner.BindValue(ex)
 			if err != nil {
 				return nil, err
 			}

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/parser"
@@ -61,122 +58,83 @@ func (e *Engine) PreparePointQuery(ctx context.Context, sql string) *PointQuery 
 	return e.matchPoint(q)
 }
 
-// matchPoint returns the point read q is, or nil; e.mu is held.
+// matchPoint returns the point read q is, or nil: q has the shape of
+// one (planner.MatchPointShape), it reads a view or keyed table, and its
+// conditions pin every key column once, to a parameter or to a constant
+// that compares by key as = would; e.mu is held.
 func (e *Engine) matchPoint(q *parser.QueryStmt) *PointQuery {
-	if len(q.Windows) > 0 {
-		return nil
-	}
-	sel, ok := q.Select.(*ast.SelectStmt)
-	if !ok || sel.From == nil || sel.Where == nil || sel.GroupBy != nil || sel.Having != nil || sel.OrderBy != nil ||
-		sel.Limit != nil || sel.Distinct || sel.WindowSpecs != nil || sel.With != nil || sel.Fields == nil {
-		return nil
-	}
-	j := sel.From.TableRefs
-	if j == nil || j.Right != nil {
-		return nil
-	}
-	ts, ok := j.Left.(*ast.TableSource)
+	shape, ok := planner.MatchPointShape(q)
 	if !ok {
 		return nil
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	if !ok || tn.AsOf != nil || tn.Schema.L != "" {
-		return nil
-	}
-	alias := ts.AsName.L
-	o, ok := e.cat.Get(tn.Name.O)
+	o, ok := e.cat.Get(shape.Table)
 	if !ok {
 		return nil
 	}
 	rt, key := e.pointKey(o)
-	if len(key) == 0 {
+	if len(key) == 0 || len(shape.Conds) != len(key) {
 		return nil
-	}
-	qualOK := func(t ast.CIStr) bool {
-		return t.L == "" || (alias != "" && t.L == alias) || (alias == "" && t.L == strings.ToLower(o.Name))
 	}
 	p := &PointQuery{name: o.Name, obj: o, rt: rt}
-	for _, f := range sel.Fields.Fields {
-		switch {
-		case f.WildCard != nil:
-			if f.WildCard.Schema.L != "" || (f.WildCard.Table.L != "" && !qualOK(f.WildCard.Table)) {
-				return nil
-			}
-			for i, c := range o.Schema {
-				p.cols = append(p.cols, i)
-				p.schema = append(p.schema, c)
-			}
-		default:
-			c, ok := f.Expr.(*ast.ColumnNameExpr)
-			if !ok || c.Name.Schema.L != "" || !qualOK(c.Name.Table) {
-				return nil
-			}
-			i := o.Schema.Index(c.Name.Name.O)
-			if i < 0 {
-				return nil
-			}
-			col := o.Schema[i]
-			if f.AsName.O != "" {
-				col.Name = f.AsName.O
-			}
-			p.cols = append(p.cols, i)
-			p.schema = append(p.schema, col)
-		}
-	}
-	p.params = make([]int, len(key))
-	p.consts = make([]types.Value, len(key))
-	pinned := make([]bool, len(key))
-	var conds []ast.ExprNode
-	var split func(ex ast.ExprNode)
-	split = func(ex ast.ExprNode) {
-		if b, ok := ex.(*ast.BinaryOperationExpr); ok && b.Op == opcode.LogicAnd {
-			split(b.L)
-			split(b.R)
-			return
-		}
-		if pe, ok := ex.(*ast.ParenthesesExpr); ok {
-			split(pe.Expr)
-			return
-		}
-		conds = append(conds, ex)
-	}
-	split(sel.Where)
-	if len(conds) != len(key) {
+	if !p.selectColumns(o.Schema, shape.Items) || !p.pinKey(o.Schema, key, shape.Conds) {
 		return nil
-	}
-	for _, c := range conds {
-		b, ok := c.(*ast.BinaryOperationExpr)
-		if !ok || b.Op != opcode.EQ {
-			return nil
-		}
-		l, r := b.L, b.R
-		if _, ok := l.(*ast.ColumnNameExpr); !ok || paramNumber(l) > 0 {
-			l, r = r, l
-		}
-		col, ok := l.(*ast.ColumnNameExpr)
-		if !ok || paramNumber(l) > 0 || col.Name.Schema.L != "" || !qualOK(col.Name.Table) {
-			return nil
-		}
-		i := o.Schema.Index(col.Name.Name.O)
-		k := indexOf(key, i)
-		if i < 0 || k < 0 || pinned[k] {
-			return nil
-		}
-		pinned[k] = true
-		if n := paramNumber(r); n > 0 {
-			p.params[k] = n
-			continue
-		}
-		v, ok := constValue(r)
-		if !ok || !sameMeaning(v, o.Schema[i].Type) {
-			return nil
-		}
-		p.consts[k] = v
 	}
 	for _, k := range key {
 		p.kinds = append(p.kinds, o.Schema[k])
 	}
 	return p
+}
+
+// selectColumns sets the columns p returns from the select list items
+// over schema; false when one names no column.
+func (p *PointQuery) selectColumns(schema types.Schema, items []planner.PointItem) bool {
+	for _, it := range items {
+		if it.Star {
+			for i, c := range schema {
+				p.cols = append(p.cols, i)
+				p.schema = append(p.schema, c)
+			}
+			continue
+		}
+		i := schema.Index(it.Column)
+		if i < 0 {
+			return false
+		}
+		col := schema[i]
+		if it.As != "" {
+			col.Name = it.As
+		}
+		p.cols = append(p.cols, i)
+		p.schema = append(p.schema, col)
+	}
+	return true
+}
+
+// pinKey sets the parameter or constant each key column of p is pinned
+// to by conds; false unless each pins a different key column, and each
+// constant compares by key as the general path's = would.
+func (p *PointQuery) pinKey(schema types.Schema, key []int, conds []planner.PointCond) bool {
+	p.params = make([]int, len(key))
+	p.consts = make([]types.Value, len(key))
+	pinned := make([]bool, len(key))
+	for _, c := range conds {
+		i := schema.Index(c.Column)
+		k := indexOf(key, i)
+		if i < 0 || k < 0 || pinned[k] {
+			return false
+		}
+		pinned[k] = true
+		if c.Param > 0 {
+			p.params[k] = c.Param
+			continue
+		}
+		v, err := exec.EvalConst(c.Const)
+		if err != nil || !sameMeaning(v, schema[i].Type) {
+			return false
+		}
+		p.consts[k] = v
+	}
+	return true
 }
 
 // pointKey returns the key columns a point read of o can look rows up
@@ -201,25 +159,6 @@ func (e *Engine) pointKey(o *catalog.Object) (*viewRT, []int) {
 		return nil, o.Key
 	}
 	return nil, nil
-}
-
-// constValue evaluates a constant expression (a literal, a cast of one,
-// a negated number); ok is false for anything that reads columns or fails.
-func constValue(ex ast.ExprNode) (types.Value, bool) {
-	switch ex.(type) {
-	case ast.ValueExpr, *ast.FuncCastExpr, *ast.UnaryOperationExpr, *ast.ParenthesesExpr:
-	default:
-		return types.Value{}, false
-	}
-	s, err := planner.BindScalar(ex, noColumns{})
-	if err != nil {
-		return types.Value{}, false
-	}
-	v, err := exec.EvalConst(s)
-	if err != nil {
-		return types.Value{}, false
-	}
-	return v, true
 }
 
 // sameMeaning reports whether comparing a column of kind k with v by key

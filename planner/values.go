@@ -1,0 +1,25 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// BindValue binds one expression of an INSERT's VALUES (an element of
+// parser.InsertStmt.Rows): constants only, no columns, no aggregates.
+func BindValue(ex ast.ExprNode) (Scalar, error) {
+	return BindScalar(ex, valuesScope{})
+}
+
+// valuesScope is the scope of INSERT VALUES: constants only.
+type valuesScope struct{}
+
+func (valuesScope) Resolve(_, column string) (int, types.Kind, error) {
+	return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q cannot be used in VALUES", column)
+}
+
+func (valuesScope) Aggregate(*ast.AggregateFuncExpr) (int, types.Kind, error) {
+	return 0, 0, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in VALUES")
+}
