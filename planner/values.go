@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -22,4 +23,15 @@ func (valuesScope) Resolve(_, column string) (int, types.Kind, error) {
 
 func (valuesScope) Aggregate(*ast.AggregateFuncExpr) (int, types.Kind, error) {
 	return 0, 0, sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in VALUES")
+}
+
+// BindExpr binds the one expression of q, `SELECT expression` as
+// parser.ParseExpr returns it, over a row of schema (its columns by
+// name, no aggregates).
+func BindExpr(q *parser.QueryStmt, schema types.Schema) (Scalar, error) {
+	sel, ok := q.Select.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 || sel.Fields.Fields[0].Expr == nil {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "expected one expression")
+	}
+	return BindScalar(sel.Fields.Fields[0].Expr, newRelScope("", schema))
 }
