@@ -11,7 +11,8 @@
 //   - Every keyed state is bounded: windows by window_end + allowed
 //     lateness, joins by their interval (or window) and the other input's
 //     watermark, non-windowed aggregates by STATE TTL, temporal filters
-//     by their clock (rows are kept only until it passes them).
+//     by their clock (rows are kept only until it passes them), window
+//     Top-Ns by their limit per window and partition until window_end.
 //   - A checkpoint holds each operator's keys changed since the previous
 //     one, and for sessions, TTL groups, join keys and temporal filters'
 //     rows a stored timer at the time each next needs (timers.go,

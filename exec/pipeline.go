@@ -236,7 +236,7 @@ func (b *pipeBuilder) buildShared(n planner.Node, out Output) error {
 func statefulNodes(n planner.Node) int {
 	c := 0
 	switch n.(type) {
-	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter:
+	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter, *planner.WindowTopN:
 		c = 1
 	}
 	for _, ch := range n.Children() {
@@ -315,6 +315,14 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 			return NewAggregate(AggregateConfig{ID: id, Node: x, TimeCol: tc, Out: o, Keep: keep, Now: b.env.Now,
 				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
+		})
+		b.addStateful(op)
+		sized(st, op)
+		return b.build(x.Input, Output{Op: op})
+	case *planner.WindowTopN:
+		id := b.id()
+		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+			return NewWindowTopN(WindowTopNConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
 		})
 		b.addStateful(op)
 		sized(st, op)

@@ -76,6 +76,10 @@ type binder struct {
 	// otherwise one is refused with an error naming clause (bind_set.go).
 	srf    *setCollector
 	clause string
+	// over, when set, is the OVER call a window Top-N computes: it binds
+	// as overConst, a placeholder the WindowTopN replaces (build_topn.go).
+	over      *ast.WindowFuncExpr
+	overConst *Const
 }
 
 func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
@@ -123,7 +127,11 @@ func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
 		}
 		return &ColRef{Index: idx, Name: exprName(n), T: k}, nil
 	case *ast.WindowFuncExpr:
-		return nil, notSupported(e, "window functions (OVER) are")
+		if n == b.over && n != nil {
+			return b.overConst, nil
+		}
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "window functions (OVER) are not supported here: %s", exprText(e)).
+			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY window_start, window_end … ORDER BY …) in a derived table filtered by rn <= N outside it run (window Top-N)")
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
 		return nil, notSupported(e, "subqueries are")
 	case *ast.TimeUnitExpr:

@@ -46,12 +46,16 @@ type builder struct {
 	// views are the views that are not materialized inlined, in order,
 	// with repeats.
 	views []string
+	// over is the ranking OVER call of the derived table a window Top-N
+	// is planning (build_topn.go), bound as overConst, its placeholder.
+	over      *ast.WindowFuncExpr
+	overConst *Const
 }
 
 // bindScalar binds e over scope in the query's time zone, inlining the
 // catalog's SQL functions.
 func (b *builder) bindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
-	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause}
+	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause, over: b.over, overConst: b.overConst}
 	s, err := bd.bind(e)
 	if err != nil {
 		return nil, err
@@ -311,7 +315,9 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 	if j, ok := s.From.TableRefs.Left.(*ast.Join); ok && s.From.TableRefs.Right == nil {
 		s.From.TableRefs = j
 	}
-	if s.From.TableRefs.Right != nil {
+	if ts, sub, field, ok := topNFrom(s); ok {
+		in, scope, where, err = b.windowTopN(ts, sub, field, where)
+	} else if s.From.TableRefs.Right != nil {
 		in, scope, err = b.join(s.From.TableRefs, where)
 		where = nil
 	} else {
@@ -407,6 +413,8 @@ func fieldName(e ast.ExprNode) string {
 		return x.Name.Name.O
 	case *ast.AggregateFuncExpr:
 		return strings.ToLower(x.F)
+	case *ast.WindowFuncExpr:
+		return strings.ToLower(x.Name)
 	case *ast.FuncCallExpr:
 		return x.FnName.L
 	case *ast.FuncCastExpr:

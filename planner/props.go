@@ -76,6 +76,8 @@ func PropsOf(n Node) Props {
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
 	case *Union:
 		return unionProps(x)
+	case *WindowTopN:
+		return Props{AppendOnly: true, TimeCol: x.EndCol, StateBound: x.StateBound()}
 	case *Materialize, *Sort, *Limit:
 		p := PropsOf(n.Children()[0])
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
@@ -121,6 +123,10 @@ func checkAppendOnlyInputs(n Node) error {
 		case *WindowAggregate:
 			if !PropsOf(y.Input).AppendOnly {
 				what = "an aggregate over a retracting input"
+			}
+		case *WindowTopN:
+			if !PropsOf(y.Input).AppendOnly {
+				what = "a window Top-N over a retracting input"
 			}
 		case *Join:
 			if !PropsOf(y.Left).AppendOnly || !PropsOf(y.Right).AppendOnly {

@@ -118,6 +118,8 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 			hasJoin = true
 		case *WindowAggregate:
 			windowed = true
+		case *WindowTopN:
+			windowed = windowed || topNReadsTVF(x.(*WindowTopN))
 		}
 		return x, false
 	})
@@ -139,6 +141,9 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				WithHint("add LATE DATA DROP | UPDATE | SIDE OUTPUT <table>, or SET strict = off")
 		}
 		vp.Warnings = append(vp.Warnings, msg)
+	}
+	if err := checkTopNLateData(n, c); err != nil {
+		return nil, err
 	}
 	if c.SideTable != "" {
 		if _, ok := cat.Get(c.SideTable); ok {
@@ -224,6 +229,10 @@ func TimeColumnOf(n Node, col int) bool {
 		return x.Input != nil && col < len(x.Input.Schema()) && TimeColumnOf(x.Input, col)
 	case *Union:
 		return unionTimeColumnOf(x, col)
+	case *WindowTopN:
+		// Like a window aggregate's: a window's rows come out before
+		// the watermark passes its end.
+		return col == x.StartCol || col == x.EndCol
 	case *WindowAggregate:
 		// window_start and window_end carry the watermark: rows are
 		// emitted when it passes window_end, in end order.
@@ -381,6 +390,8 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 			keys = colList(x.GroupCols, x.Input.Schema())
 		case *Join:
 			keys = colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
+		case *WindowTopN:
+			keys = colList(x.Partition, x.Input.Schema())
 		}
 		b.WriteString(pad + line)
 		if keys != "" || isKeyed(n) {
@@ -417,7 +428,7 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 
 func isKeyed(n Node) bool {
 	switch n.(type) {
-	case *WindowAggregate, *Aggregate, *Join:
+	case *WindowAggregate, *Aggregate, *Join, *WindowTopN:
 		return true
 	}
 	return false
@@ -472,6 +483,8 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 				out = append(out, "side table: "+n.Contract.SideTable)
 			}
 			out = append(out, fmt.Sprintf("state: %s key=(group, window) bound=window_end + %s", "WindowAggregate", types.FormatInterval(n.Contract.Lateness)))
+		case *WindowTopN:
+			out = append(out, fmt.Sprintf("state: WindowTopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *TemporalFilter:
 			out = append(out, "clock: temporal filter on "+n.ClockText()+clockNote(n))
 			out = append(out, "state: TemporalFilter key=(row) bound="+n.StateBound())

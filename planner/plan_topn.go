@@ -1,0 +1,82 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// WindowTopN is the window Top-N (Flink's window Top-N and window
+// deduplication): ROW_NUMBER(), RANK() or DENSE_RANK() OVER (PARTITION BY
+// window_start, window_end[, k…] ORDER BY …) filtered to a rank <= Limit,
+// over a window aggregate or a window TVF. It keeps, per window and
+// partition, the best rows by Order (Limit rows for ROW_NUMBER; RANK and
+// DENSE_RANK also keep the rows tied with the last one) and emits them,
+// with their rank in column RankCol, once the watermark reaches the
+// window's end; the window's rows are then dropped. Its output is
+// append-only and final. State: at most Limit rows (plus ties for RANK
+// and DENSE_RANK) per open window and partition.
+type WindowTopN struct {
+	Input Node
+	// Fn is row_number, rank or dense_rank.
+	Fn string
+	// Partition are the PARTITION BY columns; they include the window's
+	// StartCol and EndCol.
+	Partition []int
+	Order     []SortKey
+	Limit     int64
+	// RankCol is the input column the rank replaces (the OVER call's
+	// place in the select list) and RankName its name.
+	RankCol  int
+	RankName string
+	// StartCol and EndCol are window_start and window_end; EndCol
+	// carries the watermark.
+	StartCol, EndCol int
+}
+
+func (*WindowTopN) node() {}
+
+// Schema implements Node: the input's columns, with the rank (BIGINT) in
+// RankCol.
+func (n *WindowTopN) Schema() types.Schema {
+	in := n.Input.Schema()
+	out := append(types.Schema(nil), in...)
+	out[n.RankCol] = types.Column{Name: n.RankName, Type: types.Int}
+	return out
+}
+
+// Children implements Node.
+func (n *WindowTopN) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *WindowTopN) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// String implements Node.
+func (n *WindowTopN) String() string {
+	in := n.Input.Schema()
+	return fmt.Sprintf("WindowTopN %s() <= %d partition=[%s] order=[%s] rank=%s",
+		n.Fn, n.Limit, colList(n.Partition, in), sortList(n.Order, in), n.RankName)
+}
+
+// StateBound describes the operator's state bound for EXPLAIN and the
+// contract.
+func (n *WindowTopN) StateBound() string {
+	rows := fmt.Sprintf("%d rows", n.Limit)
+	if n.Fn != "row_number" {
+		rows += " (and their ties)"
+	}
+	return rows + " per open window and partition, until window_end"
+}
+
+// sortList renders ORDER BY keys with their column names from in.
+func sortList(keys []SortKey, in types.Schema) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = colName(k.Col, in)
+		if k.Desc {
+			parts[i] += " DESC"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
