@@ -63,6 +63,9 @@ func (n *WindowTopN) String() string {
 // contract.
 func (n *WindowTopN) StateBound() string {
 	rows := fmt.Sprintf("%d rows", n.Limit)
+	if n.Limit == 1 {
+		rows = "1 row"
+	}
 	if n.Fn != "row_number" {
 		rows += " (and their ties)"
 	}

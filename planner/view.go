@@ -484,6 +484,9 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			}
 			out = append(out, fmt.Sprintf("state: %s key=(group, window) bound=window_end + %s", "WindowAggregate", types.FormatInterval(n.Contract.Lateness)))
 		case *WindowTopN:
+			if topNReadsTVF(n) {
+				out = append(out, "window Top-N: late data drop (a row whose window_end the watermark reached is late; rows are final at window close)")
+			}
 			out = append(out, fmt.Sprintf("state: WindowTopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *TemporalFilter:
 			out = append(out, "clock: temporal filter on "+n.ClockText()+clockNote(n))
