@@ -35,6 +35,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genComposedJoin, genComposedJoin,
 	genWindowOverSubquery,
 	genNestedAgg,
+	genWindowTopN, genWindowTopN,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
