@@ -35,7 +35,7 @@ var topNEvents = []event{
 	topNRow("d", 10, 1), topNRow("b", 0, 1),
 	wmAt(0, 5),
 	topNRow("e", 0, 9), topNRow("d", 10, 3),
-	wmAt(0, 10),        // the first window closes
+	wmAt(0, 10),         // the first window closes
 	topNRow("z", 0, 99), // late: dropped
 	topNRow("f", 10, 3), {row: types.Row{types.StringValue("g"), types.TimestampValue(10), types.TimestampValue(20), types.NullValue, types.IntValue(0)}, wm: autoWM},
 	wmAt(0, 25),

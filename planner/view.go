@@ -113,13 +113,13 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 	var werr error
 	hasJoin := false
 	Transform(n, func(x Node) (Node, bool) {
-		switch x.(type) {
+		switch y := x.(type) {
 		case *Join:
 			hasJoin = true
 		case *WindowAggregate:
 			windowed = true
 		case *WindowTopN:
-			windowed = windowed || topNReadsTVF(x.(*WindowTopN))
+			windowed = windowed || topNReadsTVF(y)
 		}
 		return x, false
 	})
