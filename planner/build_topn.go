@@ -45,6 +45,9 @@ func topNFrom(s *ast.SelectStmt) (*ast.TableSource, *ast.SelectStmt, int, bool) 
 // window to bound them here.
 func (b *builder) windowTopN(ts *ast.TableSource, sub *ast.SelectStmt, field int, where ast.ExprNode) (Node, *relScope, ast.ExprNode, error) {
 	f := sub.Fields.Fields[field].Expr.(*ast.WindowFuncExpr)
+	if b.adhoc {
+		return nil, nil, nil, notSupported(f, "window functions (OVER) in ad-hoc queries are")
+	}
 	if err := checkRankCall(f); err != nil {
 		return nil, nil, nil, err
 	}
