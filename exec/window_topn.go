@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
@@ -311,3 +312,21 @@ func (t *WindowTopN) owns(key []byte) (bool, error) {
 
 // StateKeys implements stateSizer: the open (window, partition) pairs.
 func (t *WindowTopN) StateKeys() int64 { return int64(len(t.parts)) }
+
+// stateSize implements stateMeasurer: the open (window, partition) pairs
+// and their estimated bytes in memory (the mean of a sample of them times
+// their number); nothing spills.
+func (t *WindowTopN) stateSize() StateSize {
+	var s sampler
+	for k, p := range t.parts {
+		if s.full() {
+			break
+		}
+		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
+		for _, r := range p.rows {
+			n += rowBytes(r)
+		}
+		s.add(int(n))
+	}
+	return StateSize{Keys: t.StateKeys(), MemoryBytes: s.times(t.StateKeys())}
+}

@@ -3,6 +3,7 @@ package exec
 import (
 	"testing"
 
+	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
@@ -60,5 +61,30 @@ func TestHarnessWindowTopN(t *testing.T) {
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
+	}
+}
+
+// TestWindowTopNStateSize: the open partitions are counted and sized, and
+// a closed window's are gone.
+func TestWindowTopNStateSize(t *testing.T) {
+	op := topNBuild("row_number", 2, []int{1, 2, 0})(instance{ID: "t/"}).(*WindowTopN)
+	b := &Batch{}
+	for _, e := range []event{topNRow("a", 0, 1), topNRow("a", 0, 2), topNRow("a", 0, 3), topNRow("b", 0, 1), topNRow("c", 10, 1)} {
+		b.Rows = append(b.Rows, e.row)
+	}
+	if err := op.Process(0, b); err != nil {
+		t.Fatal(err)
+	}
+	if s := op.stateSize(); s.Keys != 3 || s.MemoryBytes <= 0 {
+		t.Fatalf("state size %+v, want 3 keys and some bytes", s)
+	}
+	if n := len(op.parts[string(state.AppendKeyCols(nil, b.Rows[0], []int{1, 2, 0}))].rows); n != 2 {
+		t.Fatalf("partition a keeps %d rows, want 2", n)
+	}
+	if err := op.Watermark(0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if s := op.stateSize(); s.Keys != 1 {
+		t.Fatalf("after the first window closed: %+v, want 1 key", s)
 	}
 }
