@@ -168,7 +168,7 @@ func (t *WindowTopN) rankAt(rows []types.Row, i int) int64 {
 // than any value, as in Postgres (last ascending, first descending).
 func (t *WindowTopN) orderCmp(a, b types.Row) int {
 	for _, k := range t.n.Order {
-		c := nullsLastCmp(a[k.Col], b[k.Col])
+		c := orderCompare(a[k.Col], b[k.Col])
 		if k.Desc {
 			c = -c
 		}
@@ -185,24 +185,11 @@ func (t *WindowTopN) less(a, b types.Row) bool {
 		return c < 0
 	}
 	for i := range a {
-		if c := nullsLastCmp(a[i], b[i]); c != 0 {
+		if c := orderCompare(a[i], b[i]); c != 0 {
 			return c < 0
 		}
 	}
 	return false
-}
-
-// nullsLastCmp is types.Compare with NULL larger than any value.
-func nullsLastCmp(a, b types.Value) int {
-	switch an, bn := a.K == types.Null, b.K == types.Null; {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	}
-	return types.Compare(a, b)
 }
 
 // Watermark implements Operator: emit and drop every window whose end

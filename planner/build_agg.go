@@ -53,18 +53,7 @@ func (b *builder) aggregateSelect(s *ast.SelectStmt, in Node, scope *relScope, a
 		agg.Names = append(agg.Names, call.Name)
 	}
 	as.aggBase = len(as.groups)
-	if len(extras) > 0 {
-		p := &Project{Input: in}
-		for i, c := range inSchema {
-			p.Exprs = append(p.Exprs, &ColRef{Index: i, Name: c.Name, T: c.Type})
-			p.Names = append(p.Names, c.Name)
-		}
-		for i, e := range extras {
-			p.Exprs = append(p.Exprs, e)
-			p.Names = append(p.Names, "_expr"+itoa(i))
-		}
-		in = p
-	}
+	in = withExtraColumns(in, inSchema, extras)
 	agg.Input = in
 	var out Node = agg
 	if s.Having != nil {
@@ -295,4 +284,24 @@ func itoa(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// withExtraColumns returns in with the expressions extras appended as
+// columns _expr0, _expr1, … after its own (inSchema), or in itself when
+// there are none: the group keys and aggregate arguments that are not
+// plain columns.
+func withExtraColumns(in Node, inSchema types.Schema, extras []Scalar) Node {
+	if len(extras) == 0 {
+		return in
+	}
+	p := &Project{Input: in}
+	for i, c := range inSchema {
+		p.Exprs = append(p.Exprs, &ColRef{Index: i, Name: c.Name, T: c.Type})
+		p.Names = append(p.Names, c.Name)
+	}
+	for i, e := range extras {
+		p.Exprs = append(p.Exprs, e)
+		p.Names = append(p.Names, "_expr"+itoa(i))
+	}
+	return p
 }

@@ -39,18 +39,7 @@ func distinctOver(in Node, exprs []Scalar, names []string) Node {
 		}
 		pos[i] = g
 	}
-	if len(extras) > 0 {
-		p := &Project{Input: in}
-		for i, c := range inSchema {
-			p.Exprs = append(p.Exprs, &ColRef{Index: i, Name: c.Name, T: c.Type})
-			p.Names = append(p.Names, c.Name)
-		}
-		for i, e := range extras {
-			p.Exprs = append(p.Exprs, e)
-			p.Names = append(p.Names, "_expr"+itoa(i))
-		}
-		in = p
-	}
+	in = withExtraColumns(in, inSchema, extras)
 	agg.Input = in
 	gs := agg.Schema()
 	out := &Project{Input: agg}
