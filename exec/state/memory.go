@@ -41,10 +41,14 @@ func WithMemoryLimit(limit int64) Option {
 
 // Sizes are the Badger buffers Open sizes from a memory limit, in bytes.
 type Sizes struct {
-	// MemTable is one memtable; Badger keeps up to five (one being
-	// written, the rest waiting to be flushed to level 0), so the write
-	// path holds up to five times this.
+	// MemTable is one memtable; Badger keeps up to Memtables of them (one
+	// being written, the rest waiting to be flushed to level 0), so the
+	// write path holds up to Memtables times this.
 	MemTable int64
+	// Memtables is how many memtables Badger may hold, and Compactors
+	// how many compactions it runs at once (each builds its tables in
+	// memory).
+	Memtables, Compactors int
 	// BlockCache caches decompressed table blocks for reads.
 	BlockCache int64
 	// IndexCache caches table indexes and bloom filters; without it every
@@ -57,9 +61,20 @@ type Sizes struct {
 // threshold, and the 64 MiB cap is the size without a limit; a smaller
 // one means more flushes, and Badger caps a transaction at 15% of it), a
 // block cache of 1/16 (4–256 MiB) and an index cache of 1/32 (2–128 MiB).
-// The rest of the limit is left to the pipelines' own state.
+// Under 1 GiB Badger holds two memtables and runs two compactions, not
+// its defaults of five and four: at 1 GB of state and a 320 MiB limit
+// the queued memtables and the compactions' table builders took the Go
+// heap to 0.9–1.0 GB (peak RSS 889–969 MiB; with two and two, 661–666
+// MiB, the same throughput: docs/benchmarks.md). The rest of the limit
+// is left to the pipelines' own state.
 func BadgerSizes(limit int64) Sizes {
+	memtables, compactors := 5, 4
+	if limit < 1<<30 {
+		memtables, compactors = 2, 2
+	}
 	return Sizes{
+		Memtables:  memtables,
+		Compactors: compactors,
 		MemTable:   clamp(limit/10, 8<<20, 64<<20),
 		BlockCache: clamp(limit/16, 4<<20, 256<<20),
 		IndexCache: clamp(limit/32, 2<<20, 128<<20),

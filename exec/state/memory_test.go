@@ -10,9 +10,9 @@ func TestBadgerSizes(t *testing.T) {
 		limit int64
 		want  Sizes
 	}{
-		{320 << 20, Sizes{MemTable: 32 << 20, BlockCache: 20 << 20, IndexCache: 10 << 20}},
-		{16 << 20, Sizes{MemTable: 8 << 20, BlockCache: 4 << 20, IndexCache: 2 << 20}},
-		{64 << 30, Sizes{MemTable: 64 << 20, BlockCache: 256 << 20, IndexCache: 128 << 20}},
+		{320 << 20, Sizes{Memtables: 2, Compactors: 2, MemTable: 32 << 20, BlockCache: 20 << 20, IndexCache: 10 << 20}},
+		{16 << 20, Sizes{Memtables: 2, Compactors: 2, MemTable: 8 << 20, BlockCache: 4 << 20, IndexCache: 2 << 20}},
+		{64 << 30, Sizes{Memtables: 5, Compactors: 4, MemTable: 64 << 20, BlockCache: 256 << 20, IndexCache: 128 << 20}},
 	} {
 		if got := BadgerSizes(tc.limit); got != tc.want {
 			t.Errorf("BadgerSizes(%d) = %+v, want %+v", tc.limit, got, tc.want)

@@ -67,7 +67,8 @@ func Open(dir string, options ...Option) (*Store, error) {
 		WithDetectConflicts(false) // one writer at a time: no transaction conflicts to find
 	if cfg.memoryLimit > 0 {
 		sz := BadgerSizes(cfg.memoryLimit)
-		opts = opts.WithMemTableSize(sz.MemTable).WithBlockCacheSize(sz.BlockCache).WithIndexCacheSize(sz.IndexCache)
+		opts = opts.WithMemTableSize(sz.MemTable).WithBlockCacheSize(sz.BlockCache).WithIndexCacheSize(sz.IndexCache).
+			WithNumMemtables(sz.Memtables).WithNumCompactors(sz.Compactors)
 	}
 	if cfg.forReading {
 		opts = opts.WithNumCompactors(0)
