@@ -121,7 +121,7 @@ func (b *builder) setOprList(l *ast.SetOprSelectList) (Node, error) {
 			}
 			return nil, sqlerr.New(sqlerr.FeatureNotSupport, "%s is not supported; only UNION and UNION ALL are", name)
 		}
-		if out, err = unionOf(out, n); err != nil {
+		if out, err = unionOf(out, n, b.zone); err != nil {
 			return nil, err
 		}
 		if *op == ast.Union {
@@ -148,7 +148,7 @@ func (b *builder) setOprItem(item ast.Node) (Node, *ast.SetOprType, error) {
 // unionOf is UNION ALL of l and r (l may already be a Union, which grows
 // by one input): the column counts must agree, and each column's kinds
 // are unified as Postgres does, casting the inputs that differ.
-func unionOf(l, r Node) (Node, error) {
+func unionOf(l, r Node, zone string) (Node, error) {
 	ls, rs := l.Schema(), r.Schema()
 	if len(ls) != len(rs) {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "each UNION query must have the same number of columns")
@@ -166,12 +166,12 @@ func unionOf(l, r Node) (Node, error) {
 	var inputs []Node
 	if u, ok := l.(*Union); ok {
 		for _, in := range u.Inputs {
-			inputs = append(inputs, unionCast(in, kinds, ls.Names()))
+			inputs = append(inputs, unionCast(in, kinds, ls.Names(), zone))
 		}
 	} else {
-		inputs = append(inputs, unionCast(l, kinds, ls.Names()))
+		inputs = append(inputs, unionCast(l, kinds, ls.Names(), zone))
 	}
-	inputs = append(inputs, unionCast(r, kinds, ls.Names()))
+	inputs = append(inputs, unionCast(r, kinds, ls.Names(), zone))
 	return &Union{Inputs: inputs}, nil
 }
 
@@ -197,8 +197,10 @@ func unionKind(a, b types.Kind) (types.Kind, bool) {
 }
 
 // unionCast projects n's columns to kinds under names; n itself when it
-// has them already (and the names, or is not the first input).
-func unionCast(n Node, kinds []types.Kind, names []string) Node {
+// has them already (and the names, or is not the first input). A cast
+// between TIMESTAMPTZ and a zone-less kind reads the wall clock in zone
+// (the session's or view's TimeZone, "" for UTC), as Postgres does.
+func unionCast(n Node, kinds []types.Kind, names []string, zone string) Node {
 	s := n.Schema()
 	same := true
 	for i, c := range s {
@@ -211,7 +213,11 @@ func unionCast(n Node, kinds []types.Kind, names []string) Node {
 	for i, c := range s {
 		var e Scalar = &ColRef{Index: i, Name: c.Name, T: c.Type}
 		if c.Type != kinds[i] {
-			e = &Cast{Arg: e, To: kinds[i]}
+			cast := &Cast{Arg: e, To: kinds[i]}
+			if zoneCast(c.Type, kinds[i]) {
+				cast.Zone = zone
+			}
+			e = cast
 		}
 		p.Exprs = append(p.Exprs, e)
 		p.Names = append(p.Names, names[i])
