@@ -278,19 +278,26 @@ func (j *Join) probe(port int, kb []byte, h uint64, r types.Row, t int64, out *B
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", j.id, err)
 		}
-		left, right := r, o
-		if port == 1 {
-			left, right = o, r
-		}
-		row := make(types.Row, 0, len(left)+len(right))
-		row = append(append(row, left...), right...)
-		if j.residual != nil && !j.residual(row) {
-			continue
-		}
-		matched = true
-		out.Rows = append(out.Rows, row)
+		matched = j.emitPair(port, r, o, out) || matched
 	}
 	return matched, nil
+}
+
+// emitPair appends to out the joined row of r (from port) and o (from
+// the other side), left columns first, when the residual condition holds,
+// and reports whether it did.
+func (j *Join) emitPair(port int, r, o types.Row, out *Batch) bool {
+	left, right := r, o
+	if port == 1 {
+		left, right = o, r
+	}
+	row := make(types.Row, 0, len(left)+len(right))
+	row = append(append(row, left...), right...)
+	if j.residual != nil && !j.residual(row) {
+		return false
+	}
+	out.Rows = append(out.Rows, row)
+	return true
 }
 
 // storeRow keeps row r (time t) of side under key kb (h its joinHash),

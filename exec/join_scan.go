@@ -198,17 +198,7 @@ func (j *Join) probeBucket(port int, b *scanBucket, kb []byte, h uint64, r types
 		if err != nil || len(o) < 1 {
 			return false, fmt.Errorf("%s: decode scanned row: %w", j.id, errOr(err, state.ErrVersion))
 		}
-		left, right := r, o[1:]
-		if port == 1 {
-			left, right = o[1:], r
-		}
-		row := make(types.Row, 0, len(left)+len(right))
-		row = append(append(row, left...), right...)
-		if j.residual != nil && !j.residual(row) {
-			continue
-		}
-		matched = true
-		out.Rows = append(out.Rows, row)
+		matched = j.emitPair(port, r, o[1:], out) || matched
 	}
 	return matched, nil
 }
