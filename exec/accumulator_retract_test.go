@@ -111,15 +111,9 @@ func TestHarnessAggregateRetracting(t *testing.T) {
 	// Any aggregate's changes retract: its stand-in makes the input so.
 	node := &planner.Aggregate{Input: &planner.Aggregate{}, GroupCols: []int{0}, Aggs: allAggs}
 	runHarness(t, harnessCase{
-		name: "aggregate/retracting",
-		keys: [][]int{{0}},
-		build: func(in instance) Operator {
-			var keep func(types.Row) bool
-			if in.Keep != nil {
-				keep = func(g types.Row) bool { return in.Keep(0, g) }
-			}
-			return NewAggregate(AggregateConfig{ID: in.ID, Node: node, TimeCol: 1, Out: in.Out, Keep: keep})
-		},
+		name:  "aggregate/retracting",
+		keys:  [][]int{{0}},
+		build: aggregateBuild(node),
 		events: []event{
 			in("a", 0, 5), in("a", 0, 7), in("b", 0, 1), in("a", 0, 7),
 			wmAt(0, 1),

@@ -45,11 +45,7 @@ func windowAgg(win planner.WindowSpec, c planner.Contract) func(instance) Operat
 	}
 	node := &planner.WindowAggregate{Window: win, GroupCols: []int{0}, Aggs: allAggs, Contract: c}
 	return func(in instance) Operator {
-		var keep func(types.Row) bool
-		if in.Keep != nil {
-			keep = func(g types.Row) bool { return in.Keep(0, g) }
-		}
-		return NewWindowAggregate(WindowAggregateConfig{ID: in.ID, Node: node, Out: in.Out, Side: in.Side, Late: in.Late, Keep: keep})
+		return NewWindowAggregate(WindowAggregateConfig{ID: in.ID, Node: node, Out: in.Out, Side: in.Side, Late: in.Late, Keep: keepOf(in)})
 	}
 }
 
@@ -191,15 +187,9 @@ func TestHarnessWindowAggregate(t *testing.T) {
 func TestHarnessAggregate(t *testing.T) {
 	node := &planner.Aggregate{GroupCols: []int{0}, Aggs: allAggs[:2], TTL: 10}
 	runHarness(t, harnessCase{
-		name: "aggregate/ttl",
-		keys: [][]int{{0}},
-		build: func(in instance) Operator {
-			var keep func(types.Row) bool
-			if in.Keep != nil {
-				keep = func(g types.Row) bool { return in.Keep(0, g) }
-			}
-			return NewAggregate(AggregateConfig{ID: in.ID, Node: node, TimeCol: 1, Out: in.Out, Keep: keep})
-		},
+		name:  "aggregate/ttl",
+		keys:  [][]int{{0}},
+		build: aggregateBuild(node),
 		events: []event{
 			in("a", 1, 1), in("b", 2, 2), in("a", 5, 3),
 			wmAt(0, 5),
@@ -368,4 +358,21 @@ func TestHarnessMaterialize(t *testing.T) {
 		want:   []string{"a @0 3"},
 		serial: true,
 	})
+}
+
+// keepOf is the Keep predicate over a one-input operator's groups that
+// instance in hands its operator, nil when it has none.
+func keepOf(in instance) func(types.Row) bool {
+	if in.Keep == nil {
+		return nil
+	}
+	return func(g types.Row) bool { return in.Keep(0, g) }
+}
+
+// aggregateBuild builds node's GROUP BY (event time in column 1) for a
+// harness instance.
+func aggregateBuild(node *planner.Aggregate) func(instance) Operator {
+	return func(in instance) Operator {
+		return NewAggregate(AggregateConfig{ID: in.ID, Node: node, TimeCol: 1, Out: in.Out, Keep: keepOf(in)})
+	}
 }

@@ -51,15 +51,9 @@ func TestHarnessRegressionMaterializeInsertThenDelete(t *testing.T) {
 func TestHarnessRegressionAggregateNegativeTime(t *testing.T) {
 	node := &planner.Aggregate{GroupCols: []int{0}, Aggs: allAggs[:2], TTL: 10}
 	runHarness(t, harnessCase{
-		name: "aggregate/ttl-before-epoch",
-		keys: [][]int{{0}},
-		build: func(in instance) Operator {
-			var keep func(types.Row) bool
-			if in.Keep != nil {
-				keep = func(g types.Row) bool { return in.Keep(0, g) }
-			}
-			return NewAggregate(AggregateConfig{ID: in.ID, Node: node, TimeCol: 1, Out: in.Out, Keep: keep})
-		},
+		name:   "aggregate/ttl-before-epoch",
+		keys:   [][]int{{0}},
+		build:  aggregateBuild(node),
 		events: []event{in("a", -5, 1), wmAt(0, 5)}, // last update -5: gone at -5 + 10
 		want:   nil,
 	})
