@@ -291,7 +291,17 @@ func itoa(i int) string {
 // there are none: the group keys and aggregate arguments that are not
 // plain columns.
 func withExtraColumns(in Node, inSchema types.Schema, extras []Scalar) Node {
-	if len(extras) == 0 {
+	names := make([]string, len(extras))
+	for i := range extras {
+		names[i] = "_expr" + itoa(i)
+	}
+	return appendColumns(in, inSchema, extras, names)
+}
+
+// appendColumns returns in (whose columns are inSchema) with exprs
+// appended as columns named names, or in itself when there are none.
+func appendColumns(in Node, inSchema types.Schema, exprs []Scalar, names []string) Node {
+	if len(exprs) == 0 {
 		return in
 	}
 	p := &Project{Input: in}
@@ -299,9 +309,7 @@ func withExtraColumns(in Node, inSchema types.Schema, extras []Scalar) Node {
 		p.Exprs = append(p.Exprs, &ColRef{Index: i, Name: c.Name, T: c.Type})
 		p.Names = append(p.Names, c.Name)
 	}
-	for i, e := range extras {
-		p.Exprs = append(p.Exprs, e)
-		p.Names = append(p.Names, "_expr"+itoa(i))
-	}
+	p.Exprs = append(p.Exprs, exprs...)
+	p.Names = append(p.Names, names...)
 	return p
 }

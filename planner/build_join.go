@@ -156,20 +156,13 @@ func (j *Join) dropExtra(scope *relScope, nl, extra int) Node {
 // (n when there are none). A cast column is named after the column it
 // casts.
 func withColumns(n Node, casts []*Cast) Node {
-	if len(casts) == 0 {
-		return n
-	}
 	s := n.Schema()
-	p := &Project{Input: n}
-	for i, c := range s {
-		p.Exprs = append(p.Exprs, &ColRef{Index: i, Name: c.Name, T: c.Type})
-		p.Names = append(p.Names, c.Name)
+	exprs := make([]Scalar, len(casts))
+	names := make([]string, len(casts))
+	for i, c := range casts {
+		exprs[i], names[i] = c, s[c.Arg.(*ColRef).Index].Name
 	}
-	for _, c := range casts {
-		p.Exprs = append(p.Exprs, c)
-		p.Names = append(p.Names, s[c.Arg.(*ColRef).Index].Name)
-	}
-	return p
+	return appendColumns(n, s, exprs, names)
 }
 
 // joinConjunct is a conjunct of a join that is neither a one-side filter
