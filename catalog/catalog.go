@@ -50,8 +50,12 @@ type Object struct {
 	Name    string
 	SQL     string       // the DDL that created it
 	Schema  types.Schema // output columns
-	TimeCol int          // watermark column, or -1
-	Delay   int64        // watermark delay, microseconds
+	TimeCol int          // watermark column, or -1 (a view's: its output's)
+	// Retracting marks a materialized view whose changelog deletes rows
+	// (a view reading it must accept retractions); false for sources and
+	// for append-only views.
+	Retracting bool  `json:",omitempty"`
+	Delay      int64 // watermark delay, microseconds
 	// Generated marks columns the engine fills instead of the input:
 	// GenIngestion (INGESTION_TIME()), GenProcTime (PROCTIME()) or
 	// GenComputed (AS (expression), the expression's text in Exprs).

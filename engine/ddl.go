@@ -171,7 +171,8 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 	if err := e.store.DeletePrefix([]byte("v/" + st.Name + "/")); err != nil {
 		return nil, err
 	}
-	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeCol: -1, TimeZone: e.timeZone(), Functions: vp.Functions, Reads: vp.Views}
+	o := &catalog.Object{Kind: catalog.View, Name: st.Name, SQL: st.Text(), Schema: vp.Optimized.Schema(), Key: vp.Key, TimeZone: e.timeZone(), Functions: vp.Functions, Reads: vp.Views}
+	describeChangelog(o, vp)
 	if err := e.cat.Add(o); err != nil {
 		return nil, err
 	}
@@ -200,6 +201,13 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 		return nil, err
 	}
 	return &Result{Tag: "CREATE MATERIALIZED VIEW", Notice: vp.Warnings}, nil
+}
+
+// describeChangelog records on view o what a view reading it scans: its
+// output's watermark column and whether its changelog retracts rows.
+func describeChangelog(o *catalog.Object, vp *planner.ViewPlan) {
+	p := planner.PropsOf(vp.Optimized)
+	o.TimeCol, o.Retracting = p.TimeCol, !p.AppendOnly
 }
 
 func (e *Engine) createSink(ctx context.Context, st *parser.CreateSinkStmt) (*Result, error) {
@@ -368,6 +376,11 @@ func (e *Engine) reads(d *catalog.Object, name string) bool {
 	if v := e.views[strings.ToLower(d.Name)]; v != nil {
 		for _, r := range v.readers {
 			if strings.EqualFold(r.obj.Name, name) {
+				return true
+			}
+		}
+		for _, f := range v.upstream {
+			if strings.EqualFold(f.from.plan.Name, name) {
 				return true
 			}
 		}

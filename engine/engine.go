@@ -281,6 +281,9 @@ func (e *Engine) recoverView(ctx context.Context, o *catalog.Object, set map[str
 	if err != nil {
 		return fmt.Errorf("recover view %s: %w", o.Name, err)
 	}
+	// Catalogs written before views could read views kept no changelog
+	// description; the plan gives it again.
+	describeChangelog(o, vp)
 	rt, err := e.startView(ctx, vp)
 	if err != nil {
 		return err

@@ -41,6 +41,9 @@ type viewRT struct {
 	err error
 	// par is the parallelism the pipeline was built with.
 	par int
+	// upstream feeds the views this pipeline reads into its scans;
+	// feeds are the pipelines reading this view (view_feed.go).
+	upstream, feeds []*viewFeed
 }
 
 type sinkRT struct {
@@ -114,8 +117,17 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 		return nil, err
 	}
 	rt.pipe = p
+	p.View0.OnWatermark(rt.outWatermark)
+	p.View0.OnChanges(rt.outChanges)
 	byName := map[string]*reader{}
 	for _, sc := range p.Scans {
+		if sc.View {
+			if err := e.linkFeed(rt, sc); err != nil {
+				rt.unlinkFeeds()
+				return nil, err
+			}
+			continue
+		}
 		r := byName[strings.ToLower(sc.Source)]
 		if r == nil {
 			o, ok := e.cat.Get(sc.Source)
@@ -135,14 +147,20 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 	return rt, nil
 }
 
-// openFresh opens the connectors of a view created just now.
+// openFresh opens the connectors of a view created just now and fills
+// it from the current contents of the views it reads.
 func (v *viewRT) openFresh(ctx context.Context) error {
 	for _, r := range v.readers {
 		if err := r.open(ctx); err != nil {
 			return err
 		}
 	}
-	return nil
+	for _, f := range v.upstream {
+		if err := f.backfill(); err != nil {
+			return err
+		}
+	}
+	return v.err
 }
 
 func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*reader, error) {
@@ -416,6 +434,7 @@ func (v *viewRT) deliver(ch []exec.Change, side bool) {
 
 func (v *viewRT) close() {
 	v.endSubs()
+	v.unlinkFeeds()
 	if v.pipe != nil {
 		v.pipe.Release() // its share of the memory budget goes to the other views
 	}
@@ -546,13 +565,20 @@ func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 			return err
 		}
 	}
-	// Operators learn the restored watermark before new rows arrive.
+	// Operators learn the restored watermark before new rows arrive; a
+	// view read here was restored before this one (it was created first)
+	// and its output watermark is where the checkpoint left it.
 	for _, r := range v.readers {
 		if err := r.emitWatermark(r.gen.Current()); err != nil {
 			return err
 		}
 	}
-	return nil
+	for _, f := range v.upstream {
+		if err := f.watermark(f.from.pipe.View0.OutputWatermark()); err != nil {
+			return err
+		}
+	}
+	return v.err
 }
 
 // feed pushes rows of partition part through every scan of r, computing

@@ -36,8 +36,15 @@ type Materialize struct {
 	changed dirtyList[uint32]
 	dirty   func(id uint32) bool
 	sink    func(changes []Change)
-	cons    consolidator // the changelog's scratch
-	wm      int64
+	// feed, when set, receives every change to the stored rows as made,
+	// before the sink's consolidation into upserts by key: the exact
+	// multiset changelog the views reading this one consume.
+	feed func(changes []Change)
+	// onWM, when set, learns each advance of the view's watermark (the
+	// views reading this one follow it).
+	onWM func(wm int64)
+	cons consolidator // the changelog's scratch
+	wm   int64
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
 	// memory; onDisk is set once rows may live only in Badger.
@@ -108,6 +115,9 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 		m.rows.rec(id).count++
 		m.markDirty(id)
 		changes = append(changes, Change{Row: r})
+	}
+	if m.feed != nil && len(changes) > 0 {
+		m.feed(changes)
 	}
 	if m.sink != nil && len(changes) > 0 {
 		m.sink(m.cons.run(changes, m.key))
@@ -242,9 +252,24 @@ func consolidateByString(changes []Change, key []int) []Change {
 func (m *Materialize) Watermark(_ int, wm int64) error {
 	if wm > m.wm {
 		m.wm = wm
+		if m.onWM != nil {
+			m.onWM(wm)
+		}
 	}
 	return nil
 }
+
+// OnWatermark sets fn to learn each advance of the view's watermark, the
+// output watermark its changelog's readers follow.
+func (m *Materialize) OnWatermark(fn func(wm int64)) { m.onWM = fn }
+
+// OnChanges sets fn to receive every change to the view's rows, unconsolidated
+// (a delete and an insert each), before the sink sees them.
+func (m *Materialize) OnChanges(fn func(changes []Change)) { m.feed = fn }
+
+// OutputWatermark is the highest watermark the view has seen: its rows
+// with a time column are complete up to it.
+func (m *Materialize) OutputWatermark() int64 { return m.wm }
 
 // Tick implements Operator.
 func (m *Materialize) Tick(int64) error { return nil }

@@ -33,6 +33,9 @@ type ScanInput struct {
 	Source string
 	Cols   []int
 	Out    Output
+	// View marks a scan of a materialized view: the engine feeds it the
+	// view's changelog (inserts and deletes) and output watermark.
+	View bool
 }
 
 // Env is what a pipeline needs from the engine.
@@ -251,10 +254,10 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	par := b.env.Parallelism
 	switch x := n.(type) {
 	case *planner.Scan:
-		if x.Kind != planner.ScanSource {
+		if x.Kind != planner.ScanSource && x.Kind != planner.ScanView {
 			return sqlerr.New(sqlerr.FeatureNotSupport, "a view cannot read %s yet", x.Name)
 		}
-		b.p.Scans = append(b.p.Scans, ScanInput{Source: x.Name, Cols: x.Cols, Out: out})
+		b.p.Scans = append(b.p.Scans, ScanInput{Source: x.Name, Cols: x.Cols, Out: out, View: x.Kind == planner.ScanView})
 		return nil
 	case *planner.Filter:
 		pred, err := CompileFilter(x.Pred, b.env.EvalErrors)

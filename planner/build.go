@@ -218,7 +218,9 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 	case catalog.View:
 		sc.Kind = ScanView
 		if !b.adhoc {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupport, "views over view %q are not supported yet", o.Name)
+			// A view reads the view's changelog: its rows (inserts, and
+			// deletes when it retracts) and its output watermark.
+			sc.TimeCol, sc.Retracting = o.TimeCol, o.Retracting
 		}
 	default:
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "%s %q cannot be read", o.Kind, o.Name)

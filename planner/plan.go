@@ -53,6 +53,9 @@ type Scan struct {
 	TimeCol int   // output position of the watermark column, or -1
 	Delay   int64 // watermark delay (bounded out-of-orderness)
 	Clock   string
+	// Retracting marks a scan of a materialized view whose changelog
+	// deletes rows; sources and append-only views insert only.
+	Retracting bool
 }
 
 // Filter keeps the rows for which Pred is true.
@@ -339,6 +342,9 @@ func (n *Scan) String() string {
 	s := fmt.Sprintf("Scan %s %s cols=[%s]", kind, n.Name, strings.Join(n.Out.Names(), ", "))
 	if n.TimeCol >= 0 {
 		s += fmt.Sprintf(" watermark=%s-%s", n.Out[n.TimeCol].Name, types.FormatInterval(n.Delay))
+	}
+	if n.Retracting {
+		s += " changelog=retracting"
 	}
 	return s
 }

@@ -13,7 +13,7 @@ import (
 func PropsOf(n Node) Props {
 	switch x := n.(type) {
 	case *Scan:
-		return Props{AppendOnly: true, TimeCol: x.TimeCol}
+		return Props{AppendOnly: !x.Retracting, TimeCol: x.TimeCol}
 	case *Filter:
 		p := PropsOf(x.Input)
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
