@@ -340,7 +340,10 @@ func (n *Materialize) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; 
 func (n *Scan) String() string {
 	kind := map[ScanKind]string{ScanSource: "source", ScanTable: "table", ScanView: "view"}[n.Kind]
 	s := fmt.Sprintf("Scan %s %s cols=[%s]", kind, n.Name, strings.Join(n.Out.Names(), ", "))
-	if n.TimeCol >= 0 {
+	switch {
+	case n.TimeCol >= 0 && n.Kind == ScanView:
+		s += " watermark=" + n.Out[n.TimeCol].Name + " (the view's)"
+	case n.TimeCol >= 0:
 		s += fmt.Sprintf(" watermark=%s-%s", n.Out[n.TimeCol].Name, types.FormatInterval(n.Delay))
 	}
 	if n.Retracting {

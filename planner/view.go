@@ -457,6 +457,8 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			return x, false
 		}
 		switch {
+		case s.Kind == ScanView:
+			out = append(out, viewClock(s))
 		case s.TimeCol < 0:
 			out = append(out, "clock: "+s.Name+" has no watermark (no event-time operators over it)")
 		case s.Clock == "processing time":
@@ -525,6 +527,20 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 	}
 	out = append(out, "checkpoint interval: "+ci)
 	return out
+}
+
+// viewClock is the contract's line for a scan of a materialized view:
+// it reads the view's changelog and follows its output watermark.
+func viewClock(s *Scan) string {
+	kind := "append-only"
+	if s.Retracting {
+		kind = "retracting"
+	}
+	line := "clock: " + s.Name + " materialized view changelog (" + kind + "), "
+	if s.TimeCol < 0 {
+		return line + "no watermark (no event-time operators over it)"
+	}
+	return line + "watermark " + s.Out[s.TimeCol].Name + " (the view's output watermark)"
 }
 
 // clockNote says whether a temporal filter's clock replays alike.
