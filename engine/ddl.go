@@ -185,7 +185,10 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 	}
 	rt, err := e.startView(ctx, vp)
 	if err == nil {
-		if err = rt.openFresh(ctx); err != nil {
+		if err = rt.openFresh(ctx); err == nil {
+			err = rt.backfill()
+		}
+		if err != nil {
 			rt.close()
 			delete(e.views, strings.ToLower(st.Name))
 		}
@@ -596,7 +599,12 @@ func (e *Engine) createQuerySink(ctx context.Context, st *parser.CreateSinkStmt)
 		delete(e.views, strings.ToLower(st.Name))
 		return nil, err
 	}
-	if err := e.connectSink(rt, o, false); err != nil {
+	err = e.connectSink(rt, o, false)
+	if err == nil {
+		err = rt.backfill() // after the sink is attached: the snapshot is its first changes
+	}
+	if err != nil {
+		rt.close()
 		delete(e.views, strings.ToLower(st.Name))
 		return nil, err
 	}

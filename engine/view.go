@@ -147,20 +147,14 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 	return rt, nil
 }
 
-// openFresh opens the connectors of a view created just now and fills
-// it from the current contents of the views it reads.
+// openFresh opens the connectors of a view created just now.
 func (v *viewRT) openFresh(ctx context.Context) error {
 	for _, r := range v.readers {
 		if err := r.open(ctx); err != nil {
 			return err
 		}
 	}
-	for _, f := range v.upstream {
-		if err := f.backfill(); err != nil {
-			return err
-		}
-	}
-	return v.err
+	return nil
 }
 
 func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*reader, error) {

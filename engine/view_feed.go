@@ -140,6 +140,18 @@ func (f *viewFeed) backfill() error {
 	return f.watermark(f.from.pipe.View0.OutputWatermark())
 }
 
+// backfill fills a pipeline created just now from the current contents
+// of the views it reads (call it once whatever reads its output is
+// attached).
+func (v *viewRT) backfill() error {
+	for _, f := range v.upstream {
+		if err := f.backfill(); err != nil {
+			return err
+		}
+	}
+	return v.err
+}
+
 // outChanges is the view root's changelog hook: every change to its
 // rows, unconsolidated, goes to the views reading v.
 func (v *viewRT) outChanges(ch []exec.Change) {
