@@ -1,8 +1,11 @@
 package difftest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
-// Composition productions: the interval and regular joins of
+// Composition productions (and views over views, below): the interval and regular joins of
 // join_test.go and the window aggregates of query_test.go written in the
 // composed forms (a comma join with the conditions in WHERE, derived
 // tables, a CTE, JOIN … USING, a window over a subquery or a CTE), whose
@@ -103,4 +106,66 @@ func (q windowOverSubquery) stream() string {
 	}
 	plain.src = "(" + sub + ")"
 	return plain.stream()
+}
+
+// viewOverView is a materialized view over a materialized view: the
+// inner view is an unwindowed GROUP BY (its changelog retracts) or a
+// window aggregate (EMIT ON WINDOW CLOSE, append-only, or ON UPDATE),
+// created first; the outer query groups the inner view's rows again or
+// passes them through. Postgres answers the same outer text over a plain
+// view of the inner batch query, so the streamed contents must equal the
+// composed query's.
+type viewOverView struct {
+	inner   query
+	view    string
+	regroup bool // SELECT c0, count(*) … GROUP BY c0, else SELECT *
+}
+
+func genViewOverView(g *gen, ds *dataset) query {
+	q := viewOverView{view: fmt.Sprintf("inner_%d", g.r.Uint32())}
+	keyed := false
+	if g.pick(2) == 0 {
+		ga := genGroupAgg(g, ds).(groupAgg)
+		q.inner, keyed = ga, len(ga.keys) > 0
+	} else {
+		q.inner, keyed = genWindowAgg(g, ds), true // c0: a key or window_start
+	}
+	q.regroup = keyed && g.pick(3) > 0
+	return q
+}
+
+func (q viewOverView) name() string {
+	outer := "project"
+	if q.regroup {
+		outer = "regroup"
+	}
+	return "view_over_view_" + outer
+}
+
+func (q viewOverView) render(d dialect) string {
+	if !q.regroup {
+		return "SELECT * FROM " + q.view
+	}
+	s := "SELECT c0 AS c0, count(*) AS c1 FROM " + q.view + " GROUP BY c0"
+	if d == streaming {
+		s += " " + ttl
+	}
+	return s
+}
+
+func (q viewOverView) stream() string { return q.render(streaming) }
+func (q viewOverView) batch() string  { return q.render(postgres) }
+
+func (q viewOverView) kinds() []kind {
+	if !q.regroup {
+		return q.inner.kinds()
+	}
+	return []kind{q.inner.kinds()[0], kInt}
+}
+
+func (q viewOverView) setup(d dialect) []string {
+	if d == streaming {
+		return []string{"CREATE MATERIALIZED VIEW " + q.view + " AS " + q.inner.stream()}
+	}
+	return []string{"CREATE VIEW " + q.view + " AS " + q.inner.batch()}
 }

@@ -34,6 +34,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genSetop,
 	genComposedJoin, genComposedJoin,
 	genWindowOverSubquery,
+	genViewOverView, genViewOverView,
 	genNestedAgg,
 	genWindowTopN, genWindowTopN,
 }
