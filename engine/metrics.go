@@ -300,6 +300,12 @@ func (e *Engine) figures() Snapshot {
 			vs.Sources = append(vs.Sources, r.obj.Name)
 			s.Sources = append(s.Sources, r.stats(v.plan.Name))
 		}
+		for _, f := range v.upstream { // views read: their changelog and output watermark
+			vs.Sources = append(vs.Sources, f.from.plan.Name)
+			if wm := f.from.pipe.View0.OutputWatermark(); wm != types.MinTime && (!vs.HasWatermark || wm < vs.Watermark) {
+				vs.Watermark, vs.HasWatermark = wm, true
+			}
+		}
 		for _, k := range v.sinks {
 			vs.Sinks = append(vs.Sinks, k.name)
 		}

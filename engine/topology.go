@@ -81,6 +81,9 @@ func (e *Engine) Topology() Topology {
 		for _, r := range v.readers {
 			b.edge(e.readerNode(b, r), id, "")
 		}
+		for _, f := range v.upstream {
+			b.edge(b.node("view", f.from.plan.Name, ""), id, "changelog")
+		}
 		var contract []string
 		for _, k := range v.sinks {
 			label := ""

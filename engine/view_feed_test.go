@@ -11,7 +11,8 @@ import (
 // TestQuerySinkOverViewBackfill: a sink with its own query over a view
 // that already has rows gets the view's current contents first (the
 // backfill runs once the sink is attached), then the view's changes, and
-// DROP of the view is refused while the sink reads it.
+// DROP of the view is refused while the sink reads it; the pipeline
+// lists the view among what it reads.
 func TestQuerySinkOverViewBackfill(t *testing.T) {
 	rec := &recordSink{}
 	reg := connectors.NewRegistry()
@@ -29,6 +30,11 @@ func TestQuerySinkOverViewBackfill(t *testing.T) {
 	run(`CREATE SINK out AS SELECT k, total * 2 AS twice FROM sums WITH (connector = 'record')`)
 	run(`INSERT INTO s VALUES (1, 5)`)
 	run(`FLUSH`)
+	for _, v := range e.Metrics().Views {
+		if v.Name == "out" && !slices.Contains(v.Sources, "sums") {
+			t.Fatalf("the query sink's pipeline does not list the view it reads: %q", v.Sources)
+		}
+	}
 	if _, err := e.Exec(context.Background(), `DROP MATERIALIZED VIEW sums`); err == nil {
 		t.Fatal("DROP of a view a sink's query reads succeeded")
 	}
