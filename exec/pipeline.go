@@ -239,7 +239,7 @@ func (b *pipeBuilder) buildShared(n planner.Node, out Output) error {
 func statefulNodes(n planner.Node) int {
 	c := 0
 	switch n.(type) {
-	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter, *planner.WindowTopN:
+	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter, *planner.WindowTopN, *planner.TopN:
 		c = 1
 	}
 	for _, ch := range n.Children() {
@@ -326,6 +326,14 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		id := b.id()
 		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 			return NewWindowTopN(WindowTopNConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
+		})
+		b.addStateful(op)
+		sized(st, op)
+		return b.build(x.Input, Output{Op: op})
+	case *planner.TopN:
+		id, all := b.id(), x.KeepsAll()
+		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep})
 		})
 		b.addStateful(op)
 		sized(st, op)

@@ -33,6 +33,7 @@ import (
 // windows × partitions. It does not spill: each partition is at most
 // Limit rows.
 type WindowTopN struct {
+	ranker
 	id    string
 	n     *planner.WindowTopN
 	out   Output
@@ -66,7 +67,7 @@ type WindowTopNConfig struct {
 
 // NewWindowTopN returns the operator for c.Node.
 func NewWindowTopN(c WindowTopNConfig) *WindowTopN {
-	return &WindowTopN{id: c.ID, n: c.Node, out: c.Out, late: c.Late, keep: c.Keep,
+	return &WindowTopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit}, id: c.ID, n: c.Node, out: c.Out, late: c.Late, keep: c.Keep,
 		wm: types.MinTime, parts: map[string]*topNPart{}, byEnd: map[int64][]string{}}
 }
 
@@ -115,7 +116,7 @@ func (t *WindowTopN) add(r types.Row, end int64) {
 // limit; it reports whether p changed.
 func (t *WindowTopN) insert(p *topNPart, r types.Row) bool {
 	i := sort.Search(len(p.rows), func(j int) bool { return t.less(r, p.rows[j]) })
-	if int64(i) >= t.n.Limit && t.n.Fn == "row_number" {
+	if int64(i) >= t.limit && t.fn == "row_number" {
 		return false
 	}
 	p.rows = slices.Insert(p.rows, i, append(types.Row(nil), r...))
@@ -126,70 +127,6 @@ func (t *WindowTopN) insert(p *topNPart, r types.Row) bool {
 	}
 	p.rows = p.rows[:keep]
 	return changed
-}
-
-// kept is how many of the sorted rows rank within the limit.
-func (t *WindowTopN) kept(rows []types.Row) int {
-	if t.n.Fn == "row_number" {
-		return min(len(rows), int(t.n.Limit))
-	}
-	for i := range rows {
-		if t.rankAt(rows, i) > t.n.Limit {
-			return i
-		}
-	}
-	return len(rows)
-}
-
-// rankAt is the rank of sorted row i under the operator's function.
-// RANK counts the rows ordered strictly before it, DENSE_RANK the
-// distinct order values up to it.
-func (t *WindowTopN) rankAt(rows []types.Row, i int) int64 {
-	switch t.n.Fn {
-	case "rank":
-		j := i
-		for j > 0 && t.orderCmp(rows[j-1], rows[i]) == 0 {
-			j--
-		}
-		return int64(j) + 1
-	case "dense_rank":
-		d := int64(1)
-		for j := 1; j <= i; j++ {
-			if t.orderCmp(rows[j-1], rows[j]) != 0 {
-				d++
-			}
-		}
-		return d
-	}
-	return int64(i) + 1
-}
-
-// orderCmp compares rows by the ORDER BY keys alone. NULLs sort as larger
-// than any value, as in Postgres (last ascending, first descending).
-func (t *WindowTopN) orderCmp(a, b types.Row) int {
-	for _, k := range t.n.Order {
-		c := orderCompare(a[k.Col], b[k.Col])
-		if k.Desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
-// less orders rows by the ORDER BY keys, then by every column.
-func (t *WindowTopN) less(a, b types.Row) bool {
-	if c := t.orderCmp(a, b); c != 0 {
-		return c < 0
-	}
-	for i := range a {
-		if c := orderCompare(a[i], b[i]); c != 0 {
-			return c < 0
-		}
-	}
-	return false
 }
 
 // Watermark implements Operator: emit and drop every window whose end

@@ -131,7 +131,7 @@ func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
 			return b.overConst, nil
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "window functions (OVER) are not supported here: %s", exprText(e)).
-			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY window_start, window_end … ORDER BY …) in a derived table filtered by rn <= N outside it run (window Top-N)")
+			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY … ORDER BY …) in a derived table filtered by rn <= N outside it run (Top-N; window Top-N when partitioned by window_start, window_end)")
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
 		return nil, notSupported(e, "subqueries are")
 	case *ast.TimeUnitExpr:

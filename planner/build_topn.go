@@ -39,10 +39,10 @@ func topNFrom(s *ast.SelectStmt) (*ast.TableSource, *ast.SelectStmt, int, bool) 
 
 // windowTopN plans `SELECT … FROM (SELECT …, ROW_NUMBER() OVER
 // (PARTITION BY window_start, window_end[, k…] ORDER BY …) AS rn FROM …)
-// WHERE rn <= N` as a WindowTopN over the derived table; rest is what
+// WHERE rn <= N` as a WindowTopN over the derived table, and the same
+// with a partition that is not a window as a keyed TopN; rest is what
 // remains of the outer WHERE. Anything else with OVER is refused (0A000)
-// naming the construct: keyed ranking and running aggregates have no
-// window to bound them here.
+// naming the construct.
 func (b *builder) windowTopN(ts *ast.TableSource, sub *ast.SelectStmt, field int, where ast.ExprNode) (Node, *relScope, ast.ExprNode, error) {
 	f := sub.Fields.Fields[field].Expr.(*ast.WindowFuncExpr)
 	if b.adhoc {
@@ -86,16 +86,8 @@ func checkRankCall(f *ast.WindowFuncExpr) error {
 		return notSupported(f, "window frames (ROWS/RANGE BETWEEN) are")
 	case f.Spec.OrderBy == nil || len(f.Spec.OrderBy.Items) == 0:
 		return notSupported(f, fn+"() OVER without ORDER BY is")
-	case f.Spec.PartitionBy == nil:
-		return topNWindowError(f)
 	}
 	return nil
-}
-
-// topNWindowError refuses a ranking not partitioned by its window.
-func topNWindowError(f *ast.WindowFuncExpr) error {
-	return sqlerr.New(sqlerr.FeatureNotSupport, "%s() OVER not partitioned by window_start and window_end is not supported: %s", strings.ToLower(f.Name), exprText(f)).
-		WithHint("rank within windows: PARTITION BY window_start, window_end over a window TVF or a window aggregate (window Top-N)")
 }
 
 // rankLimit finds the outer WHERE's bound on the rank column rn (rn <= N,
@@ -181,8 +173,9 @@ func andExpr(a, b ast.ExprNode) ast.ExprNode {
 }
 
 // topNNode builds the WindowTopN over in, the derived table planned with
-// the OVER call as the placeholder ph.
-func topNNode(sub *ast.SelectStmt, in Node, f *ast.WindowFuncExpr, ph *Const, name string, limit int64) (*WindowTopN, error) {
+// the OVER call as the placeholder ph, or a keyed TopN when the partition
+// does not list both window_start and window_end.
+func topNNode(sub *ast.SelectStmt, in Node, f *ast.WindowFuncExpr, ph *Const, name string, limit int64) (Node, error) {
 	p, ok := in.(*Project)
 	if !ok {
 		return nil, notSupported(f, "this form of "+strings.ToLower(f.Name)+"() OVER is")
@@ -196,7 +189,11 @@ func topNNode(sub *ast.SelectStmt, in Node, f *ast.WindowFuncExpr, ph *Const, na
 	if n.RankCol < 0 {
 		return nil, notSupported(f, "this form of "+n.Fn+"() OVER is")
 	}
-	for _, it := range f.Spec.PartitionBy.Items {
+	var parts []*ast.ByItem
+	if f.Spec.PartitionBy != nil {
+		parts = f.Spec.PartitionBy.Items
+	}
+	for _, it := range parts {
 		c, err := topNColumn(sub, in, it.Expr)
 		if err != nil {
 			return nil, err
@@ -209,15 +206,15 @@ func topNNode(sub *ast.SelectStmt, in Node, f *ast.WindowFuncExpr, ph *Const, na
 			n.EndCol = c
 		}
 	}
-	if n.StartCol < 0 || n.EndCol < 0 {
-		return nil, topNWindowError(f)
-	}
 	for _, it := range f.Spec.OrderBy.Items {
 		c, err := topNColumn(sub, in, it.Expr)
 		if err != nil {
 			return nil, err
 		}
 		n.Order = append(n.Order, SortKey{Col: c, Desc: it.Desc})
+	}
+	if n.StartCol < 0 || n.EndCol < 0 {
+		return &TopN{Input: in, Fn: n.Fn, Partition: n.Partition, Order: n.Order, Limit: limit, RankCol: n.RankCol, RankName: name}, nil
 	}
 	return n, nil
 }
@@ -249,7 +246,7 @@ func topNColumn(sub *ast.SelectStmt, in Node, e ast.ExprNode) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, sqlerr.New(sqlerr.FeatureNotSupport, "OVER (PARTITION BY / ORDER BY %s) is not supported: a window Top-N ranks by columns of its select list", text).
+	return 0, sqlerr.New(sqlerr.FeatureNotSupport, "OVER (PARTITION BY / ORDER BY %s) is not supported: a Top-N ranks by columns of its select list", text).
 		WithHint("add it to the derived table's select list")
 }
 

@@ -135,6 +135,8 @@ func keysOf(n Node) string {
 		return colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
 	case *WindowTopN:
 		return colList(x.Partition, x.Input.Schema())
+	case *TopN:
+		return colList(x.Partition, x.Input.Schema())
 	}
 	return ""
 }

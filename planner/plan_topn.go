@@ -83,3 +83,73 @@ func sortList(keys []SortKey, in types.Schema) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// TopN is the keyed Top-N (Flink's Top-N and deduplication):
+// ROW_NUMBER(), RANK() or DENSE_RANK() OVER (PARTITION BY k… ORDER BY …)
+// filtered to a rank <= Limit, where the partition is not a window. Its
+// output is an updating view of the best rows per partition, each with
+// its rank in RankCol: a row entering the top retracts the row it
+// displaces, and a row whose rank moves is retracted and inserted again
+// with its new rank. Over an append-only input it keeps Limit rows (plus
+// ties for RANK and DENSE_RANK) per partition; over a retracting input it
+// keeps every row of a partition, to refill the top when a top row is
+// retracted (KeepsAll).
+type TopN struct {
+	Input Node
+	// Fn is row_number, rank or dense_rank.
+	Fn        string
+	Partition []int
+	Order     []SortKey
+	Limit     int64
+	// RankCol is the input column the rank replaces and RankName its
+	// name.
+	RankCol  int
+	RankName string
+}
+
+func (*TopN) node() {}
+
+// Schema implements Node: the input's columns, with the rank (BIGINT) in
+// RankCol.
+func (n *TopN) Schema() types.Schema {
+	out := append(types.Schema(nil), n.Input.Schema()...)
+	out[n.RankCol] = types.Column{Name: n.RankName, Type: types.Int}
+	return out
+}
+
+// Children implements Node.
+func (n *TopN) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *TopN) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// String implements Node.
+func (n *TopN) String() string {
+	in := n.Input.Schema()
+	s := fmt.Sprintf("TopN %s() <= %d partition=[%s] order=[%s] rank=%s",
+		n.Fn, n.Limit, colList(n.Partition, in), sortList(n.Order, in), n.RankName)
+	if n.KeepsAll() {
+		s += " keep=all"
+	}
+	return s
+}
+
+// KeepsAll reports whether the input retracts, so that every row of a
+// partition is kept (a retracted top row gives way to the next one).
+func (n *TopN) KeepsAll() bool { return !PropsOf(n.Input).AppendOnly }
+
+// StateBound describes the operator's state bound for EXPLAIN and the
+// contract.
+func (n *TopN) StateBound() string {
+	if n.KeepsAll() {
+		return "every input row per partition (the input retracts; bounded by its keys)"
+	}
+	rows := fmt.Sprintf("%d rows", n.Limit)
+	if n.Limit == 1 {
+		rows = "1 row"
+	}
+	if n.Fn != "row_number" {
+		rows += " (and their ties)"
+	}
+	return rows + " per partition, partitions unbounded"
+}

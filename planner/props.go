@@ -78,6 +78,8 @@ func PropsOf(n Node) Props {
 		return unionProps(x)
 	case *WindowTopN:
 		return Props{AppendOnly: true, TimeCol: x.EndCol, StateBound: x.StateBound()}
+	case *TopN:
+		return Props{AppendOnly: false, TimeCol: -1, StateBound: x.StateBound()}
 	case *Materialize, *Sort, *Limit:
 		p := PropsOf(n.Children()[0])
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}

@@ -267,6 +267,9 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 				msg = "unbounded state: " + a.String() + " keeps every row of both inputs forever"
 				fix = "bound the join from below and above by the inputs' watermark columns (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
 			}
+		case *TopN:
+			msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
+			fix = "rank within windows (PARTITION BY window_start, window_end over a window TVF or window aggregate: window Top-N); STATE TTL does not bound a keyed Top-N yet"
 		}
 		if msg == "" {
 			return x, false
@@ -392,6 +395,8 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 			keys = colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
 		case *WindowTopN:
 			keys = colList(x.Partition, x.Input.Schema())
+		case *TopN:
+			keys = colList(x.Partition, x.Input.Schema())
 		}
 		b.WriteString(pad + line)
 		if keys != "" || isKeyed(n) {
@@ -428,7 +433,7 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 
 func isKeyed(n Node) bool {
 	switch n.(type) {
-	case *WindowAggregate, *Aggregate, *Join, *WindowTopN:
+	case *WindowAggregate, *Aggregate, *Join, *WindowTopN, *TopN:
 		return true
 	}
 	return false
@@ -490,6 +495,8 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 				out = append(out, "window Top-N: late data drop (a row whose window_end the watermark reached is late; rows are final at window close)")
 			}
 			out = append(out, fmt.Sprintf("state: WindowTopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
+		case *TopN:
+			out = append(out, fmt.Sprintf("state: TopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *TemporalFilter:
 			out = append(out, "clock: temporal filter on "+n.ClockText()+clockNote(n))
 			out = append(out, "state: TemporalFilter key=(row) bound="+n.StateBound())

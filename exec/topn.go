@@ -1,0 +1,281 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TopN is the keyed Top-N (planner.TopN): per partition it keeps the best
+// rows by the ORDER BY of a ROW_NUMBER(), RANK() or DENSE_RANK() OVER
+// (PARTITION BY k…) and maintains, as an updating view, those whose rank
+// is at most the limit, with their rank in the rank column. After each
+// input batch it compares every partition the batch touched with what it
+// emitted before and emits the difference: deletes first (a displaced
+// row, or a row whose rank moved, with its old rank), then inserts.
+//
+// Ties in ORDER BY are broken by the rows' other columns (ranker), so the
+// rows kept never depend on arrival order, parallelism or restarts.
+//
+// State: per partition a sorted slice of rows, in memory (it neither
+// spills nor joins the memory budget). Over an append-only input it holds
+// at most Limit rows (RANK and DENSE_RANK also the rows tied with the last
+// kept rank); over a retracting input (KeepAll) it holds every live input
+// row of the partition, so a retracted top row gives way to the next. A
+// checkpoint writes the partitions changed since the previous one, one
+// key each (the partition columns), and deletes the emptied ones.
+type TopN struct {
+	ranker
+	id      string
+	n       *planner.TopN
+	keepAll bool
+	out     Output
+	keep    func(key types.Row) bool
+	parts   map[string]*keyedPart
+	// gone are the keys of emptied partitions a checkpoint wrote.
+	gone   []string
+	keyBuf []byte
+}
+
+// keyedPart is one partition of a TopN: its rows, sorted.
+type keyedPart struct {
+	rows      []types.Row
+	dirty     bool // changed since the last checkpoint
+	persisted bool // a checkpoint holds it
+}
+
+// TopNConfig configures a TopN.
+type TopNConfig struct {
+	ID   string // state key prefix, unique per operator
+	Node *planner.TopN
+	// KeepAll keeps every row of a partition: the input retracts.
+	KeepAll bool
+	Out     Output
+	// Keep is the restore filter of a parallel instance (nil: all).
+	Keep func(key types.Row) bool
+}
+
+// NewTopN returns the operator for c.Node.
+func NewTopN(c TopNConfig) *TopN {
+	return &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
+		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{}}
+}
+
+// Process implements Operator: apply the batch's inserts and retractions
+// to their partitions, then emit how each touched partition's ranked rows
+// changed.
+func (t *TopN) Process(_ int, b *Batch) error {
+	before := map[string][]types.Row{}
+	var touched []string
+	for i, r := range b.Rows {
+		t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
+		p := t.parts[string(t.keyBuf)]
+		if p == nil {
+			if b.Diff(i) < 0 {
+				continue // nothing to retract from
+			}
+			p = &keyedPart{}
+			t.parts[string(t.keyBuf)] = p
+		}
+		if _, ok := before[string(t.keyBuf)]; !ok {
+			k := string(t.keyBuf)
+			before[k] = t.ranked(p.rows)
+			touched = append(touched, k)
+		}
+		if b.Diff(i) < 0 {
+			p.dirty = t.remove(p, r) || p.dirty
+		} else {
+			p.dirty = t.insert(p, r) || p.dirty
+		}
+	}
+	return t.emit(touched, before)
+}
+
+// insert places r in p's sorted rows and, over an append-only input,
+// trims what ranks past the limit; it reports whether p changed.
+func (t *TopN) insert(p *keyedPart, r types.Row) bool {
+	i := sort.Search(len(p.rows), func(j int) bool { return t.less(r, p.rows[j]) })
+	if !t.keepAll && int64(i) >= t.limit && t.fn == "row_number" {
+		return false
+	}
+	p.rows = slices.Insert(p.rows, i, append(types.Row(nil), r...))
+	if t.keepAll {
+		return true
+	}
+	keep := t.kept(p.rows)
+	changed := keep > i
+	clear(p.rows[keep:])
+	p.rows = p.rows[:keep]
+	return changed
+}
+
+// remove takes one copy of r out of p's rows; it reports whether p held
+// it.
+func (t *TopN) remove(p *keyedPart, r types.Row) bool {
+	i := sort.Search(len(p.rows), func(j int) bool { return t.cmp(p.rows[j], r) >= 0 })
+	if i == len(p.rows) || t.cmp(p.rows[i], r) != 0 {
+		return false
+	}
+	p.rows = slices.Delete(p.rows, i, i+1)
+	return true
+}
+
+// ranked is the rows the view holds for sorted rows: those within the
+// limit, copied, with their rank.
+func (t *TopN) ranked(rows []types.Row) []types.Row {
+	out := make([]types.Row, 0, min(len(rows), int(max(t.limit, 0))))
+	rank, dense := int64(0), int64(0)
+	for i, r := range rows {
+		if i == 0 || t.orderCmp(rows[i-1], r) != 0 {
+			rank, dense = int64(i)+1, dense+1
+		}
+		v := int64(i) + 1
+		switch t.fn {
+		case "rank":
+			v = rank
+		case "dense_rank":
+			v = dense
+		}
+		if v > t.limit {
+			break
+		}
+		row := append(types.Row(nil), r...)
+		row[t.n.RankCol] = types.IntValue(v)
+		out = append(out, row)
+	}
+	return out
+}
+
+// emit sends, for every touched partition, the ranked rows it no longer
+// holds as deletes and the ones it newly holds as inserts, and forgets
+// the partitions left empty.
+func (t *TopN) emit(touched []string, before map[string][]types.Row) error {
+	var dels, ins []types.Row
+	for _, k := range touched {
+		p := t.parts[k]
+		old, now := before[k], t.ranked(p.rows)
+		counts := map[string]int{}
+		for _, r := range old {
+			counts[string(state.AppendRow(nil, r))]++
+		}
+		for _, r := range now {
+			e := string(state.AppendRow(nil, r))
+			if counts[e] > 0 {
+				counts[e]--
+				continue
+			}
+			ins = append(ins, r)
+		}
+		for _, r := range old {
+			e := string(state.AppendRow(nil, r))
+			if counts[e] > 0 {
+				counts[e]--
+				dels = append(dels, r)
+			}
+		}
+		if len(p.rows) == 0 {
+			delete(t.parts, k)
+			if p.persisted {
+				t.gone = append(t.gone, k)
+			}
+		}
+	}
+	if len(dels)+len(ins) == 0 {
+		return nil
+	}
+	out := &Batch{Rows: append(dels, ins...), Diffs: make([]int8, len(dels)+len(ins))}
+	for i := range out.Diffs {
+		out.Diffs[i] = 1
+		if i < len(dels) {
+			out.Diffs[i] = -1
+		}
+	}
+	return t.out.Emit(out)
+}
+
+// Watermark implements Operator: the rows do not wait for event time;
+// the watermark passes on.
+func (t *TopN) Watermark(_ int, wm int64) error { return t.out.EmitWatermark(wm) }
+
+// Tick implements Operator (nothing runs on the wall clock).
+func (t *TopN) Tick(int64) error { return nil }
+
+// Checkpoint implements Stateful: deletes for the emptied partitions a
+// checkpoint wrote, then every partition changed since, its rows as one
+// value.
+func (t *TopN) Checkpoint(w *state.Writer) error {
+	for _, k := range t.gone {
+		if p, ok := t.parts[k]; ok {
+			p.persisted = true // emptied, then refilled: Set below
+			continue
+		}
+		if err := w.Delete([]byte(t.id + k)); err != nil {
+			return err
+		}
+	}
+	t.gone = t.gone[:0]
+	for k, p := range t.parts {
+		if !p.dirty {
+			continue
+		}
+		if err := w.Set([]byte(t.id+k), state.EncodeValue(p.rows...)); err != nil {
+			return err
+		}
+		p.dirty, p.persisted = false, true
+	}
+	return nil
+}
+
+// Restore implements Stateful: reload the partitions this instance owns.
+func (t *TopN) Restore(s *state.Store) error {
+	return s.ScanOwned([]byte(t.id), t.owns, func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.id, err)
+		}
+		if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
+			return errCorrupt(t.id)
+		}
+		t.parts[string(key[len(t.id):])] = &keyedPart{rows: rows, persisted: true}
+		return nil
+	})
+}
+
+// owns reports whether this instance keeps the partition stored under
+// key, from the key alone.
+func (t *TopN) owns(key []byte) (bool, error) {
+	if t.keep == nil {
+		return true, nil
+	}
+	k, err := state.DecodeKeys(key[len(t.id):])
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", t.id, err)
+	}
+	return t.keep(k), nil
+}
+
+// StateKeys implements stateSizer: the partitions held.
+func (t *TopN) StateKeys() int64 { return int64(len(t.parts)) }
+
+// stateSize implements stateMeasurer: the partitions and their estimated
+// bytes in memory (the mean of a sample of them times their number);
+// nothing spills.
+func (t *TopN) stateSize() StateSize {
+	var s sampler
+	for k, p := range t.parts {
+		if s.full() {
+			break
+		}
+		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
+		for _, r := range p.rows {
+			n += rowBytes(r)
+		}
+		s.add(int(n))
+	}
+	return StateSize{Keys: t.StateKeys(), MemoryBytes: s.times(t.StateKeys())}
+}

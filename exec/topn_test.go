@@ -1,0 +1,101 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// keyedRow is an input row of the keyed Top-N cases: (k VARCHAR, v
+// BIGINT, rn placeholder BIGINT); del makes it a retraction.
+func keyedRow(k string, v int64, del bool) event {
+	return event{row: types.Row{types.StringValue(k), types.IntValue(v), types.IntValue(0)}, wm: autoWM, del: del}
+}
+
+// keyedBuild builds a TopN of fn partitioned by k and ordered by v DESC.
+func keyedBuild(fn string, limit int64, keepAll bool) func(instance) Operator {
+	node := &planner.TopN{Fn: fn, Limit: limit, Partition: []int{0}, Order: []planner.SortKey{{Col: 1, Desc: true}},
+		RankCol: 2, RankName: "rn"}
+	return func(in instance) Operator {
+		var keep func(types.Row) bool
+		if in.Keep != nil {
+			keep = func(k types.Row) bool { return in.Keep(0, k) }
+		}
+		return NewTopN(TopNConfig{ID: in.ID, Node: node, KeepAll: keepAll, Out: in.Out, Keep: keep})
+	}
+}
+
+// keyedEvents: two partitions, ties on v, a row that displaces the top.
+var keyedEvents = []event{
+	keyedRow("a", 5, false), keyedRow("a", 9, false), keyedRow("b", 1, false), keyedRow("a", 7, false),
+	wmAt(0, 5),
+	keyedRow("a", 9, false), keyedRow("b", 3, false), keyedRow("a", 11, false),
+	wmAt(0, 10),
+}
+
+// retractEvents: a retracting input; deleting top rows refills the top
+// from the rows kept below it.
+var retractEvents = []event{
+	keyedRow("a", 5, false), keyedRow("a", 9, false), keyedRow("a", 7, false), keyedRow("b", 1, false),
+	wmAt(0, 5),
+	keyedRow("a", 9, true), keyedRow("b", 1, true), keyedRow("b", 4, false),
+	wmAt(0, 10),
+	keyedRow("a", 7, true), keyedRow("a", 6, false),
+	wmAt(0, 15),
+}
+
+// TestHarnessTopN varies delivery, parallelism and restores for the keyed
+// Top-N: the consolidated output is the final ranked rows whatever the
+// order rows came in, over an append-only and a retracting input.
+func TestHarnessTopN(t *testing.T) {
+	cases := []harnessCase{{
+		name: "row_number<=2", keys: [][]int{{0}}, build: keyedBuild("row_number", 2, false), events: keyedEvents, reorder: true,
+		want: []string{"a 11 1", "a 9 2", "b 3 1", "b 1 2"},
+	}, {
+		name: "rank<=2", keys: [][]int{{0}}, build: keyedBuild("rank", 2, false), events: keyedEvents, reorder: true,
+		want: []string{"a 11 1", "a 9 2", "a 9 2", "b 3 1", "b 1 2"},
+	}, {
+		name: "dense_rank<=2", keys: [][]int{{0}}, build: keyedBuild("dense_rank", 2, false), events: keyedEvents, reorder: true,
+		want: []string{"a 11 1", "a 9 2", "a 9 2", "b 3 1", "b 1 2"},
+	}, {
+		name: "dedup row_number=1", keys: [][]int{{0}}, build: keyedBuild("row_number", 1, false), events: keyedEvents, reorder: true,
+		want: []string{"a 11 1", "b 3 1"},
+	}, {
+		name: "retracting row_number<=2", keys: [][]int{{0}}, build: keyedBuild("row_number", 2, true), events: retractEvents,
+		want: []string{"a 6 1", "a 5 2", "b 4 1"},
+	}, {
+		name: "retracting dense_rank<=1", keys: [][]int{{0}}, build: keyedBuild("dense_rank", 1, true), events: retractEvents,
+		want: []string{"a 6 1", "b 4 1"},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
+	}
+}
+
+// TestTopNKeepsLimit: over an append-only input a partition keeps Limit
+// rows; over a retracting one it keeps them all.
+func TestTopNKeepsLimit(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		op := keyedBuild("row_number", 2, all)(instance{ID: "t/", Out: Output{Op: discardOp{}}}).(*TopN)
+		b := &Batch{}
+		for _, v := range []int64{1, 2, 3, 4} {
+			b.Rows = append(b.Rows, keyedRow("a", v, false).row)
+		}
+		if err := op.Process(0, b); err != nil {
+			t.Fatal(err)
+		}
+		want := 2
+		if all {
+			want = 4
+		}
+		for _, p := range op.parts {
+			if len(p.rows) != want {
+				t.Fatalf("keepAll=%v: partition keeps %d rows, want %d", all, len(p.rows), want)
+			}
+		}
+		if s := op.stateSize(); s.Keys != 1 || s.MemoryBytes <= 0 {
+			t.Fatalf("state size %+v, want 1 key and some bytes", s)
+		}
+	}
+}
