@@ -37,6 +37,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genViewOverView, genViewOverView,
 	genNestedAgg,
 	genWindowTopN, genWindowTopN,
+	genKeyedTopN, genKeyedTopN,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
