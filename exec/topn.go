@@ -70,7 +70,7 @@ func NewTopN(c TopNConfig) *TopN {
 // to their partitions, then emit how each touched partition's ranked rows
 // changed.
 func (t *TopN) Process(_ int, b *Batch) error {
-	before := map[string][]types.Row{}
+	before := map[string][]rankedRow{}
 	var touched []string
 	for i, r := range b.Rows {
 		t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
@@ -81,6 +81,8 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			}
 			p = &keyedPart{}
 			t.parts[string(t.keyBuf)] = p
+		} else if b.Diff(i) > 0 && t.beyond(p, r) {
+			continue
 		}
 		if _, ok := before[string(t.keyBuf)]; !ok {
 			k := string(t.keyBuf)
@@ -94,6 +96,14 @@ func (t *TopN) Process(_ int, b *Batch) error {
 		}
 	}
 	return t.emit(touched, before)
+}
+
+// beyond reports whether r, inserted over an append-only input, would
+// rank past ROW_NUMBER's limit of the full partition p: it changes
+// nothing.
+func (t *TopN) beyond(p *keyedPart, r types.Row) bool {
+	return !t.keepAll && t.fn == "row_number" && int64(len(p.rows)) >= t.limit && t.limit > 0 &&
+		!t.less(r, p.rows[t.limit-1])
 }
 
 // insert places r in p's sorted rows and, over an append-only input,
@@ -125,10 +135,16 @@ func (t *TopN) remove(p *keyedPart, r types.Row) bool {
 	return true
 }
 
+// rankedRow is a stored row the view holds and its rank.
+type rankedRow struct {
+	row  types.Row
+	rank int64
+}
+
 // ranked is the rows the view holds for sorted rows: those within the
-// limit, copied, with their rank.
-func (t *TopN) ranked(rows []types.Row) []types.Row {
-	out := make([]types.Row, 0, min(len(rows), int(max(t.limit, 0))))
+// limit, with their rank, in the rows' order.
+func (t *TopN) ranked(rows []types.Row) []rankedRow {
+	out := make([]rankedRow, 0, min(len(rows), int(max(t.limit, 0))))
 	rank, dense := int64(0), int64(0)
 	for i, r := range rows {
 		if i == 0 || t.orderCmp(rows[i-1], r) != 0 {
@@ -144,40 +160,20 @@ func (t *TopN) ranked(rows []types.Row) []types.Row {
 		if v > t.limit {
 			break
 		}
-		row := append(types.Row(nil), r...)
-		row[t.n.RankCol] = types.IntValue(v)
-		out = append(out, row)
+		out = append(out, rankedRow{row: r, rank: v})
 	}
 	return out
 }
 
 // emit sends, for every touched partition, the ranked rows it no longer
-// holds as deletes and the ones it newly holds as inserts, and forgets
-// the partitions left empty.
-func (t *TopN) emit(touched []string, before map[string][]types.Row) error {
-	var dels, ins []types.Row
+// holds (or holds with another rank) as deletes and the ones it newly
+// holds as inserts, and forgets the partitions left empty.
+func (t *TopN) emit(touched []string, before map[string][]rankedRow) error {
+	out := &Batch{}
+	var ins []types.Row
 	for _, k := range touched {
 		p := t.parts[k]
-		old, now := before[k], t.ranked(p.rows)
-		counts := map[string]int{}
-		for _, r := range old {
-			counts[string(state.AppendRow(nil, r))]++
-		}
-		for _, r := range now {
-			e := string(state.AppendRow(nil, r))
-			if counts[e] > 0 {
-				counts[e]--
-				continue
-			}
-			ins = append(ins, r)
-		}
-		for _, r := range old {
-			e := string(state.AppendRow(nil, r))
-			if counts[e] > 0 {
-				counts[e]--
-				dels = append(dels, r)
-			}
-		}
+		ins = t.diff(out, ins, before[k], t.ranked(p.rows))
 		if len(p.rows) == 0 {
 			delete(t.parts, k)
 			if p.persisted {
@@ -185,17 +181,49 @@ func (t *TopN) emit(touched []string, before map[string][]types.Row) error {
 			}
 		}
 	}
-	if len(dels)+len(ins) == 0 {
+	for _, r := range ins {
+		out.Rows, out.Diffs = append(out.Rows, r), append(out.Diffs, 1)
+	}
+	if len(out.Rows) == 0 {
 		return nil
 	}
-	out := &Batch{Rows: append(dels, ins...), Diffs: make([]int8, len(dels)+len(ins))}
-	for i := range out.Diffs {
-		out.Diffs[i] = 1
-		if i < len(dels) {
-			out.Diffs[i] = -1
+	return t.out.Emit(out)
+}
+
+// diff merges old and now (both in the stored rows' order) and appends
+// the rows of old that now lacks, or ranks differently, to out as
+// deletes, and returns ins with the rows of now that old lacks appended.
+func (t *TopN) diff(out *Batch, ins []types.Row, old, now []rankedRow) []types.Row {
+	i, j := 0, 0
+	for i < len(old) || j < len(now) {
+		c := -1
+		switch {
+		case i == len(old):
+			c = 1
+		case j < len(now):
+			c = t.cmp(old[i].row, now[j].row)
+		}
+		if c == 0 && old[i].rank == now[j].rank {
+			i, j = i+1, j+1
+			continue
+		}
+		if c <= 0 {
+			out.Rows, out.Diffs = append(out.Rows, t.withRank(old[i])), append(out.Diffs, -1)
+			i++
+		}
+		if c >= 0 {
+			ins = append(ins, t.withRank(now[j]))
+			j++
 		}
 	}
-	return t.out.Emit(out)
+	return ins
+}
+
+// withRank is a copy of r's row with its rank in the rank column.
+func (t *TopN) withRank(r rankedRow) types.Row {
+	row := append(types.Row(nil), r.row...)
+	row[t.n.RankCol] = types.IntValue(r.rank)
+	return row
 }
 
 // Watermark implements Operator: the rows do not wait for event time;
