@@ -38,6 +38,8 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genNestedAgg,
 	genWindowTopN, genWindowTopN,
 	genKeyedTopN, genKeyedTopN,
+	genOuterJoin,
+	genIntervalOuterJoin, genIntervalOuterJoin,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].

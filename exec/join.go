@@ -9,7 +9,8 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Join is the streaming inner equi-join of two append-only inputs, for
+// Join is the streaming equi-join of two append-only inputs, inner or
+// outer (join_outer.go pads the unmatched rows of a preserved side), for
 // interval joins (right.time - left.time within [lower, upper], each bound
 // inclusive or strict) and window joins (equal window starts). A row with
 // a NULL key that is not null-safe (<=>) matches nothing: it is dropped on
@@ -202,7 +203,8 @@ func (j *Join) Process(port int, b *Batch) error {
 	var kb []byte
 	for _, r := range b.Rows {
 		if nullKey(j.n, r, j.keyCols(port), j.timeCol(port)) {
-			continue // matches nothing now or later: neither joined nor kept
+			j.unmatched(port, r, out) // matches nothing now or later: never kept
+			continue
 		}
 		kb = kb[:0]
 		for _, c := range j.keyCols(port) {
@@ -226,10 +228,13 @@ func (j *Join) Process(port int, b *Batch) error {
 			return err
 		}
 		if !j.expires() || j.expiry(port, t) >= j.wm[other] {
-			if err := j.store1(port, kb, h, r, t); err != nil {
+			if err := j.store1(port, kb, h, r, t, matched); err != nil {
 				return err
 			}
-		} else if !matched {
+			if !matched && j.retracts() {
+				j.unmatched(port, r, out) // until its first match retracts it
+			}
+		} else if !matched && !j.unmatched(port, r, out) {
 			j.late.Add(lateness.Drop, "join_expired", 1)
 		}
 	}
@@ -248,13 +253,13 @@ func (j *Join) probeSide(port int, kb []byte, h uint64, r types.Row, t int64, ou
 	return j.probe(port, kb, h, r, t, out)
 }
 
-// store1 keeps row r of side port: in its bucket when the side is
-// scanned, else under its key.
-func (j *Join) store1(port int, kb []byte, h uint64, r types.Row, t int64) error {
+// store1 keeps row r of side port (whether it matched on arrival): in
+// its bucket when the side is scanned, else under its key.
+func (j *Join) store1(port int, kb []byte, h uint64, r types.Row, t int64, matched bool) error {
 	if port == j.scanned {
 		return j.scanStore(port, kb, h, r, t)
 	}
-	return j.storeRow(port, kb, h, r, t)
+	return j.storeRow(port, kb, h, r, t, matched)
 }
 
 // probe appends to out the joins of row r (time t) of side port with the
@@ -274,11 +279,15 @@ func (j *Join) probe(port int, kb []byte, h uint64, r types.Row, t int64, out *B
 		if !j.matches(lt, rt) {
 			continue
 		}
-		o, err := partner.rows.row(i)
+		o, err := j.rowAt(1-port, &partner.rows, i)
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", j.id, err)
+			return false, err
 		}
-		matched = j.emitPair(port, r, o, out) || matched
+		if row, ok := j.pair(port, r, o); ok {
+			j.matchPartner(1-port, partner, i, o, out)
+			j.add(out, row, 1)
+			matched = true
+		}
 	}
 	return matched, nil
 }
@@ -287,28 +296,38 @@ func (j *Join) probe(port int, kb []byte, h uint64, r types.Row, t int64, out *B
 // the other side), left columns first, when the residual condition holds,
 // and reports whether it did.
 func (j *Join) emitPair(port int, r, o types.Row, out *Batch) bool {
+	row, ok := j.pair(port, r, o)
+	if ok {
+		out.Rows = append(out.Rows, row)
+	}
+	return ok
+}
+
+// pair is the joined row of r (from port) and o (from the other side),
+// left columns first, and whether the residual condition holds for it.
+func (j *Join) pair(port int, r, o types.Row) (types.Row, bool) {
 	left, right := r, o
 	if port == 1 {
 		left, right = o, r
 	}
 	row := make(types.Row, 0, len(left)+len(right))
 	row = append(append(row, left...), right...)
-	if j.residual != nil && !j.residual(row) {
-		return false
-	}
-	out.Rows = append(out.Rows, row)
-	return true
+	return row, j.residual == nil || j.residual(row)
 }
 
 // storeRow keeps row r (time t) of side under key kb (h its joinHash),
 // encoded: the encoding is also the copy that frees the batch's slab the
-// row sits in.
-func (j *Join) storeRow(side int, kb []byte, h uint64, r types.Row, t int64) error {
+// row sits in. A preserved side's row keeps whether it matched.
+func (j *Join) storeRow(side int, kb []byte, h uint64, r types.Row, t int64, matched bool) error {
 	jk, err := j.keyOf(side, kb, h, true)
 	if err != nil {
 		return err
 	}
-	jk.rows.add(t, r, &j.scratch)
+	var flag *bool
+	if j.flags(side) {
+		flag = &matched
+	}
+	jk.rows.addFlagged(t, r, flag, &j.scratch)
 	j.resident[side]++
 	if j.expires() {
 		j.cover(side, jk, j.expiry(side, t))
@@ -335,7 +354,7 @@ func (j *Join) storeWindowRow(side int, kb []byte, h uint64, r types.Row, t int6
 		j.late.Add(lateness.Drop, "join_expired", 1)
 		return nil
 	}
-	return j.storeRow(side, kb, h, r, t)
+	return j.storeRow(side, kb, h, r, t, false)
 }
 
 // closeWindows emits and drops, for every key, the window join's rows of
@@ -364,24 +383,26 @@ func (j *Join) closeKey(k string, wm int64, out *Batch) error {
 		if err != nil {
 			return err
 		}
-		err = j.takeRows(side, jk, wm, func(t int64, r types.Row) { closed[side] = append(closed[side], closedRow{r, t}) })
+		err = j.takeRows(side, jk, wm, func(t int64, r types.Row, _ bool) { closed[side] = append(closed[side], closedRow{r, t}) })
 		if err != nil {
 			return err
 		}
 	}
-	for _, l := range closed[0] {
-		for _, r := range closed[1] {
+	matched := [2][]bool{make([]bool, len(closed[0])), make([]bool, len(closed[1]))}
+	for li, l := range closed[0] {
+		for ri, r := range closed[1] {
 			if l.time != r.time {
 				continue
 			}
-			row := make(types.Row, 0, len(l.row)+len(r.row))
-			row = append(append(row, l.row...), r.row...)
-			if j.residual != nil && !j.residual(row) {
+			row, ok := j.pair(0, l.row, r.row)
+			if !ok {
 				continue
 			}
+			matched[0][li], matched[1][ri] = true, true
 			out.Rows = append(out.Rows, row)
 		}
 	}
+	j.padClosed(closed, matched, out)
 	return nil
 }
 
@@ -407,7 +428,7 @@ func (j *Join) watermark(port int, wm int64) error {
 	if wm <= j.wm[port] {
 		return nil
 	}
-	old := min(j.wm[0], j.wm[1])
+	old := j.outWatermark()
 	j.wm[port] = wm
 	other := 1 - port
 	if m := min(j.wm[0], j.wm[1]); j.n.Kind == planner.WindowJoin && m > old {
@@ -419,20 +440,27 @@ func (j *Join) watermark(port int, wm int64) error {
 	if other == j.scanned {
 		j.scanPurge(other, wm)
 	} else if j.expires() && !j.wallTTL() && j.n.Kind != planner.WindowJoin {
-		if err := j.fireDue(other, wm-1, func(it expiryItem) error { return j.purgeKey(other, it, wm) }); err != nil {
+		out := &Batch{}
+		pad := j.padPurged(other, out)
+		if err := j.fireDue(other, wm-1, func(it expiryItem) error { return j.purgeKey(other, it, wm, pad) }); err != nil {
 			return err
 		}
+		if len(out.Rows) > 0 {
+			if err := j.out.Emit(out); err != nil {
+				return err
+			}
+		}
 	}
-	if m := min(j.wm[0], j.wm[1]); m > old {
+	if m := j.outWatermark(); m > old {
 		return j.out.EmitWatermark(m)
 	}
 	return nil
 }
 
 // purgeKey drops the rows that expire before wm of the key of side that
-// timer entry it is due for. The entry's state, when the side still holds
-// it, saves looking the key up again.
-func (j *Join) purgeKey(side int, it expiryItem, wm int64) error {
+// timer entry it is due for, handing each to take when set. The entry's
+// state, when the side still holds it, saves looking the key up again.
+func (j *Join) purgeKey(side int, it expiryItem, wm int64, take func(t int64, r types.Row, matched bool)) error {
 	jk := it.state
 	if jk == nil || !holds(jk) {
 		var err error
@@ -440,7 +468,7 @@ func (j *Join) purgeKey(side int, it expiryItem, wm int64) error {
 			return err
 		}
 	}
-	return j.takeRows(side, jk, wm-1, nil)
+	return j.takeRows(side, jk, wm-1, take)
 }
 
 // takeRows removes from key jk of side (none when nil) the rows that
@@ -449,7 +477,7 @@ func (j *Join) purgeKey(side int, it expiryItem, wm int64) error {
 // left. The heap entries at or before upTo were taken by the caller: a
 // key with rows left gets an entry at its next expiry unless one not yet
 // due covers it.
-func (j *Join) takeRows(side int, jk *joinKey, upTo int64, take func(t int64, r types.Row)) error {
+func (j *Join) takeRows(side int, jk *joinKey, upTo int64, take func(t int64, r types.Row, matched bool)) error {
 	if jk == nil {
 		return nil
 	}
@@ -462,14 +490,14 @@ func (j *Join) takeRows(side int, jk *joinKey, upTo int64, take func(t int64, r 
 		}
 		if take != nil && derr == nil {
 			var r types.Row
-			if r, derr = jk.rows.row(i); derr == nil {
-				take(t, r)
+			if r, derr = j.rowAt(side, &jk.rows, i); derr == nil {
+				take(t, r, j.flags(side) && jk.rows.matched(i))
 			}
 		}
 		return false
 	})
 	if derr != nil {
-		return fmt.Errorf("%s: %w", j.id, derr)
+		return derr
 	}
 	if jk.rows.len() > 0 && j.expires() {
 		if jk.heapAt <= upTo {
@@ -547,7 +575,7 @@ func (j *Join) Tick(now int64) error {
 // expireWall purges the rows whose wall-clock STATE TTL passed.
 func (j *Join) expireWall(now int64) error {
 	for side := 0; side < 2; side++ {
-		if err := j.fireDue(side, now-1, func(it expiryItem) error { return j.purgeKey(side, it, now) }); err != nil {
+		if err := j.fireDue(side, now-1, func(it expiryItem) error { return j.purgeKey(side, it, now, nil) }); err != nil {
 			return err
 		}
 	}

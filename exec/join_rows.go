@@ -71,22 +71,41 @@ func (rs *joinRows) start(i int) int {
 
 // add appends row r with time t, encoding it in scratch (when given) so
 // that buf grows once per row rather than once per value.
-func (rs *joinRows) add(t int64, r types.Row, scratch *[]byte) {
+func (rs *joinRows) add(t int64, r types.Row, scratch *[]byte) { rs.addFlagged(t, r, nil, scratch) }
+
+// addFlagged is add with a matched flag (join_outer.go) after the row's
+// columns when flag is set.
+func (rs *joinRows) addFlagged(t int64, r types.Row, flag *bool, scratch *[]byte) {
 	var enc []byte
 	if scratch != nil {
 		enc = (*scratch)[:0]
 	}
-	enc = state.AppendRowPrefix(enc, len(r)+1, types.IntValue(t))
+	n := len(r) + 1
+	if flag != nil {
+		n++
+	}
+	enc = state.AppendRowPrefix(enc, n, types.IntValue(t))
 	for _, v := range r {
 		enc = types.AppendCodec(enc, v)
 	}
-	n := rs.len()
+	if flag != nil {
+		enc = types.AppendCodec(enc, types.BoolValue(*flag))
+	}
+	i := rs.len()
 	rs.buf = append(rs.buf, enc...)
 	if scratch != nil {
 		*scratch = enc
 	}
-	rs.setSpan(n, rowSpan{time: t, end: len(rs.buf)})
+	rs.setSpan(i, rowSpan{time: t, end: len(rs.buf)})
 }
+
+// matched reports whether row i, stored with a matched flag, matched.
+func (rs *joinRows) matched(i int) bool {
+	return rs.buf[rs.span(i).end-1] == matchedFlag[len(matchedFlag)-1]
+}
+
+// setMatched sets row i's matched flag, in place.
+func (rs *joinRows) setMatched(i int) { rs.buf[rs.span(i).end-1] = matchedFlag[len(matchedFlag)-1] }
 
 // row decodes row i (without its time).
 func (rs *joinRows) row(i int) (types.Row, error) {

@@ -197,7 +197,8 @@ func batchAggregate(x *planner.Aggregate, in []types.Row) []types.Row {
 	return out
 }
 
-// batchJoin is a nested-loop inner join of two snapshots.
+// batchJoin is a nested-loop join of two snapshots; an outer join adds
+// the unmatched rows of its preserved sides, NULL-padded.
 func batchJoin(x *planner.Join, read func(*planner.Scan) ([]types.Row, error)) ([]types.Row, error) {
 	l, err := RunQuery(x.Left, read)
 	if err != nil {
@@ -215,31 +216,46 @@ func batchJoin(x *planner.Join, read func(*planner.Scan) ([]types.Row, error)) (
 		}
 	}
 	var out []types.Row
+	rightMatched := make([]bool, len(r))
+	nl, nr := len(x.Left.Schema()), len(x.Right.Schema())
 	for _, a := range l {
-		if nullKey(x, a, x.LeftKeys, x.LeftTime) {
-			continue
+		matched := false
+		for i, b := range r {
+			if row, ok := batchPair(x, residual, a, b); ok {
+				out = append(out, row)
+				matched, rightMatched[i] = true, true
+			}
 		}
-	next:
-		for _, b := range r {
-			if nullKey(x, b, x.RightKeys, x.RightTime) {
-				continue
+		if !matched && x.Type.Preserves(0) {
+			out = append(out, append(append(types.Row{}, a...), make(types.Row, nr)...))
+		}
+	}
+	if x.Type.Preserves(1) {
+		for i, b := range r {
+			if !rightMatched[i] {
+				out = append(out, append(make(types.Row, nl), b...))
 			}
-			for i := range x.LeftKeys {
-				if types.Compare(a[x.LeftKeys[i]], b[x.RightKeys[i]]) != 0 {
-					continue next
-				}
-			}
-			if x.Kind == planner.IntervalJoin && !inInterval(x, b[x.RightTime].I-a[x.LeftTime].I) {
-				continue
-			}
-			row := append(append(types.Row{}, a...), b...)
-			if residual != nil && !residual(row) {
-				continue
-			}
-			out = append(out, row)
 		}
 	}
 	return out, nil
+}
+
+// batchPair is the joined row of a and b and whether they match: keys
+// equal and not NULL (unless null-safe), the interval, the residual.
+func batchPair(x *planner.Join, residual func(types.Row) bool, a, b types.Row) (types.Row, bool) {
+	if nullKey(x, a, x.LeftKeys, x.LeftTime) || nullKey(x, b, x.RightKeys, x.RightTime) {
+		return nil, false
+	}
+	for i := range x.LeftKeys {
+		if types.Compare(a[x.LeftKeys[i]], b[x.RightKeys[i]]) != 0 {
+			return nil, false
+		}
+	}
+	if x.Kind == planner.IntervalJoin && !inInterval(x, b[x.RightTime].I-a[x.LeftTime].I) {
+		return nil, false
+	}
+	row := append(append(types.Row{}, a...), b...)
+	return row, residual == nil || residual(row)
 }
 
 // orderCompare orders two values as ORDER BY does in Postgres: NULL after

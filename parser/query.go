@@ -226,6 +226,10 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 			f.castDone = true
 			return q.castAs(i, f.open)
 		}
+	case "FULL":
+		return q.fullJoin(i, prev, f)
+	case "STRAIGHT_JOIN":
+		q.errs.add(q.p.src.unsupported(t.off, "STRAIGHT_JOIN"))
 	case "FOR":
 		if i+3 < len(q.toks) && q.toks[i+1].is("SYSTEM_TIME") && q.toks[i+2].is("AS") && q.toks[i+3].is("OF") {
 			q.rw.replace(t.off, q.toks[i+3].end, "AS OF TIMESTAMP")
@@ -235,6 +239,31 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 		q.quoteReserved(i, prev)
 	}
 	return i
+}
+
+// FullJoinMarker is what `FULL [OUTER] JOIN` becomes for TiDB, whose
+// grammar has no FULL join: STRAIGHT_JOIN, which parses like an inner
+// join, with ast.Join.StraightJoin set (a STRAIGHT_JOIN the user writes
+// is refused). IsFullJoin reads it back; Restore writes FULL JOIN.
+const FullJoinMarker = "STRAIGHT_JOIN"
+
+// IsFullJoin reports whether j was written FULL [OUTER] JOIN.
+func IsFullJoin(j *ast.Join) bool { return j.StraightJoin }
+
+// fullJoin rewrites `FULL [OUTER] JOIN` in a FROM clause at i into
+// FullJoinMarker and returns the index of its JOIN; any other FULL is
+// left alone.
+func (q *queryRewrite) fullJoin(i int, prev token, f *frame) int {
+	j := i + 1
+	if j < len(q.toks) && q.toks[j].is("OUTER") {
+		j++
+	}
+	if !f.inFrom || j >= len(q.toks) || !q.toks[j].is("JOIN") {
+		q.quoteReserved(i, prev)
+		return i
+	}
+	q.rw.replace(q.toks[i].off, q.toks[j].end, FullJoinMarker)
+	return j
 }
 
 // jsonAggNames are TiDB's names of the JSONB aggregates; restoreNode

@@ -22,7 +22,8 @@ const restoreFlags = format.RestoreStringSingleQuotes | format.RestoreKeyWordUpp
 // TypeTiny casts (TiDB writes `CAST(x AS )` for them) and JSONB for the
 // JSON casts (the only JSON the pass lets through is JSONB), and quotes
 // the JSONB operators' call names (`->`(a, b)), which TiDB writes bare,
-// and names the JSONB aggregates as Postgres does.
+// names the JSONB aggregates as Postgres does, and writes FULL JOIN for
+// FullJoinMarker.
 func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 	var b strings.Builder
 	if err := n.Restore(format.NewRestoreCtx(restoreFlags, &b)); err != nil {
@@ -53,6 +54,8 @@ func restoreNode(n ast.Node, windows []*WindowTVFClause) string {
 			rw.replace(t.off, t.end, "`"+strings.ToLower(t.text)+"`")
 		case t.kind == tIdent && i+1 < len(lx.toks) && lx.toks[i+1].isOp("(") && (t.is("JSON_ARRAYAGG") || t.is("JSON_OBJECTAGG")):
 			rw.replace(t.off, t.end, map[bool]string{true: "jsonb_agg", false: "jsonb_object_agg"}[t.is("JSON_ARRAYAGG")])
+		case t.kind == tIdent && t.is(FullJoinMarker):
+			rw.edits = append(rw.edits, edit{t.off, t.end, "FULL JOIN"}) // unpadded
 		case t.is("AS") && i+2 < len(lx.toks) && lx.toks[i+1].is("JSON") && lx.toks[i+2].isOp(")"):
 			rw.replace(lx.toks[i+1].off, lx.toks[i+1].end, "JSONB")
 		}

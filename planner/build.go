@@ -319,6 +319,10 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 	}
 	if ts, sub, field, ok := topNFrom(s); ok {
 		in, scope, where, err = b.windowTopN(ts, sub, field, where)
+	} else if s.From.TableRefs.Right != nil && s.From.TableRefs.Tp != ast.CrossJoin {
+		// An outer join's WHERE filters its output, NULL-padded rows
+		// included: it is not pushed into the ON condition.
+		in, scope, err = b.join(s.From.TableRefs, nil)
 	} else if s.From.TableRefs.Right != nil {
 		in, scope, err = b.join(s.From.TableRefs, where)
 		where = nil

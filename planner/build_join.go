@@ -3,13 +3,17 @@ package planner
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/streamsql/streamsql/funcs"
+	"github.com/streamsql/streamsql/parser"
 
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
 
-// join plans an inner join. Conjuncts of ON (and of the WHERE clause, when
-// given) are sorted into: filters on one side (pushed into that side),
+// join plans an inner or outer join. Conjuncts of ON (and of the WHERE
+// clause, when given: only for an inner join, the caller filters an outer
+// join's output) are sorted into: filters on one side (pushed into that
+// side unless the side is preserved: a preserved row failing the filter is
+// still emitted, NULL-padded, so the filter stays in the residual),
 // equality keys between the sides (= or the null-safe <=>), comparisons
 // of a left and a right timestamp, and the rest. The time comparisons on
 // one pair of watermark columns that bound right.time - left.time from
@@ -32,8 +36,9 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	if j.Tp == ast.CrossJoin && !j.NaturalJoin && len(j.Using) > 0 {
 		return b.usingJoin(j, where)
 	}
-	if j.Tp != ast.CrossJoin || j.NaturalJoin {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "only inner joins are supported (JOIN … ON, JOIN … USING, or a comma join with the condition in WHERE)")
+	typ, err := joinType(j)
+	if err != nil {
+		return nil, nil, err
 	}
 	left, ls, err := b.resultSet(j.Left)
 	if err != nil {
@@ -50,7 +55,7 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	conds = append(conds, conjuncts(where)...)
 	scope := ls.join(rs)
 	nl := len(ls.cols)
-	jn := &Join{Left: left, Right: right, LeftTime: -1, RightTime: -1}
+	jn := &Join{Left: left, Right: right, Type: typ, LeftTime: -1, RightTime: -1}
 	var lf, rf []Scalar
 	var rest []joinConjunct
 	nOn := len(conds) - len(conjuncts(where))
@@ -66,9 +71,9 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 		for _, part := range splitAnd(s) {
 			side := sideOf(part, nl)
 			switch {
-			case side == sideLeft:
+			case side == sideLeft && !typ.Preserves(0):
 				lf = append(lf, part)
-			case side == sideRight:
+			case side == sideRight && !typ.Preserves(1):
 				rf = append(rf, part)
 			case jn.addKey(part, nl):
 			default:
@@ -91,6 +96,30 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	jn.Residual = andAll(jn.setInterval(rest))
 	jn.classify()
 	return jn.coerceKeys(scope, b.zone), scope, nil
+}
+
+// joinType reads the type of join j: inner (JOIN … ON or a comma join),
+// LEFT or RIGHT [OUTER] JOIN … ON, or FULL [OUTER] JOIN … ON (the parser
+// marks it).
+func joinType(j *ast.Join) (JoinType, error) {
+	typ := InnerJoin
+	switch {
+	case j.NaturalJoin:
+		return 0, sqlerr.New(sqlerr.FeatureNotSupport, "NATURAL joins are not supported: write JOIN … ON or JOIN … USING")
+	case j.Tp == ast.LeftJoin:
+		typ = LeftOuterJoin
+	case j.Tp == ast.RightJoin:
+		typ = RightOuterJoin
+	case parser.IsFullJoin(j):
+		typ = FullOuterJoin
+	}
+	if typ.Outer() && len(j.Using) > 0 {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupport, "outer joins with USING are not supported: write the condition with ON")
+	}
+	if typ.Outer() && j.On == nil {
+		return 0, sqlerr.New(sqlerr.SyntaxError, "an outer join needs an ON condition")
+	}
+	return typ, nil
 }
 
 // coerceKeys gives both columns of each equality key one type, the one

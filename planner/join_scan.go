@@ -9,9 +9,10 @@ package planner
 // key state per row that no row ever looks up. That side is kept in time
 // buckets instead, and the rare probe scans the buckets its interval
 // overlaps (exec/join_scan.go). The choice changes cost only: either
-// layout joins the same rows.
+// layout joins the same rows. An outer join indexes both sides: the
+// preserved side's rows carry a matched flag the indexed layout keeps.
 func ScannedSide(j *Join) int {
-	if j.Kind != IntervalJoin || j.TTL > 0 {
+	if j.Kind != IntervalJoin || j.TTL > 0 || j.Type.Outer() {
 		return -1
 	}
 	switch {

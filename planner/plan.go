@@ -178,7 +178,38 @@ const (
 	Unbounded    JoinKind = "unbounded"
 )
 
-// Join is an inner equi-join of two streams. Left columns come first in
+// JoinType says which sides of a join keep their unmatched rows,
+// NULL-padded: none (inner), the left, the right or both.
+type JoinType uint8
+
+// Join types.
+const (
+	InnerJoin JoinType = iota
+	LeftOuterJoin
+	RightOuterJoin
+	FullOuterJoin
+)
+
+// Preserves reports whether side (0 left, 1 right) keeps its unmatched
+// rows, NULL-padded.
+func (t JoinType) Preserves(side int) bool {
+	if side == 0 {
+		return t == LeftOuterJoin || t == FullOuterJoin
+	}
+	return t == RightOuterJoin || t == FullOuterJoin
+}
+
+// Outer reports whether t is an outer join.
+func (t JoinType) Outer() bool { return t != InnerJoin }
+
+// String names the type as EXPLAIN shows it.
+func (t JoinType) String() string {
+	return [...]string{"inner", "left outer", "right outer", "full outer"}[t]
+}
+
+// Join is an equi-join of two streams, inner or outer (Type): an outer
+// join also emits each unmatched row of a preserved side with NULLs for
+// the other side's columns. Left columns come first in
 // the output. LeftKeys[i] = RightKeys[i]: a NULL key matches nothing
 // unless NullSafe[i] (the key was written with <=>, which pairs NULL with
 // NULL). Interval joins bound right.time - left.time to [Lower, Upper],
@@ -189,6 +220,7 @@ const (
 type Join struct {
 	Left, Right              Node
 	Kind                     JoinKind
+	Type                     JoinType
 	LeftKeys, RightKeys      []int
 	NullSafe                 []bool // per key; nil when no key is null-safe
 	LeftTime, RightTime      int    // time column of each side, or -1
@@ -428,6 +460,9 @@ func (n *WindowAggregate) String() string {
 func (n *Join) String() string {
 	l, r := n.Left.Schema(), n.Right.Schema()
 	s := fmt.Sprintf("Join %s left=[%s] right=[%s]", n.Kind, colList(n.LeftKeys, l), colList(n.RightKeys, r))
+	if n.Type.Outer() {
+		s = fmt.Sprintf("Join %s %s left=[%s] right=[%s]", n.Kind, n.Type, colList(n.LeftKeys, l), colList(n.RightKeys, r))
+	}
 	if ns := n.nullSafeKeys(); len(ns) > 0 {
 		s += " null-safe=[" + ns + "]"
 	}

@@ -67,7 +67,7 @@ func PropsOf(n Node) Props {
 		if x.TTL > 0 {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL) + ttlClock(x)
 		}
-		return Props{AppendOnly: l.AppendOnly && r.AppendOnly, TimeCol: x.LeftTime, StateBound: bound}
+		return joinProps(x, l.AppendOnly && r.AppendOnly, bound)
 	case *ProjectSet:
 		if x.Input == nil {
 			return Props{AppendOnly: true, TimeCol: -1}
@@ -150,4 +150,18 @@ func ttlClock(j *Join) string {
 		return " (event time)"
 	}
 	return " (wall clock)"
+}
+
+// joinProps are a join's properties over inputs that are append-only or
+// not (in). A regular outer join retracts: a NULL-padded row is replaced
+// when its first match arrives. An interval or window outer join emits a
+// padded row once, when the row can no longer match, so it stays
+// append-only. The left time column is the watermark column unless the
+// right side is preserved (a padded right row has no left time).
+func joinProps(j *Join, in bool, bound string) Props {
+	tc := j.LeftTime
+	if j.Type.Preserves(1) {
+		tc = -1
+	}
+	return Props{AppendOnly: in && (!j.Type.Outer() || j.Kind != Unbounded), TimeCol: tc, StateBound: bound}
 }
