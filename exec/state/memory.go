@@ -54,13 +54,29 @@ type Sizes struct {
 	// IndexCache caches table indexes and bloom filters; without it every
 	// table's index stays in memory however large the state grows.
 	IndexCache int64
+	// BaseTable is the size of a table at Badger's base level (its
+	// BaseTableSize); each level below doubles it, so at 1 GB of state the
+	// deepest level's tables are four times this. A compaction builds its
+	// output tables in memory, one per key-range split at once (up to five
+	// or six) while the finished ones are written out, and a builder holds
+	// a table's blocks both raw and compressed in buffers that double as
+	// they grow, about six times the table's size; Badger keeps up to eight
+	// finished builders' buffers for reuse. So the Go heap that compactions
+	// hold scales with this size, not with the state.
+	BaseTable int64
 }
 
 // BadgerSizes returns the buffers for a memory limit: a memtable of
 // 1/10 of it (8–64 MiB: Badger needs 8 MiB for its 1 MiB value
 // threshold, and the 64 MiB cap is the size without a limit; a smaller
 // one means more flushes, and Badger caps a transaction at 15% of it), a
-// block cache of 1/16 (4–256 MiB) and an index cache of 1/32 (2–128 MiB).
+// block cache of 1/16 (4–256 MiB), an index cache of 1/32 (2–128 MiB)
+// and base-level tables of 1/640 (256 KiB – 2 MiB, Badger's default):
+// with its default 2 MiB, at 1 GB of state and a 320 MiB limit, Badger
+// held up to 341 MB of the Go heap, most of it the compactions' table
+// builders (291 MB of z.Calloc buffers; heap profiles of `streamsql run`
+// on the 1 GB state, docs/benchmarks.md), more than the limit; with 512
+// KiB, 198–207 MB.
 // Under 1 GiB Badger holds two memtables and runs two compactions, not
 // its defaults of five and four: at 1 GB of state and a 320 MiB limit
 // the queued memtables and the compactions' table builders took the Go
@@ -78,6 +94,7 @@ func BadgerSizes(limit int64) Sizes {
 		MemTable:   clamp(limit/10, 8<<20, 64<<20),
 		BlockCache: clamp(limit/16, 4<<20, 256<<20),
 		IndexCache: clamp(limit/32, 2<<20, 128<<20),
+		BaseTable:  clamp(limit/640, 256<<10, 2<<20),
 	}
 }
 

@@ -68,7 +68,7 @@ func Open(dir string, options ...Option) (*Store, error) {
 	if cfg.memoryLimit > 0 {
 		sz := BadgerSizes(cfg.memoryLimit)
 		opts = opts.WithMemTableSize(sz.MemTable).WithBlockCacheSize(sz.BlockCache).WithIndexCacheSize(sz.IndexCache).
-			WithNumMemtables(sz.Memtables).WithNumCompactors(sz.Compactors)
+			WithNumMemtables(sz.Memtables).WithNumCompactors(sz.Compactors).WithBaseTableSize(sz.BaseTable)
 	}
 	if cfg.forReading {
 		opts = opts.WithNumCompactors(0)
