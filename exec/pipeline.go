@@ -239,7 +239,7 @@ func (b *pipeBuilder) buildShared(n planner.Node, out Output) error {
 func statefulNodes(n planner.Node) int {
 	c := 0
 	switch n.(type) {
-	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter, *planner.WindowTopN, *planner.TopN:
+	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter, *planner.WindowTopN, *planner.TopN, *planner.SemiJoin:
 		c = 1
 	}
 	for _, ch := range n.Children() {
@@ -376,8 +376,43 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 			return err
 		}
 		return b.build(x.Right, Output{Op: op, Port: 1})
+	case *planner.SemiJoin:
+		return b.semiJoin(x, out, st)
 	}
 	return sqlerr.New(sqlerr.FeatureNotSupport, "cannot run plan node %T in a view", n)
+}
+
+// semiJoin wires a semi or anti join, hash-partitioned by its keys. A
+// null-aware one (NOT IN) runs as one instance: whether any right row
+// or any NULL one is there is a fact about the whole right input.
+func (b *pipeBuilder) semiJoin(x *planner.SemiJoin, out Output, st *OpStats) error {
+	id := b.id()
+	par := b.env.Parallelism
+	if x.Kind == planner.NullAwareAnti {
+		par = 1
+	}
+	var cerr error
+	op := b.keyed(par, [][]int{x.LeftKeys, x.RightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		// Each instance compiles its own residual (evaluators keep
+		// scratch state).
+		var residual func(types.Row) bool
+		if x.Residual != nil {
+			var err error
+			if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
+				cerr = err
+			}
+		}
+		return NewSemiJoin(SemiJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Keep: keep})
+	})
+	if cerr != nil {
+		return cerr
+	}
+	b.addStateful(op)
+	sized(st, op)
+	if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
+		return err
+	}
+	return b.build(x.Right, Output{Op: op, Port: 1})
 }
 
 // Restore reloads every operator's state.

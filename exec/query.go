@@ -146,6 +146,8 @@ func (q *queryRun) run(n planner.Node) ([]types.Row, error) {
 		return in, nil
 	case *planner.Join:
 		return batchJoin(x, q.read)
+	case *planner.SemiJoin:
+		return q.semiJoin(x)
 	case *planner.Union:
 		var out []types.Row
 		for _, in := range x.Inputs {
@@ -272,3 +274,55 @@ func orderCompare(a, b types.Value) int {
 	}
 	return types.Compare(a, b)
 }
+
+// semiJoin runs a semi or anti join over two snapshots: the streaming
+// operator fed the right rows, then the left ones, so an ad-hoc query
+// and a view agree by construction.
+func (q *queryRun) semiJoin(x *planner.SemiJoin) ([]types.Row, error) {
+	right, err := q.run(x.Right)
+	if err != nil {
+		return nil, err
+	}
+	left, err := q.run(x.Left)
+	if err != nil {
+		return nil, err
+	}
+	var errs EvalErrors
+	var residual func(types.Row) bool
+	if x.Residual != nil {
+		if residual, err = CompileFilter(x.Residual, &errs); err != nil {
+			return nil, err
+		}
+	}
+	c := &collectRows{}
+	op := NewSemiJoin(SemiJoinConfig{Node: x, Residual: residual, Out: Output{Op: c}})
+	if err := op.Process(1, &Batch{Rows: right}); err != nil {
+		return nil, err
+	}
+	if err := op.Process(0, &Batch{Rows: left}); err != nil {
+		return nil, err
+	}
+	return c.rows, nil
+}
+
+// collectRows is an Operator that keeps the rows it is sent (inserts
+// only: a semi join fed its right input first never retracts).
+type collectRows struct {
+	rows []types.Row
+}
+
+// Process implements Operator.
+func (c *collectRows) Process(_ int, b *Batch) error {
+	for i, r := range b.Rows {
+		if b.Diff(i) > 0 {
+			c.rows = append(c.rows, r)
+		}
+	}
+	return nil
+}
+
+// Watermark implements Operator.
+func (c *collectRows) Watermark(int, int64) error { return nil }
+
+// Tick implements Operator.
+func (c *collectRows) Tick(int64) error { return nil }

@@ -132,12 +132,24 @@ func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "window functions (OVER) are not supported here: %s", exprText(e)).
 			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY … ORDER BY …) in a derived table filtered by rn <= N outside it run (Top-N; window Top-N when partitioned by window_start, window_end)")
-	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
-		return nil, notSupported(e, "subqueries are")
+	case *ast.SubqueryExpr:
+		return nil, notSupported(e, "scalar subqueries are")
+	case *ast.ExistsSubqueryExpr:
+		return nil, subqueryPlace(e)
+	case *ast.CompareSubqueryExpr:
+		return nil, notSupported(e, "comparisons with ANY, SOME or ALL (subquery) are")
 	case *ast.TimeUnitExpr:
 		return nil, sqlerr.New(sqlerr.SyntaxError, "unexpected time unit %s", n.Unit.String())
 	}
 	return nil, notSupported(e, "this expression is")
+}
+
+// subqueryPlace refuses [NOT] IN (SELECT …) and [NOT] EXISTS anywhere
+// but as a conjunct of WHERE, where they become semi and anti joins
+// (build_semi.go).
+func subqueryPlace(e ast.Node) error {
+	return sqlerr.New(sqlerr.FeatureNotSupport, "a subquery test outside a WHERE clause's top-level AND is not supported: %s", exprText(e)).
+		WithHint("[NOT] IN (SELECT …) and [NOT] EXISTS (SELECT …) run as conjuncts of WHERE (semi and anti joins)")
 }
 
 // exprText renders e as SQL for error messages.
@@ -379,7 +391,7 @@ func (b *binder) bindBetween(n *ast.BetweenExpr) (Scalar, error) {
 
 func (b *binder) bindIn(n *ast.PatternInExpr) (Scalar, error) {
 	if n.Sel != nil {
-		return nil, notSupported(n, "IN (subquery) is")
+		return nil, subqueryPlace(n)
 	}
 	args, err := b.bindAll(append([]ast.ExprNode{n.Expr}, n.List...))
 	if err != nil {

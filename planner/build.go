@@ -313,7 +313,7 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		scope *relScope
 		err   error
 	)
-	where := s.Where
+	where, subs := splitSubqueries(s.Where)
 	if j, ok := s.From.TableRefs.Left.(*ast.Join); ok && s.From.TableRefs.Right == nil {
 		s.From.TableRefs = j
 	}
@@ -340,6 +340,9 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		if in, err = b.temporalFilter(in, pred); err != nil {
 			return nil, nil, err
 		}
+	}
+	if in, err = b.semiJoins(in, scope, subs); err != nil {
+		return nil, nil, err
 	}
 	aggs := collectAggs(s)
 	if len(aggs) > 0 || s.GroupBy != nil {

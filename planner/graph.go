@@ -133,6 +133,8 @@ func keysOf(n Node) string {
 		return colList(x.GroupCols, x.Input.Schema())
 	case *Join:
 		return colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
+	case *SemiJoin:
+		return colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
 	case *WindowTopN:
 		return colList(x.Partition, x.Input.Schema())
 	case *TopN:

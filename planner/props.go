@@ -68,6 +68,8 @@ func PropsOf(n Node) Props {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL) + ttlClock(x)
 		}
 		return joinProps(x, l.AppendOnly && r.AppendOnly, bound)
+	case *SemiJoin:
+		return semiProps(x)
 	case *ProjectSet:
 		if x.Input == nil {
 			return Props{AppendOnly: true, TimeCol: -1}

@@ -270,6 +270,9 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 		case *TopN:
 			msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
 			fix = "rank within windows (PARTITION BY window_start, window_end over a window TVF or window aggregate: window Top-N); STATE TTL does not bound a keyed Top-N yet"
+		case *SemiJoin:
+			msg = "unbounded state: " + a.String() + " (IN, EXISTS or their negation over a subquery) keeps the left rows and the right rows' keys forever"
+			fix = "semi and anti joins have no state bound yet"
 		}
 		if msg == "" {
 			return x, false
@@ -393,6 +396,8 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 			keys = colList(x.GroupCols, x.Input.Schema())
 		case *Join:
 			keys = colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
+		case *SemiJoin:
+			keys = colList(x.LeftKeys, x.Left.Schema()) + " | " + colList(x.RightKeys, x.Right.Schema())
 		case *WindowTopN:
 			keys = colList(x.Partition, x.Input.Schema())
 		case *TopN:
@@ -433,7 +438,7 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 
 func isKeyed(n Node) bool {
 	switch n.(type) {
-	case *WindowAggregate, *Aggregate, *Join, *WindowTopN, *TopN:
+	case *WindowAggregate, *Aggregate, *Join, *WindowTopN, *TopN, *SemiJoin:
 		return true
 	}
 	return false
@@ -519,6 +524,8 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 				b = "STATE TTL " + types.FormatInterval(n.TTL) + ttlClock(n)
 			}
 			out = append(out, fmt.Sprintf("state: Join(%s) key=[%s | %s] bound=%s", n.Kind, colList(n.LeftKeys, n.Left.Schema()), colList(n.RightKeys, n.Right.Schema()), b))
+		case *SemiJoin:
+			out = append(out, fmt.Sprintf("state: %s key=[%s | %s] bound=MISSING (unbounded)", Kind(n), colList(n.LeftKeys, n.Left.Schema()), colList(n.RightKeys, n.Right.Schema())))
 		}
 		return x, false
 	}))

@@ -1,0 +1,396 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// SemiJoin is the streaming semi or anti join (planner.SemiJoin): it
+// passes a left row on while the row qualifies, given the right rows
+// held now. A semi join emits a left row once it has a matching right
+// row (a row that arrives before its match waits in state) and retracts
+// it when its last match leaves; an anti join emits a left row while it
+// has no match, retracts it when a match arrives and emits it again when
+// the last match leaves. The null-aware anti join (NOT IN) also tracks
+// the number of right rows and of right rows with a NULL key: no left
+// row qualifies while a NULL is there, and a left row with a NULL key
+// qualifies only while the right side is empty; when either count
+// crosses zero every left row is judged again.
+//
+// Both inputs may retract. State: the left rows, by key, each with its
+// multiplicity and its number of matches, and the right rows by key with
+// their multiplicities. Nothing bounds it: it stays in memory. What was
+// emitted is a function of the state, so a checkpoint writes the rows of
+// each key changed since the last one and Restore recomputes the matches.
+type SemiJoin struct {
+	id       string
+	n        *planner.SemiJoin
+	residual func(types.Row) bool
+	out      Output
+	keep     func(types.Row) bool
+
+	sides [2]map[string]*semiGroup
+	// total and nulls count the right rows and the right rows with a
+	// NULL key (null-aware anti joins only).
+	total, nulls int64
+	dirty        [2]map[string]bool
+	wm           [2]int64
+	pair         types.Row // scratch: a left row then a right row
+}
+
+// semiGroup is one key's rows on one side, by their encoding.
+type semiGroup struct {
+	rows  map[string]*semiRow
+	order []string // encodings in arrival order (emits are deterministic)
+}
+
+// semiRow is one distinct row: how many copies are held and, on the
+// left, how many right rows match it and whether it is emitted.
+type semiRow struct {
+	row     types.Row
+	n       int64
+	matches int64
+	out     bool
+}
+
+// SemiJoinConfig configures a SemiJoin.
+type SemiJoinConfig struct {
+	ID       string
+	Node     *planner.SemiJoin
+	Residual func(types.Row) bool
+	Out      Output
+	// Keep filters the keys a restore loads (an instance of a parallel
+	// join owns some of them); nil keeps all.
+	Keep func(key types.Row) bool
+}
+
+// NewSemiJoin returns the operator for c.Node.
+func NewSemiJoin(c SemiJoinConfig) *SemiJoin {
+	s := &SemiJoin{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, keep: c.Keep,
+		wm: [2]int64{types.MinTime, types.MinTime}}
+	for i := range s.sides {
+		s.sides[i] = map[string]*semiGroup{}
+		s.dirty[i] = map[string]bool{}
+	}
+	return s
+}
+
+func (s *SemiJoin) keyCols(side int) []int {
+	if side == 0 {
+		return s.n.LeftKeys
+	}
+	return s.n.RightKeys
+}
+
+// nullKey reports whether a key column of r (on side) is NULL.
+func (s *SemiJoin) nullKey(side int, r types.Row) bool {
+	for _, c := range s.keyCols(side) {
+		if r[c].IsNull() {
+			return true
+		}
+	}
+	return false
+}
+
+// Process implements Operator: port 0 is the left input, 1 the right.
+func (s *SemiJoin) Process(port int, b *Batch) error {
+	out := &Batch{Diffs: []int8{}}
+	for i, r := range b.Rows {
+		d := int64(b.Diff(i))
+		if port == 0 {
+			s.left(r, d, out)
+		} else {
+			s.right(r, d, out)
+		}
+	}
+	if len(out.Rows) == 0 {
+		return nil
+	}
+	return s.out.Emit(out)
+}
+
+// left takes a left row (d copies, negative to retract).
+func (s *SemiJoin) left(r types.Row, d int64, out *Batch) {
+	null := s.nullKey(0, r)
+	if null && s.n.Kind != planner.NullAwareAnti {
+		// It matches nothing: a semi join never emits it, an anti
+		// join always does, and neither needs to remember it.
+		if s.n.Kind == planner.Anti {
+			emitN(out, r, d)
+		}
+		return
+	}
+	k := string(state.AppendKeyCols(nil, r, s.keyCols(0)))
+	g, e := s.entry(0, k, r)
+	if e.n == 0 && d > 0 {
+		e.matches = s.countMatches(k, r)
+	}
+	e.n += d
+	if e.out {
+		emitN(out, r, d)
+	}
+	if e.n <= 0 {
+		g.remove(string(state.AppendRow(nil, r)))
+		if len(g.rows) == 0 {
+			delete(s.sides[0], k)
+		}
+	} else {
+		s.judge(e, null, out)
+	}
+	s.dirty[0][k] = true
+}
+
+// right takes a right row (d copies) and judges the left rows it
+// changes: its key's, or every one when a null-aware count crosses zero.
+func (s *SemiJoin) right(r types.Row, d int64, out *Batch) {
+	null := s.nullKey(1, r)
+	if null && s.n.Kind != planner.NullAwareAnti {
+		return // it matches nothing
+	}
+	k := string(state.AppendKeyCols(nil, r, s.keyCols(1)))
+	g, e := s.entry(1, k, r)
+	e.n += d
+	if e.n <= 0 {
+		g.remove(string(state.AppendRow(nil, r)))
+		if len(g.rows) == 0 {
+			delete(s.sides[1], k)
+		}
+	}
+	s.dirty[1][k] = true
+	all := false
+	if s.n.Kind == planner.NullAwareAnti {
+		before, beforeNulls := s.total, s.nulls
+		s.total += d
+		if null {
+			s.nulls += d
+		}
+		all = (before == 0) != (s.total == 0) || (beforeNulls == 0) != (s.nulls == 0)
+	}
+	if lg := s.sides[0][k]; lg != nil && !null {
+		for _, enc := range lg.order {
+			le := lg.rows[enc]
+			if s.matches(le.row, r) {
+				le.matches += d
+			}
+			if !all {
+				s.judge(le, false, out)
+			}
+		}
+	}
+	if all {
+		s.judgeAll(out)
+	}
+}
+
+// judgeAll judges every left row again, in key order of arrival.
+func (s *SemiJoin) judgeAll(out *Batch) {
+	for _, g := range s.sides[0] {
+		for _, enc := range g.order {
+			e := g.rows[enc]
+			s.judge(e, s.nullKey(0, e.row), out)
+		}
+	}
+}
+
+// judge emits or retracts left row e when whether it qualifies changed.
+func (s *SemiJoin) judge(e *semiRow, null bool, out *Batch) {
+	q := s.qualifies(e, null)
+	if q == e.out {
+		return
+	}
+	e.out = q
+	if q {
+		emitN(out, e.row, e.n)
+	} else {
+		emitN(out, e.row, -e.n)
+	}
+}
+
+// qualifies reports whether left row e (with a NULL key: null) belongs
+// in the output now.
+func (s *SemiJoin) qualifies(e *semiRow, null bool) bool {
+	switch s.n.Kind {
+	case planner.Semi:
+		return e.matches > 0
+	case planner.Anti:
+		return e.matches == 0
+	}
+	if null {
+		return s.total == 0
+	}
+	return s.total == 0 || s.nulls == 0 && e.matches == 0
+}
+
+// matches reports whether right row r matches left row l beyond the
+// key: the residual over the pair.
+func (s *SemiJoin) matches(l, r types.Row) bool {
+	if s.residual == nil {
+		return true
+	}
+	s.pair = append(append(s.pair[:0], l...), r...)
+	return s.residual(s.pair)
+}
+
+// countMatches counts the right rows of key k that match left row l.
+func (s *SemiJoin) countMatches(k string, l types.Row) int64 {
+	g := s.sides[1][k]
+	if g == nil {
+		return 0
+	}
+	var n int64
+	for _, e := range g.rows {
+		if s.matches(l, e.row) {
+			n += e.n
+		}
+	}
+	return n
+}
+
+// entry finds (or adds, with no copies) row r of key k on side.
+func (s *SemiJoin) entry(side int, k string, r types.Row) (*semiGroup, *semiRow) {
+	g := s.sides[side][k]
+	if g == nil {
+		g = &semiGroup{rows: map[string]*semiRow{}}
+		s.sides[side][k] = g
+	}
+	enc := string(state.AppendRow(nil, r))
+	e := g.rows[enc]
+	if e == nil {
+		e = &semiRow{row: r}
+		g.rows[enc] = e
+		g.order = append(g.order, enc)
+	}
+	return g, e
+}
+
+// remove drops the row encoded enc.
+func (g *semiGroup) remove(enc string) {
+	delete(g.rows, enc)
+	for i, o := range g.order {
+		if o == enc {
+			g.order = append(g.order[:i], g.order[i+1:]...)
+			return
+		}
+	}
+}
+
+// emitN appends |d| copies of r to out, inserts when d > 0.
+func emitN(out *Batch, r types.Row, d int64) {
+	diff := int8(1)
+	if d < 0 {
+		diff, d = -1, -d
+	}
+	for ; d > 0; d-- {
+		out.Rows = append(out.Rows, r)
+		out.Diffs = append(out.Diffs, diff)
+	}
+}
+
+// Watermark implements Operator: the minimum of both inputs' watermarks
+// goes on (the output carries no watermark column, planner.semiProps,
+// but operators above may still want the clock).
+func (s *SemiJoin) Watermark(port int, wm int64) error {
+	if wm <= s.wm[port] {
+		return nil
+	}
+	old := min(s.wm[0], s.wm[1])
+	s.wm[port] = wm
+	if m := min(s.wm[0], s.wm[1]); m > old {
+		return s.out.EmitWatermark(m)
+	}
+	return nil
+}
+
+// Tick implements Operator.
+func (s *SemiJoin) Tick(int64) error { return nil }
+
+// stateKey is where the rows of key k of side are stored.
+func (s *SemiJoin) stateKey(side int, k string) []byte {
+	return []byte(s.id + string(rune('0'+side)) + k)
+}
+
+// Checkpoint implements Stateful: the rows of each key changed since the
+// last checkpoint (each with its number of copies as an extra last
+// value), or a delete for a key that has none left.
+func (s *SemiJoin) Checkpoint(w *state.Writer) error {
+	for side := range s.sides {
+		for k := range s.dirty[side] {
+			g := s.sides[side][k]
+			if g == nil {
+				if err := w.Delete(s.stateKey(side, k)); err != nil {
+					return err
+				}
+				continue
+			}
+			rows := make([]types.Row, 0, len(g.order))
+			for _, enc := range g.order {
+				e := g.rows[enc]
+				rows = append(rows, append(append(types.Row{}, e.row...), types.IntValue(e.n)))
+			}
+			if err := w.Set(s.stateKey(side, k), state.EncodeValue(rows...)); err != nil {
+				return err
+			}
+		}
+		s.dirty[side] = map[string]bool{}
+	}
+	return nil
+}
+
+// Restore implements Stateful: the right rows first, then the left rows
+// with their matches counted and whether they are emitted recomputed.
+func (s *SemiJoin) Restore(st *state.Store) error {
+	for _, side := range []int{1, 0} {
+		prefix := []byte(s.id + string(rune('0'+side)))
+		err := st.ScanOwned(prefix, s.owns(len(prefix)), func(key, val []byte) error {
+			return s.restoreKey(side, string(key[len(prefix):]), val)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.id, err)
+		}
+	}
+	return nil
+}
+
+// owns returns the restore filter of this instance, for keys after a
+// prefix of length at.
+func (s *SemiJoin) owns(at int) func(key []byte) (bool, error) {
+	return func(key []byte) (bool, error) {
+		if s.keep == nil {
+			return true, nil
+		}
+		kr, err := state.DecodeKeys(key[at:])
+		if err != nil {
+			return false, err
+		}
+		return s.keep(kr), nil
+	}
+}
+
+// restoreKey loads the rows of key k of side.
+func (s *SemiJoin) restoreKey(side int, k string, val []byte) error {
+	rows, err := state.DecodeValue(val)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		n, row := r[len(r)-1].I, r[:len(r)-1]
+		_, e := s.entry(side, k, row)
+		e.n = n
+		if side == 1 {
+			s.total += n
+			if s.nullKey(1, row) {
+				s.nulls += n
+			}
+			continue
+		}
+		e.matches = s.countMatches(k, row)
+		e.out = s.qualifies(e, s.nullKey(0, row))
+	}
+	return nil
+}
+
+// StateKeys implements stateSizer: the keys held on both sides.
+func (s *SemiJoin) StateKeys() int64 { return int64(len(s.sides[0]) + len(s.sides[1])) }
