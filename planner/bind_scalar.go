@@ -133,7 +133,8 @@ func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "window functions (OVER) are not supported here: %s", exprText(e)).
 			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY … ORDER BY …) in a derived table filtered by rn <= N outside it run (Top-N; window Top-N when partitioned by window_start, window_end)")
 	case *ast.SubqueryExpr:
-		return nil, notSupported(e, "scalar subqueries are")
+		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "scalar subqueries are not supported: %s", exprText(e)).
+			WithHint("filter by a subquery with [NOT] IN (SELECT …) or [NOT] EXISTS (SELECT …) in WHERE, or join with it in FROM")
 	case *ast.ExistsSubqueryExpr:
 		return nil, subqueryPlace(e)
 	case *ast.CompareSubqueryExpr:

@@ -75,6 +75,8 @@ func prune(n Node, need []bool) pruned {
 		return pruneWindowAggregate(x, need)
 	case *Join:
 		return pruneJoin(x, need)
+	case *SemiJoin:
+		return pruneSemiJoin(x, need)
 	case *Sort:
 		return pruneSort(x, need)
 	case *Limit:
@@ -394,6 +396,38 @@ func pruneJoin(j *Join, need []bool) pruned {
 		c.Residual = remapScalar(j.Residual, m)
 	}
 	return pruned{n: &c, m: m, changed: true}
+}
+
+// pruneSemiJoin prunes both sides of a semi or anti join, keeping its
+// keys and what its residual reads; its output is its left side's.
+func pruneSemiJoin(j *SemiJoin, need []bool) pruned {
+	nl := len(j.Left.Schema())
+	all := append(append([]bool{}, need...), make([]bool, len(j.Right.Schema()))...)
+	if j.Residual != nil {
+		all = withScalar(all, j.Residual)
+	}
+	ln, rn := all[:nl:nl], all[nl:]
+	for i := range j.LeftKeys {
+		ln[j.LeftKeys[i]], rn[j.RightKeys[i]] = true, true
+	}
+	l, r := prune(j.Left, ln), prune(j.Right, rn)
+	if !l.changed && !r.changed {
+		return notPruned(j)
+	}
+	c := *j
+	c.Left, c.Right = l.n, r.n
+	c.LeftKeys, c.RightKeys = remapCols(j.LeftKeys, l.m), remapCols(j.RightKeys, r.m)
+	if j.Residual != nil {
+		m := append([]int{}, l.m...)
+		for _, x := range r.m {
+			if x >= 0 {
+				x += len(l.n.Schema())
+			}
+			m = append(m, x)
+		}
+		c.Residual = remapScalar(j.Residual, m)
+	}
+	return pruned{n: &c, m: l.m, changed: true}
 }
 
 // pruneSort keeps the sort keys and remaps them.
