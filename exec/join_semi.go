@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
@@ -20,11 +21,18 @@ import (
 // qualifies only while the right side is empty; when either count
 // crosses zero every left row is judged again.
 //
-// Both inputs may retract. State: the left rows, by key, each with its
-// multiplicity and its number of matches, and the right rows by key with
-// their multiplicities. Nothing bounds it: it stays in memory. What was
-// emitted is a function of the state, so a checkpoint writes the rows of
-// each key changed since the last one and Restore recomputes the matches.
+// Both inputs may retract (a retraction of a row not held is ignored).
+// State: the left rows, by key, each with its multiplicity, its number
+// of matches and whether it is emitted, and the right rows by key with
+// their multiplicities; it stays in memory. Without STATE TTL nothing
+// bounds it. With STATE TTL a row is forgotten once the other input's
+// watermark passes its time + TTL (event time), or TTL after it was
+// stored (the wall clock, from Tick, when an input has no watermark):
+// silently, as Flink's state TTL, so its output stays and a left row
+// whose match expired keeps its place (emitted records that). A
+// watermark that passes the oldest row's expiry scans that side. A
+// checkpoint writes the rows of each key changed since the last one;
+// Restore recomputes the matches.
 type SemiJoin struct {
 	id       string
 	n        *planner.SemiJoin
@@ -39,6 +47,10 @@ type SemiJoin struct {
 	dirty        [2]map[string]bool
 	wm           [2]int64
 	pair         types.Row // scratch: a left row then a right row
+	now          int64     // the last Tick's wall clock (wall-clock TTL)
+	// oldest is each side's smallest row time, a lower bound once rows
+	// leave (STATE TTL only).
+	oldest [2]int64
 }
 
 // semiGroup is one key's rows on one side, by their encoding.
@@ -54,7 +66,11 @@ type semiRow struct {
 	n       int64
 	matches int64
 	out     bool
+	at      int64 // its time: event time, or when stored (STATE TTL)
 }
+
+// noOldest is SemiJoin.oldest of a side that holds no row.
+const noOldest int64 = math.MaxInt64
 
 // SemiJoinConfig configures a SemiJoin.
 type SemiJoinConfig struct {
@@ -65,12 +81,15 @@ type SemiJoinConfig struct {
 	// Keep filters the keys a restore loads (an instance of a parallel
 	// join owns some of them); nil keeps all.
 	Keep func(key types.Row) bool
+	// Now is the wall clock at start, until the first Tick (wall-clock
+	// STATE TTL stamps rows with it).
+	Now int64
 }
 
 // NewSemiJoin returns the operator for c.Node.
 func NewSemiJoin(c SemiJoinConfig) *SemiJoin {
 	s := &SemiJoin{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, keep: c.Keep,
-		wm: [2]int64{types.MinTime, types.MinTime}}
+		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now, oldest: [2]int64{noOldest, noOldest}}
 	for i := range s.sides {
 		s.sides[i] = map[string]*semiGroup{}
 		s.dirty[i] = map[string]bool{}
@@ -138,7 +157,7 @@ func (s *SemiJoin) left(r types.Row, d int64, out *Batch) {
 			delete(s.sides[0], k)
 		}
 	} else {
-		s.judge(e, null, out)
+		s.judge(k, e, null, out)
 	}
 	s.dirty[0][k] = true
 }
@@ -152,6 +171,13 @@ func (s *SemiJoin) right(r types.Row, d int64, out *Batch) {
 	}
 	k := string(state.AppendKeyCols(nil, r, s.keyCols(1)))
 	g, e := s.entry(1, k, r)
+	if e.n == 0 && d < 0 {
+		g.remove(string(state.AppendRow(nil, r)))
+		if len(g.rows) == 0 {
+			delete(s.sides[1], k)
+		}
+		return // not held (forgotten by STATE TTL): nothing to undo
+	}
 	e.n += d
 	if e.n <= 0 {
 		g.remove(string(state.AppendRow(nil, r)))
@@ -176,7 +202,7 @@ func (s *SemiJoin) right(r types.Row, d int64, out *Batch) {
 				le.matches += d
 			}
 			if !all {
-				s.judge(le, false, out)
+				s.judge(k, le, false, out)
 			}
 		}
 	}
@@ -187,21 +213,23 @@ func (s *SemiJoin) right(r types.Row, d int64, out *Batch) {
 
 // judgeAll judges every left row again, in key order of arrival.
 func (s *SemiJoin) judgeAll(out *Batch) {
-	for _, g := range s.sides[0] {
+	for k, g := range s.sides[0] {
 		for _, enc := range g.order {
 			e := g.rows[enc]
-			s.judge(e, s.nullKey(0, e.row), out)
+			s.judge(k, e, s.nullKey(0, e.row), out)
 		}
 	}
 }
 
-// judge emits or retracts left row e when whether it qualifies changed.
-func (s *SemiJoin) judge(e *semiRow, null bool, out *Batch) {
+// judge emits or retracts left row e (of key k) when whether it
+// qualifies changed.
+func (s *SemiJoin) judge(k string, e *semiRow, null bool, out *Batch) {
 	q := s.qualifies(e, null)
 	if q == e.out {
 		return
 	}
 	e.out = q
+	s.dirty[0][k] = true
 	if q {
 		emitN(out, e.row, e.n)
 	} else {
@@ -259,11 +287,76 @@ func (s *SemiJoin) entry(side int, k string, r types.Row) (*semiGroup, *semiRow)
 	enc := string(state.AppendRow(nil, r))
 	e := g.rows[enc]
 	if e == nil {
-		e = &semiRow{row: r}
+		e = &semiRow{row: r, at: s.timeOf(side, r)}
 		g.rows[enc] = e
 		g.order = append(g.order, enc)
+		s.oldest[side] = min(s.oldest[side], e.at)
 	}
 	return g, e
+}
+
+// timeOf is the time STATE TTL counts row r of side from: its event
+// time, or the wall clock.
+func (s *SemiJoin) timeOf(side int, r types.Row) int64 {
+	if s.n.TTL == 0 {
+		return 0
+	}
+	if tc := [2]int{s.n.LeftTime, s.n.RightTime}[side]; !s.wallTTL() && !r[tc].IsNull() {
+		return r[tc].I
+	}
+	return s.now
+}
+
+// wallTTL reports whether STATE TTL runs on the wall clock (an input has
+// no watermark column).
+func (s *SemiJoin) wallTTL() bool {
+	return s.n.TTL > 0 && (s.n.LeftTime < 0 || s.n.RightTime < 0)
+}
+
+// expire forgets the rows of side whose time + TTL is before upTo: a
+// right row's copies leave the counts and its left rows' matches, but no
+// row is emitted or retracted.
+func (s *SemiJoin) expire(side int, upTo int64) {
+	if s.n.TTL == 0 || s.oldest[side] == noOldest || s.oldest[side]+s.n.TTL >= upTo {
+		return
+	}
+	oldest := int64(noOldest)
+	for k, g := range s.sides[side] {
+		for _, enc := range append([]string{}, g.order...) {
+			e := g.rows[enc]
+			if e.at+s.n.TTL >= upTo {
+				oldest = min(oldest, e.at)
+				continue
+			}
+			g.remove(enc)
+			s.dirty[side][k] = true
+			if side == 1 {
+				s.forgetRight(k, e)
+			}
+		}
+		if len(g.rows) == 0 {
+			delete(s.sides[side], k)
+		}
+	}
+	s.oldest[side] = oldest
+}
+
+// forgetRight takes an expired right row out of the counts.
+func (s *SemiJoin) forgetRight(k string, e *semiRow) {
+	null := s.nullKey(1, e.row)
+	if s.n.Kind == planner.NullAwareAnti {
+		s.total -= e.n
+		if null {
+			s.nulls -= e.n
+		}
+	}
+	if lg := s.sides[0][k]; lg != nil && !null {
+		for _, le := range lg.rows {
+			if s.matches(le.row, e.row) {
+				le.matches -= e.n
+			}
+		}
+	}
 }
 
 // remove drops the row encoded enc.
@@ -298,14 +391,24 @@ func (s *SemiJoin) Watermark(port int, wm int64) error {
 	}
 	old := min(s.wm[0], s.wm[1])
 	s.wm[port] = wm
+	if !s.wallTTL() {
+		s.expire(1-port, wm)
+	}
 	if m := min(s.wm[0], s.wm[1]); m > old {
 		return s.out.EmitWatermark(m)
 	}
 	return nil
 }
 
-// Tick implements Operator.
-func (s *SemiJoin) Tick(int64) error { return nil }
+// Tick implements Operator: wall-clock STATE TTL expiry.
+func (s *SemiJoin) Tick(now int64) error {
+	s.now = now
+	if s.wallTTL() {
+		s.expire(0, now)
+		s.expire(1, now)
+	}
+	return nil
+}
 
 // stateKey is where the rows of key k of side are stored.
 func (s *SemiJoin) stateKey(side int, k string) []byte {
@@ -313,8 +416,8 @@ func (s *SemiJoin) stateKey(side int, k string) []byte {
 }
 
 // Checkpoint implements Stateful: the rows of each key changed since the
-// last checkpoint (each with its number of copies as an extra last
-// value), or a delete for a key that has none left.
+// last checkpoint (each followed by its number of copies, its time and
+// whether it is emitted), or a delete for a key that has none left.
 func (s *SemiJoin) Checkpoint(w *state.Writer) error {
 	for side := range s.sides {
 		for k := range s.dirty[side] {
@@ -328,7 +431,8 @@ func (s *SemiJoin) Checkpoint(w *state.Writer) error {
 			rows := make([]types.Row, 0, len(g.order))
 			for _, enc := range g.order {
 				e := g.rows[enc]
-				rows = append(rows, append(append(types.Row{}, e.row...), types.IntValue(e.n)))
+				rows = append(rows, append(append(types.Row{}, e.row...),
+					types.IntValue(e.n), types.IntValue(e.at), types.BoolValue(e.out)))
 			}
 			if err := w.Set(s.stateKey(side, k), state.EncodeValue(rows...)); err != nil {
 				return err
@@ -340,7 +444,7 @@ func (s *SemiJoin) Checkpoint(w *state.Writer) error {
 }
 
 // Restore implements Stateful: the right rows first, then the left rows
-// with their matches counted and whether they are emitted recomputed.
+// with their matches counted.
 func (s *SemiJoin) Restore(st *state.Store) error {
 	for _, side := range []int{1, 0} {
 		prefix := []byte(s.id + string(rune('0'+side)))
@@ -376,18 +480,19 @@ func (s *SemiJoin) restoreKey(side int, k string, val []byte) error {
 		return err
 	}
 	for _, r := range rows {
-		n, row := r[len(r)-1].I, r[:len(r)-1]
+		w := len(r) - 3
+		row := r[:w]
 		_, e := s.entry(side, k, row)
-		e.n = n
+		e.n, e.at, e.out = r[w].I, r[w+1].I, r[w+2].I != 0
+		s.oldest[side] = min(s.oldest[side], e.at)
 		if side == 1 {
-			s.total += n
+			s.total += e.n
 			if s.nullKey(1, row) {
-				s.nulls += n
+				s.nulls += e.n
 			}
 			continue
 		}
 		e.matches = s.countMatches(k, row)
-		e.out = s.qualifies(e, s.nullKey(0, row))
 	}
 	return nil
 }

@@ -142,3 +142,46 @@ func TestRunQuerySemiJoin(t *testing.T) {
 		t.Fatalf("got %v, want the row a 1", got)
 	}
 }
+
+// TestHarnessSemiJoinTTL: with STATE TTL 10 on event time a left row is
+// forgotten once the right watermark passes its time + 10, a right row
+// once the left watermark does; forgetting emits nothing, so a left row
+// already out stays, and one forgotten before its match never comes out.
+func TestHarnessSemiJoinTTL(t *testing.T) {
+	n := semiNode(planner.Semi, nil)
+	n.TTL, n.LeftTime, n.RightTime = 10, 1, 1
+	runHarness(t, harnessCase{
+		name:  "semi-ttl",
+		keys:  [][]int{{0}, {0}},
+		build: semiBuild(n),
+		events: []event{
+			in("a", 1, 1), in("b", 5, 2), inR("c", 5, 0),
+			wmAt(1, 12), // forgets a@1 (1 + 10 < 12), keeps b@5
+			inR("a", 12, 0), inR("b", 12, 0),
+			wmAt(0, 16), // forgets c@5 on the right
+			in("c", 16, 3),
+			delR("b", 12, 0), // b@5 goes with its last match
+		},
+		want: []string{},
+	})
+}
+
+// TestHarnessAntiJoinTTL: an anti join's left row that was retracted
+// when its match came stays retracted after the match is forgotten.
+func TestHarnessAntiJoinTTL(t *testing.T) {
+	n := semiNode(planner.Anti, nil)
+	n.TTL, n.LeftTime, n.RightTime = 10, 1, 1
+	runHarness(t, harnessCase{
+		name:  "anti-ttl",
+		keys:  [][]int{{0}, {0}},
+		build: semiBuild(n),
+		events: []event{
+			in("a", 1, 1), in("b", 2, 2), inR("a", 3, 0),
+			wmAt(0, 20), // forgets the right row a@3
+			in("d", 20, 4),
+			wmAt(1, 40), // forgets every left row
+			inR("d", 41, 0),
+		},
+		want: []string{"b @2 2", "d @20 4"},
+	})
+}

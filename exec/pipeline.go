@@ -402,7 +402,7 @@ func (b *pipeBuilder) semiJoin(x *planner.SemiJoin, out Output, st *OpStats) err
 				cerr = err
 			}
 		}
-		return NewSemiJoin(SemiJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Keep: keep})
+		return NewSemiJoin(SemiJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Keep: keep, Now: b.env.Now})
 	})
 	if cerr != nil {
 		return cerr

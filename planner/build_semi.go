@@ -97,7 +97,7 @@ func (b *builder) semiJoin(left Node, scope *relScope, sp subqueryPred) (Node, e
 		}
 	}
 	nl, nr := len(left.Schema()), len(right.Schema())
-	sj := &SemiJoin{Kind: kind}
+	sj := &SemiJoin{Kind: kind, LeftTime: -1, RightTime: -1}
 	var lx, rx []Scalar
 	for i := range keys.left {
 		l, r, err := b.unifyKey(keys.left[i], keys.right[i], sp.text)

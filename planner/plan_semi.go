@@ -33,6 +33,13 @@ type SemiJoin struct {
 	Kind                SemiKind
 	LeftKeys, RightKeys []int
 	Residual            Scalar
+	// TTL bounds the state (STATE TTL), as for a regular join: a stored
+	// row is forgotten, without a retraction, once the other input's
+	// watermark passes its time + TTL (LeftTime and RightTime are then
+	// the inputs' watermark columns), or TTL after it was stored on the
+	// wall clock when an input has none (they are -1).
+	TTL                 int64
+	LeftTime, RightTime int
 }
 
 func (*SemiJoin) node() {}
@@ -63,12 +70,25 @@ func (n *SemiJoin) String() string {
 	if n.Residual != nil {
 		s += " residual=" + n.Residual.String()
 	}
+	if n.TTL > 0 {
+		s += " ttl=" + types.FormatInterval(n.TTL)
+	}
 	return s
 }
 
-// StateBound is how the join's state is bounded: never, for now (the
-// left rows and the right rows' counts by key are kept forever).
-func (n *SemiJoin) StateBound() string { return "unbounded" }
+// StateBound is how the join's state is bounded: by STATE TTL on event
+// time or the wall clock, otherwise not at all (the left rows and the
+// right rows by key are kept forever).
+func (n *SemiJoin) StateBound() string {
+	if n.TTL == 0 {
+		return "unbounded"
+	}
+	clock := " (wall clock)"
+	if n.LeftTime >= 0 && n.RightTime >= 0 {
+		clock = " (event time)"
+	}
+	return "STATE TTL " + types.FormatInterval(n.TTL) + clock
+}
 
 // semiProps derives a semi or anti join's properties. A semi join over
 // append-only inputs only ever adds left rows (a match, once there,

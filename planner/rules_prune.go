@@ -410,6 +410,12 @@ func pruneSemiJoin(j *SemiJoin, need []bool) pruned {
 	for i := range j.LeftKeys {
 		ln[j.LeftKeys[i]], rn[j.RightKeys[i]] = true, true
 	}
+	if j.LeftTime >= 0 {
+		ln[j.LeftTime] = true
+	}
+	if j.RightTime >= 0 {
+		rn[j.RightTime] = true
+	}
 	l, r := prune(j.Left, ln), prune(j.Right, rn)
 	if !l.changed && !r.changed {
 		return notPruned(j)
@@ -417,6 +423,12 @@ func pruneSemiJoin(j *SemiJoin, need []bool) pruned {
 	c := *j
 	c.Left, c.Right = l.n, r.n
 	c.LeftKeys, c.RightKeys = remapCols(j.LeftKeys, l.m), remapCols(j.RightKeys, r.m)
+	if j.LeftTime >= 0 {
+		c.LeftTime = l.m[j.LeftTime]
+	}
+	if j.RightTime >= 0 {
+		c.RightTime = r.m[j.RightTime]
+	}
 	if j.Residual != nil {
 		m := append([]int{}, l.m...)
 		for _, x := range r.m {

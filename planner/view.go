@@ -193,6 +193,14 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				}
 			}
 			return &cj
+		case *SemiJoin:
+			cj := *w
+			cj.Left, cj.Right = walk(w.Left, false), walk(w.Right, false)
+			if sc.StateTTL != nil {
+				cj.TTL = *sc.StateTTL
+				cj.LeftTime, cj.RightTime = TimeColumn(cj.Left), TimeColumn(cj.Right)
+			}
+			return &cj
 		case *Project, *Filter, *TemporalFilter:
 			return x.WithChildren(walk(x.Children()[0], top))
 		}
@@ -271,8 +279,10 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 			msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
 			fix = "rank within windows (PARTITION BY window_start, window_end over a window TVF or window aggregate: window Top-N); STATE TTL does not bound a keyed Top-N yet"
 		case *SemiJoin:
-			msg = "unbounded state: " + a.String() + " (IN, EXISTS or their negation over a subquery) keeps the left rows and the right rows' keys forever"
-			fix = "semi and anti joins have no state bound yet"
+			if a.TTL == 0 {
+				msg = "unbounded state: " + a.String() + " (IN, EXISTS or their negation over a subquery) keeps the left rows and the right rows forever"
+				fix = "add STATE TTL <interval>"
+			}
 		}
 		if msg == "" {
 			return x, false
@@ -525,7 +535,11 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			}
 			out = append(out, fmt.Sprintf("state: Join(%s) key=[%s | %s] bound=%s", n.Kind, colList(n.LeftKeys, n.Left.Schema()), colList(n.RightKeys, n.Right.Schema()), b))
 		case *SemiJoin:
-			out = append(out, fmt.Sprintf("state: %s key=[%s | %s] bound=MISSING (unbounded)", Kind(n), colList(n.LeftKeys, n.Left.Schema()), colList(n.RightKeys, n.Right.Schema())))
+			b := "MISSING (unbounded)"
+			if n.TTL > 0 {
+				b = n.StateBound()
+			}
+			out = append(out, fmt.Sprintf("state: %s key=[%s | %s] bound=%s", Kind(n), colList(n.LeftKeys, n.Left.Schema()), colList(n.RightKeys, n.Right.Schema()), b))
 		}
 		return x, false
 	}))
