@@ -387,10 +387,7 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 // or any NULL one is there is a fact about the whole right input.
 func (b *pipeBuilder) semiJoin(x *planner.SemiJoin, out Output, st *OpStats) error {
 	id := b.id()
-	par := b.env.Parallelism
-	if x.Kind == planner.NullAwareAnti {
-		par = 1
-	}
+	par := planner.InstancesOf(x, b.env.Parallelism)
 	var cerr error
 	op := b.keyed(par, [][]int{x.LeftKeys, x.RightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 		// Each instance compiles its own residual (evaluators keep

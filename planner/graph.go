@@ -75,7 +75,8 @@ func (g *PlanGraph) addNode(n Node, par int) int {
 	if id, ok := g.done[n]; ok {
 		return id // a shared node: one operator, one more consumer
 	}
-	pn := planNode(n, par)
+	np := InstancesOf(n, par)
+	pn := planNode(n, np)
 	pn.Operator = g.ops
 	g.ops++
 	id := g.add(pn)
@@ -84,8 +85,8 @@ func (g *PlanGraph) addNode(n Node, par int) int {
 	}
 	g.done[n] = id
 	feed := id
-	if isKeyed(n) && par > 1 {
-		feed = g.add(PlanNode{Op: "Exchange", Operator: -1, Detail: "hash(" + keysOf(n) + ")", Parallelism: par, AppendOnly: g.Nodes[id].AppendOnly})
+	if isKeyed(n) && np > 1 {
+		feed = g.add(PlanNode{Op: "Exchange", Operator: -1, Detail: "hash(" + keysOf(n) + ")", Parallelism: np, AppendOnly: g.Nodes[id].AppendOnly})
 		g.link(feed, id)
 		if w, ok := n.(*WindowAggregate); ok && w.TwoPhase {
 			local := g.add(PlanNode{Op: "LocalWindowAggregate", Operator: -1, Detail: fmt.Sprintf("%s partial aggs=[%s]", w.Window.Format(w.Input.Schema()), joinAggs(w.Aggs, w.Input.Schema())), Parallelism: par, AppendOnly: true})

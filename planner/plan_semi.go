@@ -99,3 +99,13 @@ func semiProps(n *SemiJoin) Props {
 	ao := n.Kind == Semi && PropsOf(n.Left).AppendOnly && PropsOf(n.Right).AppendOnly
 	return Props{AppendOnly: ao, TimeCol: -1, StateBound: n.StateBound()}
 }
+
+// InstancesOf is the number of instances keyed node n runs as at
+// parallelism par: par, but one for a null-aware anti join (NOT IN),
+// whose NULL rule reads the whole right input.
+func InstancesOf(n Node, par int) int {
+	if s, ok := n.(*SemiJoin); ok && s.Kind == NullAwareAnti {
+		return 1
+	}
+	return par
+}

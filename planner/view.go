@@ -415,7 +415,7 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 		}
 		b.WriteString(pad + line)
 		if keys != "" || isKeyed(n) {
-			fmt.Fprintf(&b, " parallelism=%d", par)
+			fmt.Fprintf(&b, " parallelism=%d", InstancesOf(n, par))
 		}
 		fmt.Fprintf(&b, " [%s]", PropsOf(n).Format(n.Schema()))
 		if uses := shared[n]; uses > 1 {
@@ -428,7 +428,7 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 			}
 		}
 		b.WriteByte('\n')
-		if isKeyed(n) && par > 1 {
+		if isKeyed(n) && InstancesOf(n, par) > 1 {
 			fmt.Fprintf(&b, "%s  Exchange hash(%s) -> %d instances\n", pad, keys, par)
 			depth++
 			if w, ok := n.(*WindowAggregate); ok && w.TwoPhase {
