@@ -40,6 +40,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genKeyedTopN, genKeyedTopN,
 	genOuterJoin,
 	genIntervalOuterJoin, genIntervalOuterJoin,
+	genSemiJoin, genSemiJoin,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
