@@ -287,7 +287,8 @@ func (s *SemiJoin) entry(side int, k string, r types.Row) (*semiGroup, *semiRow)
 	enc := string(state.AppendRow(nil, r))
 	e := g.rows[enc]
 	if e == nil {
-		e = &semiRow{row: r, at: s.timeOf(side, r)}
+		// A copy: the batch's rows may share storage the sender reuses.
+		e = &semiRow{row: append(types.Row(nil), r...), at: s.timeOf(side, r)}
 		g.rows[enc] = e
 		g.order = append(g.order, enc)
 		s.oldest[side] = min(s.oldest[side], e.at)

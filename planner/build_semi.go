@@ -175,8 +175,8 @@ func (b *builder) unifyKey(l, r Scalar, at ast.Node) (Scalar, Scalar, error) {
 // the left row followed by the right row. A subquery of one SELECT …
 // FROM … [WHERE …] may refer to the outer relation in its WHERE
 // (correlated): an equality of an outer and an inner column is a key,
-// a condition on the inner side alone filters the input, and the rest
-// is the residual. Any other subquery is planned on its own.
+// a condition on the inner side alone (or on neither) filters the
+// input, and the rest is the residual. Any other subquery is planned on its own.
 func (b *builder) subqueryInput(scope *relScope, sp subqueryPred) (Node, semiKeys, Scalar, error) {
 	var keys semiKeys
 	sel, simple := simpleSubquery(sp.query)
@@ -262,7 +262,7 @@ func (b *builder) correlated(outer *relScope, sel *ast.SelectStmt) (Node, *relSc
 		}
 		for _, part := range splitAnd(s) {
 			switch sideOf(part, nl) {
-			case sideRight:
+			case sideRight, sideNone: // a constant filters the subquery too
 				rf = append(rf, shiftCols(part, -nl))
 			case sideBoth:
 				if l, r, ok := keyOf(part, nl); ok {
