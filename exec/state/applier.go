@@ -106,7 +106,10 @@ func (r *applyRun) end() {
 // changes returns the run's changes sorted by key, one per key, parsing
 // and sorting the chunks on first use.
 func (r *applyRun) changes() ([]change, error) {
-	r.once.Do(func() { r.sorted, r.err = sortedChanges(r.chunks, r.n) })
+	r.once.Do(func() {
+		r.sorted, r.err = sortedChanges(r.chunks, r.n)
+		r.chunks = nil // the changes hold what of them they need
+	})
 	return r.sorted, r.err
 }
 

@@ -9,69 +9,108 @@ import (
 	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/pb"
 )
 
-// applyTxnChanges is how many changes one transaction of a checkpoint's
-// apply carries. Badger hands a transaction's writes to its memtable in
-// the order of a Go map (random), so a large transaction inserts into the
-// skiplist at random places, each insert a chain of cache misses; small
-// transactions of key-sorted changes insert near the previous inserts
-// instead. Each commit also costs a round through Badger's write
-// goroutine, so a transaction carries a couple of thousand changes.
-const applyTxnChanges = 2048
-
-// applyMaxPending is how many of the apply's transactions may wait for
+// applyBatchesInFlight is how many of the apply's batches may wait for
 // Badger's write goroutine at once.
-const applyMaxPending = 32
+const applyBatchesInFlight = 4
 
 // sortedChanges parses the chunks' changes (about n of them, 0 when not
 // known) and sorts them by key, keeping only the last change of each key
-// (the one a checkpoint holds).
+// (the one a checkpoint holds). Changes staged in strictly ascending key
+// order (a checkpoint of keys written in order, such as a view keyed by
+// time) are returned as parsed: one pass of comparisons instead of the
+// sort.
 func sortedChanges(chunks []stagedChunk, n int) ([]change, error) {
-	seq := make([]seqChange, 0, n)
+	parsed := make([]change, 0, n)
 	for i, c := range chunks {
 		var err error
-		if seq, err = appendChanges(seq, c.changes); err != nil {
+		if parsed, err = appendChanges(parsed, c.changes); err != nil {
 			return nil, fmt.Errorf("staged chunk %d: %w", i, err)
 		}
 	}
-	sortSeq(seq, 0)
+	if ascending(parsed) {
+		return parsed, nil
+	}
+	seq := make([]seqKey, len(parsed))
+	for i := range seq {
+		seq[i].n = i
+	}
+	sortSeq(parsed, seq, 0)
 	out := make([]change, 0, len(seq))
-	for i, c := range seq {
-		if i+1 < len(seq) && bytes.Equal(c.key, seq[i+1].key) {
+	size := 0
+	for i, sk := range seq {
+		c := parsed[sk.n]
+		if i+1 < len(seq) && bytes.Equal(c.key, parsed[seq[i+1].n].key) {
 			continue // a later change of the same key follows
 		}
-		out = append(out, c.change)
+		out = append(out, c)
+		size += len(c.key) + len(c.val)
 	}
-	return out, nil
+	return packed(out, size), nil
 }
 
-// seqChange is a change, its position in the checkpoint and, while
-// sortSeq runs, 8 bytes of its key as a number (pre) and how many bytes
-// of the key are left from there (rest, at most 9: more than 8).
-type seqChange struct {
-	change
-	n    int
+// packed copies the keys and values of changes, in their order, into one
+// buffer of size bytes and points the changes at the copies. Sorted, the
+// changes point all over their chunks: the apply and the write-ahead log
+// would read each one's bytes at a random place (a cache miss apiece,
+// several times per change as Badger copies and encodes it); packed they
+// are read in order. The chunks are no longer referenced.
+func packed(changes []change, size int) []change {
+	buf := make([]byte, 0, size)
+	for i := range changes {
+		c := &changes[i]
+		at := len(buf)
+		buf = append(buf, c.key...)
+		c.key = buf[at:len(buf):len(buf)]
+		if c.val != nil {
+			at = len(buf)
+			buf = append(buf, c.val...)
+			c.val = buf[at:len(buf):len(buf)]
+		}
+	}
+	return changes
+}
+
+// ascending reports whether the keys of changes are in strictly
+// ascending order (so also one change per key).
+func ascending(changes []change) bool {
+	for i := 1; i < len(changes); i++ {
+		if bytes.Compare(changes[i-1].key, changes[i].key) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// seqKey stands for the change at position n of a checkpoint while
+// sortSeq sorts them: 8 bytes of its key as a number (pre) and how many
+// bytes of the key are left from there (rest, at most 9: more than 8).
+// It is small, so the sort moves 24 bytes per swap, not a change.
+type seqKey struct {
 	pre  uint64
+	n    int
 	rest int
 }
 
-// sortSeq sorts changes by key, then position, so the changes of one key
-// stay in their order (an unstable sort: a stable one costs a log factor
-// more). The keys of a checkpoint share long prefixes (a view's name, a
-// row's column count and kinds), which every bytes.Compare would walk
-// again, so it sorts 8 bytes at a time, most significant first: by the
-// key's bytes from at as a big-endian number padded with zeros, then by
-// how many bytes are left (a key that ends sorts before its extensions,
-// "a" before "a\x00"); a run that ties on both with more than 8 bytes
-// left is sorted again from at+8. A run that ties with at most 8 left
-// holds one key, already in position order.
-func sortSeq(seq []seqChange, at int) {
+// sortSeq sorts seq, positions in changes, by key, then position, so the
+// changes of one key stay in their order (an unstable sort: a stable one
+// costs a log factor more). The keys of a checkpoint share long prefixes
+// (a view's name, a row's column count and kinds), which every
+// bytes.Compare would walk again, so it sorts 8 bytes at a time, most
+// significant first: by the key's bytes from at as a big-endian number
+// padded with zeros, then by how many bytes are left (a key that ends
+// sorts before its extensions, "a" before "a\x00"); a run that ties on
+// both with more than 8 bytes left is sorted again from at+8. A run that
+// ties with at most 8 left holds one key, already in position order.
+func sortSeq(changes []change, seq []seqKey, at int) {
 	for i := range seq {
-		k := seq[i].key[min(at, len(seq[i].key)):]
+		key := changes[seq[i].n].key
+		k := key[min(at, len(key)):]
 		seq[i].pre, seq[i].rest = keyPrefix(k), min(len(k), 9)
 	}
-	slices.SortFunc(seq, func(a, b seqChange) int {
+	slices.SortFunc(seq, func(a, b seqKey) int {
 		switch {
 		case a.pre != b.pre:
 			return cmp.Compare(a.pre, b.pre)
@@ -86,7 +125,7 @@ func sortSeq(seq []seqChange, at int) {
 			j++
 		}
 		if j-i > 1 && seq[i].rest > 8 {
-			sortSeq(seq[i:j], at+8)
+			sortSeq(changes, seq[i:j], at+8)
 		}
 		i = j
 	}
@@ -103,16 +142,15 @@ func keyPrefix(k []byte) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// appendChanges appends the changes of one chunk to dst, in order,
-// numbering them from len(dst).
-func appendChanges(dst []seqChange, b []byte) ([]seqChange, error) {
+// appendChanges appends the changes of one chunk to dst, in order.
+func appendChanges(dst []change, b []byte) ([]change, error) {
 	for len(b) > 0 {
 		op := b[0]
 		key, rest, err := chunkField(b[1:])
 		if err != nil {
 			return nil, err
 		}
-		c := seqChange{change: change{key: key, del: op == opDelete}, n: len(dst)}
+		c := change{key: key, del: op == opDelete}
 		switch op {
 		case opSet:
 			if c.val, rest, err = chunkField(rest); err != nil {
@@ -128,78 +166,125 @@ func appendChanges(dst []seqChange, b []byte) ([]seqChange, error) {
 	return dst, nil
 }
 
-// applyMarkTxns is how many of the apply's transactions go between two
-// records of its progress: each record costs a wait for the transactions
-// in flight and a sync, and a restart re-applies at most this many
-// transactions' changes that were applied before the crash.
-const applyMarkTxns = 32
+// applyMarkChanges is how many of the apply's changes go between two
+// records of its progress: each record costs a wait for the writes in
+// flight and a sync, and a restart re-applies at most this many changes
+// that were applied before the crash.
+const applyMarkChanges = 65_536
 
 // keyApplyProgress records how far the apply of a checkpoint got: the
 // checkpoint's id, then a key such that every change of the checkpoint up
-// to it (in key order) is durable at its key. It is written in an apply
-// transaction after a sync of the transactions before it, so whatever of
-// it survives a crash, the changes it names did; the apply deletes it at
-// its end.
+// to it (in key order) is durable at its key (only the id: none yet). It
+// is committed after a sync of the changes it names, so whatever of it
+// survives a crash, the changes it names did; the apply deletes it at its
+// end.
 var keyApplyProgress = []byte("meta/apply-progress")
 
+// applyStopCheck is how many changes the apply writes between two looks
+// at whether Release stopped it.
+const applyStopCheck = 4096
+
+// metaDelete is the meta byte of a tombstone in Badger's entries (its
+// bitDelete, part of its file format: a backup's KV carries it).
+const metaDelete = 1
+
 // writeSorted writes the changes of checkpoint id (sorted by key, one per
-// key) in transactions of at most applyTxnChanges changes (fewer when
-// Badger's size limit for one transaction is reached first), at most
-// applyMaxPending committing at once, recording its progress every
-// applyMarkTxns transactions, and returns when all are durable. It is not
+// key, those after key after) and returns when all are durable,
+// recording its progress every applyMarkChanges changes. It is not
 // atomic: applying is idempotent, and the commit marker already says
 // which checkpoint holds. It ends early with errApplyStopped once Release
 // has stopped the apply, leaving the checkpoint staged for the next open.
-func (s *Store) writeSorted(id uint64, changes []change) error {
-	c := committer{s: s, pending: make(chan error, applyMaxPending)}
-	var mark []byte // the progress the next transaction records
-	for txns := 1; len(changes) > 0 && c.err == nil; txns++ {
-		if s.bg.stop.Load() {
-			if err := c.wait(0); err != nil {
-				return err
-			}
-			return errApplyStopped
-		}
-		n, err := c.fill(changes[:min(applyTxnChanges, len(changes))], mark)
-		if err != nil {
-			c.err = err
-			break
-		}
-		if mark != nil && s.bg.marked != nil {
-			if err := c.wait(0); err != nil {
-				return err
-			}
-			s.bg.marked()
-		}
-		last := changes[n-1].key
-		changes, mark = changes[n:], nil
-		if txns%applyMarkTxns == 0 && len(changes) > 0 {
-			if mark, err = c.markAfter(id, last); err != nil {
-				return err
-			}
-		}
-	}
-	if err := c.wait(0); err != nil {
+//
+// The changes go to Badger through its KVLoader (the path of Load, which
+// restores a backup), not in transactions: a transaction costs a map
+// entry per change and hands its writes to the memtable in the random
+// order of that map, where the loader hands over whole batches of
+// entries in key order, so each skiplist insert lands next to the one
+// before. The loader writes each entry at the version it is given, with
+// no timestamp of its own: the apply first commits its progress record
+// in a transaction and writes every change at that transaction's commit
+// timestamp, which is above every version already in the store (so each
+// change is its key's newest) and at or below the read timestamp of
+// every transaction begun after (so reads see it). The record is the only
+// key at that version, and each key appears once in changes, so no two
+// entries share a key and a version. No transaction commits meanwhile
+// (every write waits for the apply) but the apply's later progress
+// records, at higher versions, whose key the changes do not hold.
+func (s *Store) writeSorted(id uint64, changes []change, after []byte) error {
+	version, err := s.claimVersion(progressRecord(id, after))
+	if err != nil {
 		return err
 	}
-	err := s.db.Update(func(txn *badger.Txn) error { return txn.Delete(keyApplyProgress) })
+	kv := pb.KV{Version: version}
+	tombstone := []byte{metaDelete}
+	for len(changes) > 0 {
+		part := changes[:min(applyMarkChanges, len(changes))]
+		ld := s.db.NewKVLoader(applyBatchesInFlight)
+		for i, ch := range part {
+			if i%applyStopCheck == 0 && s.bg.stop.Load() {
+				_ = ld.Finish()
+				return errApplyStopped
+			}
+			kv.Key, kv.Value, kv.Meta = ch.key, ch.val, nil
+			if ch.del {
+				kv.Value, kv.Meta = nil, tombstone
+			}
+			if err := ld.Set(&kv); err != nil {
+				_ = ld.Finish()
+				return fmt.Errorf("apply: %w", err)
+			}
+		}
+		if err := ld.Finish(); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+		changes = changes[len(part):]
+		if len(changes) == 0 {
+			break
+		}
+		if err := s.markProgress(id, part[len(part)-1].key); err != nil {
+			return err
+		}
+	}
+	err = s.db.Update(func(txn *badger.Txn) error { return txn.Delete(keyApplyProgress) })
 	if err != nil {
 		return fmt.Errorf("clear apply progress: %w", err)
 	}
 	return s.sync()
 }
 
-// markAfter makes every transaction committed so far durable and returns
-// the progress record saying so: id, then last, the greatest key they
-// wrote.
-func (c *committer) markAfter(id uint64, last []byte) ([]byte, error) {
-	if err := c.wait(0); err != nil {
-		return nil, err
+// progressRecord is the value of keyApplyProgress saying that checkpoint
+// id is durable up to key last (nil: none of it is known to be).
+func progressRecord(id uint64, last []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, id), last...)
+}
+
+// claimVersion commits record as the apply's progress and returns the
+// commit timestamp of that transaction: the read timestamp of a
+// transaction begun after it, as nothing else commits meanwhile.
+func (s *Store) claimVersion(record []byte) (uint64, error) {
+	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyApplyProgress, record) })
+	if err != nil {
+		return 0, fmt.Errorf("record apply progress: %w", err)
 	}
-	if err := c.s.sync(); err != nil {
-		return nil, err
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	return txn.ReadTs(), nil
+}
+
+// markProgress makes every change written so far durable, then records
+// that the apply of checkpoint id is durable up to key last.
+func (s *Store) markProgress(id uint64, last []byte) error {
+	if err := s.sync(); err != nil {
+		return err
 	}
-	return append(binary.BigEndian.AppendUint64(nil, id), last...), nil
+	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyApplyProgress, progressRecord(id, last)) })
+	if err != nil {
+		return fmt.Errorf("record apply progress: %w", err)
+	}
+	if s.bg.marked != nil {
+		s.bg.marked()
+	}
+	return nil
 }
 
 // applyProgress returns the key up to which the apply of checkpoint id
@@ -237,62 +322,4 @@ func changesAfter(changes []change, after []byte) []change {
 		i++
 	}
 	return changes[i:]
-}
-
-// committer commits the apply's transactions asynchronously, a bounded
-// number at a time, keeping the first error.
-type committer struct {
-	s        *Store
-	pending  chan error
-	inFlight int
-	err      error
-}
-
-// fill writes a prefix of changes (at least one) and, when not nil, the
-// progress record mark in one transaction, committed asynchronously, and
-// returns the prefix's length.
-func (c *committer) fill(changes []change, mark []byte) (int, error) {
-	txn := c.s.db.NewTransaction(true)
-	if mark != nil {
-		if err := txn.Set(keyApplyProgress, mark); err != nil {
-			txn.Discard()
-			return 0, err
-		}
-	}
-	n := 0
-	for _, ch := range changes {
-		var err error
-		if ch.del {
-			err = txn.Delete(ch.key)
-		} else {
-			err = txn.Set(ch.key, ch.val)
-		}
-		if errors.Is(err, badger.ErrTxnTooBig) && n > 0 {
-			break // the rest goes to the next transaction
-		}
-		if err != nil {
-			txn.Discard()
-			return 0, err
-		}
-		n++
-	}
-	if c.wait(applyMaxPending-1) != nil {
-		txn.Discard()
-		return 0, c.err
-	}
-	c.inFlight++
-	txn.CommitWith(func(err error) { c.pending <- err })
-	return n, nil
-}
-
-// wait waits until at most n transactions are committing and returns the
-// first error seen.
-func (c *committer) wait(n int) error {
-	for c.inFlight > n {
-		if err := <-c.pending; err != nil && c.err == nil {
-			c.err = err
-		}
-		c.inFlight--
-	}
-	return c.err
 }

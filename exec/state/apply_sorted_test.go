@@ -15,29 +15,31 @@ func TestSortSeqMatchesKeyOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for round := 0; round < 200; round++ {
 		prefix := []byte("v/0000000042/")
-		var seq []seqChange
+		var changes []change
+		var seq []seqKey
 		for i := 0; i < 1+rng.Intn(300); i++ {
 			k := append([]byte(nil), prefix...)
 			for j := rng.Intn(12); j > 0; j-- {
 				k = append(k, byte(rng.Intn(3))) // small alphabet: many ties and zero bytes
 			}
-			if len(seq) > 0 && rng.Intn(4) == 0 {
-				k = append([]byte(nil), seq[rng.Intn(len(seq))].key...)
+			if len(changes) > 0 && rng.Intn(4) == 0 {
+				k = append([]byte(nil), changes[rng.Intn(len(changes))].key...)
 			}
-			seq = append(seq, seqChange{change: change{key: k}, n: i})
+			changes = append(changes, change{key: k})
+			seq = append(seq, seqKey{n: i})
 		}
 		want := slices.Clone(seq)
-		slices.SortFunc(want, func(a, b seqChange) int {
-			if c := bytes.Compare(a.key, b.key); c != 0 {
+		slices.SortFunc(want, func(a, b seqKey) int {
+			if c := bytes.Compare(changes[a.n].key, changes[b.n].key); c != 0 {
 				return c
 			}
 			return a.n - b.n
 		})
-		sortSeq(seq, 0)
+		sortSeq(changes, seq, 0)
 		for i := range seq {
-			if !bytes.Equal(seq[i].key, want[i].key) || seq[i].n != want[i].n {
+			if seq[i].n != want[i].n {
 				t.Fatalf("round %d, position %d: got key %q (#%d), want %q (#%d)",
-					round, i, seq[i].key, seq[i].n, want[i].key, want[i].n)
+					round, i, changes[seq[i].n].key, seq[i].n, changes[want[i].n].key, want[i].n)
 			}
 		}
 	}
@@ -48,26 +50,27 @@ func TestSortSeqMatchesKeyOrder(t *testing.T) {
 // comparison, by bytes.Compare alone.
 func BenchmarkSortSeq(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
-	base := make([]seqChange, 75000)
-	for i := range base {
+	changes := make([]change, 75000)
+	base := make([]seqKey, len(changes))
+	for i := range changes {
 		k := []byte("v/w/view/\x04\x02")
 		for j := 0; j < 20; j++ {
 			k = append(k, byte(rng.Intn(256)))
 		}
-		base[i] = seqChange{change: change{key: k}, n: i}
+		changes[i], base[i] = change{key: k}, seqKey{n: i}
 	}
-	seq := make([]seqChange, len(base))
+	seq := make([]seqKey, len(base))
 	b.Run("prefix", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			copy(seq, base)
-			sortSeq(seq, 0)
+			sortSeq(changes, seq, 0)
 		}
 	})
 	b.Run("bytes", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			copy(seq, base)
-			slices.SortFunc(seq, func(a, b seqChange) int {
-				if c := bytes.Compare(a.key, b.key); c != 0 {
+			slices.SortFunc(seq, func(a, b seqKey) int {
+				if c := bytes.Compare(changes[a.n].key, changes[b.n].key); c != 0 {
 					return c
 				}
 				return a.n - b.n

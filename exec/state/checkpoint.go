@@ -143,7 +143,7 @@ func (s *Store) applyChunks(id uint64, run *applyRun, after []byte) error {
 	}
 	rest := changesAfter(changes, after)
 	s.bg.resumed.Store(int64(len(changes) - len(rest)))
-	return s.writeSorted(id, rest)
+	return s.writeSorted(id, rest, after)
 }
 
 // apply writes the staged changes under prefix (a checkpoint staged in

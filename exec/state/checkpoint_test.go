@@ -703,3 +703,108 @@ func TestClearOnOpenDeletesThePrefix(t *testing.T) {
 		t.Fatalf("after the open: %s, want %s", strings.Join(got, " "), want)
 	}
 }
+
+// TestAppliedChangesOrderWithOtherWrites checks the versions the
+// background apply writes at (it writes below Badger's transactions, at a
+// version it claims): a write committed after an apply wins over the
+// applied value, an apply wins over a write committed before it, and both
+// stay so after the store is reopened and its levels compacted into one.
+func TestAppliedChangesOrderWithOtherWrites(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	bulk := func(id uint64, tag string, extra func(w *Writer) error) {
+		t.Helper()
+		err := s.Checkpoint(id, func(w *Writer) error {
+			for i := 60_000; i >= 100; i-- { // descending: the apply sorts them
+				if err := w.Set([]byte(fmt.Sprintf("k/%06d", i)), []byte(tag)); err != nil {
+					return err
+				}
+			}
+			return extra(w)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WaitApplied(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bulk(1, "1", func(*Writer) error { return nil })
+	err := s.Update(func(w *Writer) error {
+		return errors.Join(w.Set([]byte("k/000100"), []byte("update")), w.Delete([]byte("k/000101")),
+			w.Set([]byte("k/000102"), []byte("update")))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bulk(2, "2", func(w *Writer) error {
+		return errors.Join(w.Delete([]byte("k/000102")), w.Delete([]byte("k/000103")), w.Set([]byte("k/000001"), []byte("2")))
+	})
+	if err := s.Update(func(w *Writer) error { return w.Set([]byte("k/000200"), []byte("after")) }); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"k/000001": "2", "k/000100": "2", "k/000101": "2", "k/000102": "<absent>", "k/000103": "<absent>",
+		"k/000200": "after", "k/000201": "2", "k/060000": "2",
+	}
+	check := func(when string) {
+		t.Helper()
+		for k, v := range want {
+			if got := get(t, s, k); got != v {
+				t.Errorf("%s: %s = %q, want %q", when, k, got, v)
+			}
+		}
+	}
+	check("after the applies")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, dir)
+	defer s.Close()
+	check("reopened")
+	if err := s.db.Flatten(1); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted")
+}
+
+// TestSortedChangesKeepsTheLastOfAKey checks the parse and sort of staged
+// chunks: changes staged in ascending key order come back as staged,
+// others sorted by key with the last change of each key.
+func TestSortedChangesKeepsTheLastOfAKey(t *testing.T) {
+	stageAll := func(ops ...string) []stagedChunk {
+		w := &Writer{}
+		for _, op := range ops {
+			k, v, del := op[1:], "v"+op[1:], op[0] == '-'
+			w.chunk = nil
+			if err := w.stage([]byte(k), []byte(v), del); err != nil {
+				t.Fatal(err)
+			}
+			w.chunks = append(w.chunks, stagedChunk{changes: w.chunk})
+		}
+		return w.chunks
+	}
+	for _, tc := range []struct{ ops, want []string }{
+		{[]string{"+a", "+b", "-c", "+d"}, []string{"+a", "+b", "-c", "+d"}},
+		{[]string{"+d", "+a", "-a", "+c", "+a", "-d"}, []string{"+a", "+c", "-d"}},
+		{[]string{"+a", "+a"}, []string{"+a"}},
+	} {
+		got, err := sortedChanges(stageAll(tc.ops...), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotOps []string
+		for _, c := range got {
+			op := "+"
+			if c.del {
+				op = "-"
+			} else if string(c.val) != "v"+string(c.key) {
+				t.Fatalf("%v: value %q for %q", tc.ops, c.val, c.key)
+			}
+			gotOps = append(gotOps, op+string(c.key))
+		}
+		if !slices.Equal(gotOps, tc.want) {
+			t.Errorf("%v: got %v, want %v", tc.ops, gotOps, tc.want)
+		}
+	}
+}

@@ -9,8 +9,8 @@
 // staged/ in the state directory, which is synced (staged.go); (2) one
 // small transaction records id as committed, and Checkpoint returns; (3)
 // in the background, the staged changes are applied to their keys, sorted
-// by key in small transactions (apply_sorted.go) that record how far
-// the apply got every few transactions, synced once at the end
+// by key in batches below Badger's transactions (apply_sorted.go) that
+// record how far the apply got every 65,536 changes, synced once at the end
 // (durable.go), and the file removed,
 // while every write to the store waits for that apply and reads merge the
 // staged changes over Badger (applier.go, overlay.go). Each change thus
