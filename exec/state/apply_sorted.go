@@ -13,7 +13,7 @@ import (
 )
 
 // applyBatchesInFlight is how many of the apply's batches may wait for
-// Badger's write goroutine at once.
+// the sender at once.
 const applyBatchesInFlight = 4
 
 // sortedChanges parses the chunks' changes (about n of them, 0 when not
@@ -180,9 +180,41 @@ const applyMarkChanges = 65_536
 // end.
 var keyApplyProgress = []byte("meta/apply-progress")
 
-// applyStopCheck is how many changes the apply writes between two looks
-// at whether Release stopped it.
-const applyStopCheck = 4096
+// applyBatchChanges is how many changes go to Badger's write goroutine
+// at once: the apply builds the next batch while Badger writes one (a
+// loader sends a batch only when it is full or finished, and its full is
+// a tenth of the memtable, so each batch is a loader of its own, finished
+// by a sender goroutine in turn). The apply also looks at whether Release
+// stopped it once a batch.
+const applyBatchChanges = 4096
+
+// sender finishes the apply's loaders one after another, in order, so
+// the apply goroutine can fill the next meanwhile.
+type sender struct {
+	batches chan *badger.KVLoader
+	done    chan error
+}
+
+// startSender starts a sender.
+func startSender() *sender {
+	sn := &sender{batches: make(chan *badger.KVLoader, applyBatchesInFlight), done: make(chan error, 1)}
+	go func() {
+		var first error
+		for ld := range sn.batches {
+			if err := ld.Finish(); err != nil && first == nil {
+				first = err
+			}
+		}
+		sn.done <- first
+	}()
+	return sn
+}
+
+// wait returns once every batch sent is written, with the first error.
+func (sn *sender) wait() error {
+	close(sn.batches)
+	return <-sn.done
+}
 
 // metaDelete is the meta byte of a tombstone in Badger's entries (its
 // bitDelete, part of its file format: a backup's KV carries it).
@@ -219,22 +251,31 @@ func (s *Store) writeSorted(id uint64, changes []change, after []byte) error {
 	tombstone := []byte{metaDelete}
 	for len(changes) > 0 {
 		part := changes[:min(applyMarkChanges, len(changes))]
-		ld := s.db.NewKVLoader(applyBatchesInFlight)
+		sn := startSender()
+		var ld *badger.KVLoader
 		for i, ch := range part {
-			if i%applyStopCheck == 0 && s.bg.stop.Load() {
-				_ = ld.Finish()
-				return errApplyStopped
+			if i%applyBatchChanges == 0 {
+				if ld != nil {
+					sn.batches <- ld
+				}
+				ld = s.db.NewKVLoader(1)
+				if s.bg.stop.Load() {
+					_ = sn.wait()
+					return errApplyStopped
+				}
 			}
 			kv.Key, kv.Value, kv.Meta = ch.key, ch.val, nil
 			if ch.del {
 				kv.Value, kv.Meta = nil, tombstone
 			}
 			if err := ld.Set(&kv); err != nil {
-				_ = ld.Finish()
+				sn.batches <- ld // what it sent already is waited for
+				_ = sn.wait()
 				return fmt.Errorf("apply: %w", err)
 			}
 		}
-		if err := ld.Finish(); err != nil {
+		sn.batches <- ld
+		if err := sn.wait(); err != nil {
 			return fmt.Errorf("apply: %w", err)
 		}
 		changes = changes[len(part):]
