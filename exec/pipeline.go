@@ -239,7 +239,7 @@ func (b *pipeBuilder) buildShared(n planner.Node, out Output) error {
 func statefulNodes(n planner.Node) int {
 	c := 0
 	switch n.(type) {
-	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter, *planner.WindowTopN, *planner.TopN, *planner.SemiJoin:
+	case *planner.WindowAggregate, *planner.Aggregate, *planner.Join, *planner.TemporalFilter, *planner.WindowTopN, *planner.TopN, *planner.SemiJoin, *planner.OverAggregate:
 		c = 1
 	}
 	for _, ch := range n.Children() {
@@ -326,6 +326,14 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		id := b.id()
 		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
 			return NewWindowTopN(WindowTopNConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
+		})
+		b.addStateful(op)
+		sized(st, op)
+		return b.build(x.Input, Output{Op: op})
+	case *planner.OverAggregate:
+		id := b.id()
+		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+			return NewOverAggregate(OverAggregateConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
 		})
 		b.addStateful(op)
 		sized(st, op)

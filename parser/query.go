@@ -309,8 +309,28 @@ func (q *queryRewrite) exprInterval(i int) int {
 		q.errAt(unitTok, "expected an interval unit such as SECOND")
 		return i + 1
 	}
+	if last+1 < len(q.toks) && (q.toks[last+1].is("PRECEDING") || q.toks[last+1].is("FOLLOWING")) {
+		return q.frameInterval(i, last, unit)
+	}
 	q.rw.replace(q.toks[i].off, q.toks[last].end,
 		fmt.Sprintf("%s(%s, %s)", IntervalFunc, quoteString(lit.val()), quoteString(unit)))
+	return last
+}
+
+// frameInterval keeps the interval at i..last that bounds a window
+// frame (`RANGE BETWEEN INTERVAL '10' SECOND PRECEDING …`) in TiDB's
+// frame syntax, which takes `INTERVAL value unit`: Postgres' unit-less
+// text form ('10 seconds') becomes microseconds.
+func (q *queryRewrite) frameInterval(i, last int, unit string) int {
+	if unit != "" {
+		return last
+	}
+	us, err := parseIntervalText(q.toks[i+1].val())
+	if err != nil {
+		q.errAt(q.toks[i+1], err.Error())
+		return last
+	}
+	q.rw.replace(q.toks[i].off, q.toks[last].end, fmt.Sprintf("INTERVAL %d MICROSECOND", us))
 	return last
 }
 

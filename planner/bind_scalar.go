@@ -80,6 +80,9 @@ type binder struct {
 	// as overConst, a placeholder the WindowTopN replaces (build_topn.go).
 	over      *ast.WindowFuncExpr
 	overConst *Const
+	// overCols are the running-aggregate OVER calls an OverAggregate
+	// computes, bound to its output columns (build_over.go).
+	overCols map[*ast.WindowFuncExpr]Scalar
 }
 
 func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
@@ -130,8 +133,11 @@ func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
 		if n == b.over && n != nil {
 			return b.overConst, nil
 		}
+		if c, ok := b.overCols[n]; ok {
+			return c, nil
+		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "window functions (OVER) are not supported here: %s", exprText(e)).
-			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY … ORDER BY …) in a derived table filtered by rn <= N outside it run (Top-N; window Top-N when partitioned by window_start, window_end)")
+			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY … ORDER BY …) in a derived table filtered by rn <= N outside it run (Top-N; window Top-N when partitioned by window_start, window_end), and sum, avg, count, min, max OVER (PARTITION BY … ORDER BY ts ROWS|RANGE BETWEEN … PRECEDING AND CURRENT ROW) in a view's select list")
 	case *ast.SubqueryExpr:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "scalar subqueries are not supported: %s", exprText(e)).
 			WithHint("filter by a subquery with [NOT] IN (SELECT …) or [NOT] EXISTS (SELECT …) in WHERE, or join with it in FROM")

@@ -50,12 +50,15 @@ type builder struct {
 	// is planning (build_topn.go), bound as overConst, its placeholder.
 	over      *ast.WindowFuncExpr
 	overConst *Const
+	// overCols binds the running-aggregate OVER calls an OverAggregate
+	// computes to its output columns (build_over.go).
+	overCols map[*ast.WindowFuncExpr]Scalar
 }
 
 // bindScalar binds e over scope in the query's time zone, inlining the
 // catalog's SQL functions.
 func (b *builder) bindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
-	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause, over: b.over, overConst: b.overConst}
+	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause, over: b.over, overConst: b.overConst, overCols: b.overCols}
 	s, err := bd.bind(e)
 	if err != nil {
 		return nil, err
@@ -343,6 +346,11 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 	}
 	if in, err = b.semiJoins(in, scope, subs); err != nil {
 		return nil, nil, err
+	}
+	if overs := b.collectOvers(s); len(overs) > 0 {
+		if in, err = b.overAggregate(s, in, scope, overs); err != nil {
+			return nil, nil, err
+		}
 	}
 	aggs := collectAggs(s)
 	if len(aggs) > 0 || s.GroupBy != nil {

@@ -140,6 +140,8 @@ func keysOf(n Node) string {
 		return colList(x.Partition, x.Input.Schema())
 	case *TopN:
 		return colList(x.Partition, x.Input.Schema())
+	case *OverAggregate:
+		return colList(x.Partition, x.Input.Schema())
 	}
 	return ""
 }

@@ -82,6 +82,8 @@ func PropsOf(n Node) Props {
 		return Props{AppendOnly: true, TimeCol: x.EndCol, StateBound: x.StateBound()}
 	case *TopN:
 		return Props{AppendOnly: false, TimeCol: -1, StateBound: x.StateBound()}
+	case *OverAggregate:
+		return Props{AppendOnly: true, TimeCol: x.TimeCol, StateBound: x.StateBound()}
 	case *Materialize, *Sort, *Limit:
 		p := PropsOf(n.Children()[0])
 		return Props{AppendOnly: p.AppendOnly, TimeCol: p.TimeCol}
@@ -131,6 +133,10 @@ func checkAppendOnlyInputs(n Node) error {
 		case *WindowTopN:
 			if !PropsOf(y.Input).AppendOnly {
 				what = "a window Top-N over a retracting input"
+			}
+		case *OverAggregate:
+			if !PropsOf(y.Input).AppendOnly {
+				what = "a running aggregate OVER a retracting input"
 			}
 		case *Join:
 			if !PropsOf(y.Left).AppendOnly || !PropsOf(y.Right).AppendOnly {

@@ -120,6 +120,8 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 			windowed = true
 		case *WindowTopN:
 			windowed = windowed || topNReadsTVF(y)
+		case *OverAggregate:
+			windowed = true
 		}
 		return x, false
 	})
@@ -201,6 +203,17 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				cj.LeftTime, cj.RightTime = TimeColumn(cj.Left), TimeColumn(cj.Right)
 			}
 			return &cj
+		case *OverAggregate:
+			co := *w
+			co.Input = walk(w.Input, false)
+			co.Emit = c.Emit
+			if sc.StateTTL != nil {
+				co.TTL = *sc.StateTTL
+			}
+			if werr == nil {
+				werr = checkOverContract(c)
+			}
+			return &co
 		case *Project, *Filter, *TemporalFilter:
 			return x.WithChildren(walk(x.Children()[0], top))
 		}
@@ -237,6 +250,9 @@ func TimeColumnOf(n Node, col int) bool {
 		return x.Input != nil && col < len(x.Input.Schema()) && TimeColumnOf(x.Input, col)
 	case *Union:
 		return unionTimeColumnOf(x, col)
+	case *OverAggregate:
+		// Rows come out, in ts order, before the watermark passes them.
+		return col == x.TimeCol
 	case *WindowTopN:
 		// Like a window aggregate's: a window's rows come out before
 		// the watermark passes its end.
@@ -274,6 +290,11 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 			if a.Kind == Unbounded && a.TTL == 0 {
 				msg = "unbounded state: " + a.String() + " keeps every row of both inputs forever"
 				fix = "bound the join from below and above by the inputs' watermark columns (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
+			}
+		case *OverAggregate:
+			if a.TTL == 0 {
+				msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
+				fix = "add STATE TTL <interval> (a partition idle that long in event time is dropped)"
 			}
 		case *TopN:
 			msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
@@ -412,6 +433,8 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 			keys = colList(x.Partition, x.Input.Schema())
 		case *TopN:
 			keys = colList(x.Partition, x.Input.Schema())
+		case *OverAggregate:
+			keys = colList(x.Partition, x.Input.Schema())
 		}
 		b.WriteString(pad + line)
 		if keys != "" || isKeyed(n) {
@@ -448,7 +471,7 @@ func PhysicalAnnotated(n Node, par int, note func(Node) string) string {
 
 func isKeyed(n Node) bool {
 	switch n.(type) {
-	case *WindowAggregate, *Aggregate, *Join, *WindowTopN, *TopN, *SemiJoin:
+	case *WindowAggregate, *Aggregate, *Join, *WindowTopN, *TopN, *SemiJoin, *OverAggregate:
 		return true
 	}
 	return false
@@ -512,6 +535,9 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			out = append(out, fmt.Sprintf("state: WindowTopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *TopN:
 			out = append(out, fmt.Sprintf("state: TopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
+		case *OverAggregate:
+			out = append(out, "running aggregate OVER: late data drop (a row whose ts the watermark reached is late), emit on window close (each row once the watermark reaches its ts)")
+			out = append(out, fmt.Sprintf("state: OverAggregate key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *TemporalFilter:
 			out = append(out, "clock: temporal filter on "+n.ClockText()+clockNote(n))
 			out = append(out, "state: TemporalFilter key=(row) bound="+n.StateBound())

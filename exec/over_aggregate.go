@@ -1,0 +1,379 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// OverAggregate is the running aggregate over an event-time order
+// (planner.OverAggregate, Flink's OVER aggregation): per partition it
+// buffers rows until the watermark reaches their ts, then emits them in
+// ts order, each followed by the aggregates of its frame. Output rows are
+// inserts only and final.
+//
+// Rows with equal ts (peers) are ordered by their other columns, in
+// column order, so a ROWS frame picks the same rows whatever the arrival
+// order, parallelism or restarts; a RANGE frame includes every peer of
+// the current row, as in Postgres. A row whose ts the watermark in force
+// when it arrived had reached is late: it is dropped and counted. A row
+// whose ts is NULL has no place in the order and is skipped.
+//
+// State, in memory, per partition: the rows the watermark has not
+// reached, and the emitted rows the frame still reaches (the last n rows
+// for ROWS n PRECEDING, the rows within the interval of the newest for
+// RANGE), or for UNBOUNDED PRECEDING one accumulator per call. A
+// checkpoint writes each partition changed since the previous one under
+// one key (the partition columns). Under STATE TTL a partition with no
+// buffered rows is dropped once the watermark passes its newest row by
+// the TTL (swept every half TTL of event time); otherwise partitions are
+// unbounded.
+type OverAggregate struct {
+	id    string
+	n     *planner.OverAggregate
+	out   Output
+	late  *lateness.Counters
+	keep  func(key types.Row) bool
+	order ranker
+	wm    int64
+	parts map[string]*overPart
+	// waiting are the keys of the partitions with buffered rows.
+	waiting map[string]bool
+	// swept is the watermark of the last STATE TTL sweep; gone are the
+	// keys of the dropped partitions a checkpoint wrote.
+	swept  int64
+	gone   []string
+	keyBuf []byte
+}
+
+// overPart is one partition's state.
+type overPart struct {
+	pending []types.Row // rows the watermark has not reached, unsorted
+	frame   []types.Row // emitted rows the frame still reaches, in order
+	accs    accs        // UNBOUNDED PRECEDING: the running aggregates
+	last    int64       // the newest emitted row's ts (STATE TTL)
+	dirty   bool        // changed since the last checkpoint
+	stored  bool        // a checkpoint holds it
+}
+
+// OverAggregateConfig configures an OverAggregate.
+type OverAggregateConfig struct {
+	ID   string // state key prefix, unique per operator
+	Node *planner.OverAggregate
+	Out  Output
+	Late *lateness.Counters
+	// Keep is the restore filter of a parallel instance (nil: all).
+	Keep func(key types.Row) bool
+}
+
+// NewOverAggregate returns the operator for c.Node.
+func NewOverAggregate(c OverAggregateConfig) *OverAggregate {
+	return &OverAggregate{id: c.ID, n: c.Node, out: c.Out, late: c.Late, keep: c.Keep,
+		order: ranker{order: []planner.SortKey{{Col: c.Node.TimeCol}}},
+		wm:    types.MinTime, swept: types.MinTime, parts: map[string]*overPart{}, waiting: map[string]bool{}}
+}
+
+// Process implements Operator: each on-time row waits in its partition
+// for the watermark.
+func (o *OverAggregate) Process(_ int, b *Batch) error {
+	for i, r := range b.Rows {
+		if b.Diff(i) < 0 {
+			return fmt.Errorf("running aggregate %s: input retracted a row", o.id)
+		}
+		ts := r[o.n.TimeCol]
+		if ts.IsNull() {
+			continue
+		}
+		wm := o.wm
+		if b.WM != nil {
+			wm = max(wm, b.WM[i])
+		}
+		if ts.I <= wm {
+			if o.late != nil {
+				o.late.Add(lateness.Drop, "late", 1)
+			}
+			continue
+		}
+		o.keyBuf = state.AppendKeyCols(o.keyBuf[:0], r, o.n.Partition)
+		p := o.part(string(o.keyBuf))
+		p.pending = append(p.pending, append(types.Row(nil), r...))
+		p.dirty = true
+		o.waiting[string(o.keyBuf)] = true
+	}
+	return nil
+}
+
+// part returns the partition of key k, made when absent.
+func (o *OverAggregate) part(k string) *overPart {
+	p, ok := o.parts[k]
+	if !ok {
+		p = &overPart{}
+		if o.n.Unbounded {
+			p.accs = newAccs(o.n.Aggs)
+		}
+		o.parts[k] = p
+	}
+	return p
+}
+
+// Watermark implements Operator: emit every buffered row wm reached, per
+// partition in ts order, then forward the watermark.
+func (o *OverAggregate) Watermark(_ int, wm int64) error {
+	if wm <= o.wm {
+		return nil
+	}
+	o.wm = wm
+	keys := make([]string, 0, len(o.waiting))
+	for k := range o.waiting {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := &Batch{}
+	for _, k := range keys {
+		p := o.parts[k]
+		o.fire(p, wm, out)
+		if len(p.pending) == 0 {
+			delete(o.waiting, k)
+		}
+	}
+	o.sweep(wm)
+	if len(out.Rows) > 0 {
+		if err := o.out.Emit(out); err != nil {
+			return err
+		}
+	}
+	return o.out.EmitWatermark(wm)
+}
+
+// sweep drops, under STATE TTL, the partitions with no buffered rows
+// whose newest row the watermark has passed by the TTL. It runs once the
+// watermark has moved half a TTL since the last sweep, so a partition
+// outlives its TTL by at most half of it and a sweep's cost is spread
+// over that much event time.
+func (o *OverAggregate) sweep(wm int64) {
+	ttl := o.n.TTL
+	if ttl <= 0 || o.swept != types.MinTime && wm-o.swept < max(ttl/2, 1) {
+		return
+	}
+	o.swept = wm
+	for k, p := range o.parts {
+		if len(p.pending) > 0 || p.last > wm-ttl {
+			continue
+		}
+		delete(o.parts, k)
+		if p.stored {
+			o.gone = append(o.gone, k)
+		}
+	}
+}
+
+// fire emits p's buffered rows whose ts wm reached, in order, each with
+// its frame's aggregates.
+func (o *OverAggregate) fire(p *overPart, wm int64, out *Batch) {
+	var ready []types.Row
+	rest := p.pending[:0]
+	for _, r := range p.pending {
+		if r[o.n.TimeCol].I <= wm {
+			ready = append(ready, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	clear(p.pending[len(rest):])
+	p.pending = rest
+	if len(ready) == 0 {
+		return
+	}
+	p.dirty = true
+	slices.SortFunc(ready, o.order.cmp)
+	p.last = ready[len(ready)-1][o.n.TimeCol].I
+	for i := 0; i < len(ready); {
+		j := i + 1
+		for j < len(ready) && ready[j][o.n.TimeCol].I == ready[i][o.n.TimeCol].I {
+			j++
+		}
+		if o.n.Rows {
+			for _, r := range ready[i:j] {
+				out.Rows = append(out.Rows, o.advance(p, r))
+			}
+		} else {
+			o.advanceRange(p, ready[i:j], out)
+		}
+		i = j
+	}
+}
+
+// advance moves a ROWS frame on by row r and returns r with its
+// aggregates.
+func (o *OverAggregate) advance(p *overPart, r types.Row) types.Row {
+	if o.n.Unbounded {
+		p.accs.add(o.n.Aggs, r)
+		return o.result(r, p.accs)
+	}
+	p.frame = append(p.frame, r)
+	vals := o.fold(p.frame)
+	if drop := len(p.frame) - int(o.n.Preceding); drop > 0 {
+		clear(p.frame[:drop])
+		p.frame = p.frame[drop:]
+	}
+	return o.result(r, vals)
+}
+
+// advanceRange moves a RANGE frame on by peers, the rows of one ts, and
+// emits each with the aggregates of the frame ending at that ts.
+func (o *OverAggregate) advanceRange(p *overPart, peers []types.Row, out *Batch) {
+	var vals accs
+	if o.n.Unbounded {
+		for _, r := range peers {
+			p.accs.add(o.n.Aggs, r)
+		}
+		vals = p.accs
+	} else {
+		p.frame = append(p.frame, peers...)
+		from := peers[0][o.n.TimeCol].I - o.n.Preceding
+		drop := 0
+		for drop < len(p.frame) && p.frame[drop][o.n.TimeCol].I < from {
+			drop++
+		}
+		clear(p.frame[:drop])
+		p.frame = p.frame[drop:]
+		vals = o.fold(p.frame)
+	}
+	for _, r := range peers {
+		out.Rows = append(out.Rows, o.result(r, vals))
+	}
+}
+
+// fold aggregates rows afresh.
+func (o *OverAggregate) fold(rows []types.Row) accs {
+	a := newAccs(o.n.Aggs)
+	for _, r := range rows {
+		a.add(o.n.Aggs, r)
+	}
+	return a
+}
+
+// result is r followed by the results of a.
+func (o *OverAggregate) result(r types.Row, a accs) types.Row {
+	row := make(types.Row, len(r), len(r)+len(a))
+	copy(row, r)
+	for _, x := range a {
+		row = append(row, x.result())
+	}
+	return row
+}
+
+// Tick implements Operator (nothing runs on the wall clock).
+func (o *OverAggregate) Tick(int64) error { return nil }
+
+// Checkpoint implements Stateful: every partition changed since the
+// previous checkpoint, as one value: a header row (pending and frame
+// counts, the newest emitted ts), the pending rows, the frame rows, then the accumulators'
+// states (UNBOUNDED PRECEDING).
+func (o *OverAggregate) Checkpoint(w *state.Writer) error {
+	for _, k := range o.gone {
+		if err := w.Delete([]byte(o.id + k)); err != nil {
+			return err
+		}
+	}
+	o.gone = o.gone[:0]
+	for k, p := range o.parts {
+		if !p.dirty {
+			continue
+		}
+		rows := make([]types.Row, 0, 1+len(p.pending)+len(p.frame)+len(p.accs))
+		rows = append(rows, types.Row{types.IntValue(int64(len(p.pending))), types.IntValue(int64(len(p.frame))), types.TimestampValue(p.last)})
+		rows = append(rows, p.pending...)
+		rows = append(rows, p.frame...)
+		rows = append(rows, p.accs.encode()...)
+		if err := w.Set([]byte(o.id+k), state.EncodeValue(rows...)); err != nil {
+			return err
+		}
+		p.dirty, p.stored = false, true
+	}
+	return nil
+}
+
+// Restore implements Stateful: reload the partitions this instance owns.
+func (o *OverAggregate) Restore(s *state.Store) error {
+	return s.ScanOwned([]byte(o.id), o.owns, func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.id, err)
+		}
+		k := string(key[len(o.id):])
+		p, err := o.decodePart(rows)
+		if err != nil {
+			return err
+		}
+		o.parts[k] = p
+		if len(p.pending) > 0 {
+			o.waiting[k] = true
+		}
+		return nil
+	})
+}
+
+// decodePart rebuilds a partition from the rows Checkpoint wrote.
+func (o *OverAggregate) decodePart(rows []types.Row) (*overPart, error) {
+	if len(rows) == 0 || len(rows[0]) != 3 {
+		return nil, errCorrupt(o.id)
+	}
+	np, nf := int(rows[0][0].I), int(rows[0][1].I)
+	na := 0
+	if o.n.Unbounded {
+		na = len(o.n.Aggs)
+	}
+	if np < 0 || nf < 0 || 1+np+nf+na != len(rows) {
+		return nil, errCorrupt(o.id)
+	}
+	p := &overPart{pending: rows[1 : 1+np], frame: rows[1+np : 1+np+nf], last: rows[0][2].I, stored: true}
+	if o.n.Unbounded {
+		p.accs = newAccs(o.n.Aggs)
+		if err := p.accs.decode(rows[1+np+nf:]); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.id, err)
+		}
+	}
+	return p, nil
+}
+
+// owns reports whether this instance keeps the partition stored under
+// key, from the key alone.
+func (o *OverAggregate) owns(key []byte) (bool, error) {
+	if o.keep == nil {
+		return true, nil
+	}
+	k, err := state.DecodeKeys(key[len(o.id):])
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", o.id, err)
+	}
+	return o.keep(k), nil
+}
+
+// StateKeys implements stateSizer: the partitions.
+func (o *OverAggregate) StateKeys() int64 { return int64(len(o.parts)) }
+
+// stateSize implements stateMeasurer: the partitions and their estimated
+// bytes in memory (the mean of a sample of them times their number).
+func (o *OverAggregate) stateSize() StateSize {
+	var s sampler
+	for k, p := range o.parts {
+		if s.full() {
+			break
+		}
+		n := keyBytes(k) + int64(unsafe.Sizeof(*p))
+		for _, r := range p.pending {
+			n += rowBytes(r)
+		}
+		for _, r := range p.frame {
+			n += rowBytes(r)
+		}
+		s.add(int(n))
+	}
+	return StateSize{Keys: o.StateKeys(), MemoryBytes: s.times(o.StateKeys())}
+}

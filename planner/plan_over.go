@@ -1,0 +1,109 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// OverAggregate is the running aggregate over an event-time order
+// (Flink's OVER aggregation): sum, avg, count, min and max OVER
+// (PARTITION BY … ORDER BY ts ROWS|RANGE BETWEEN … PRECEDING AND CURRENT
+// ROW), where ts carries the watermark. It buffers each partition's rows
+// until the watermark reaches their ts, then emits them in ts order, each
+// with the aggregates of its frame appended to its columns. Its output
+// is append-only and final (the view says LATE DATA DROP EMIT ON WINDOW
+// CLOSE); a row whose ts the watermark had reached when it arrived is
+// late and dropped. State: the rows the watermark has not reached, plus
+// per partition the last Rows rows (ROWS), the rows within Range of the
+// newest (RANGE) or one accumulator per call (UNBOUNDED PRECEDING);
+// partitions are unbounded.
+type OverAggregate struct {
+	Input     Node
+	Partition []int
+	// TimeCol is the ORDER BY column, which carries the watermark.
+	TimeCol int
+	// Rows says the frame counts rows (ROWS) rather than ts (RANGE).
+	Rows bool
+	// Unbounded is UNBOUNDED PRECEDING; otherwise Preceding is the
+	// frame's reach: rows before the current one (ROWS) or microseconds
+	// (RANGE).
+	Unbounded bool
+	Preceding int64
+	Aggs      []AggCall
+	Names     []string
+	// TTL (STATE TTL, microseconds of event time; 0 = none) drops a
+	// partition with no buffered rows once the watermark passes its
+	// newest row's ts by TTL: its frame starts afresh if the key comes
+	// back.
+	TTL int64
+	// Emit is the view's EMIT mode (attachContract), "on_window_close"
+	// being the one supported.
+	Emit string
+}
+
+func (*OverAggregate) node() {}
+
+// Schema implements Node: the input's columns, then one per call.
+func (n *OverAggregate) Schema() types.Schema {
+	out := append(types.Schema(nil), n.Input.Schema()...)
+	for i, a := range n.Aggs {
+		out = append(out, types.Column{Name: n.Names[i], Type: a.T})
+	}
+	return out
+}
+
+// Children implements Node.
+func (n *OverAggregate) Children() []Node { return []Node{n.Input} }
+
+// WithChildren implements Node.
+func (n *OverAggregate) WithChildren(ch ...Node) Node { c := *n; c.Input = ch[0]; return &c }
+
+// FrameText renders the frame as SQL.
+func (n *OverAggregate) FrameText() string {
+	kind := "RANGE"
+	if n.Rows {
+		kind = "ROWS"
+	}
+	switch {
+	case n.Unbounded:
+		return kind + " UNBOUNDED PRECEDING"
+	case n.Rows:
+		return fmt.Sprintf("ROWS %d PRECEDING", n.Preceding)
+	}
+	return "RANGE " + types.FormatInterval(n.Preceding) + " PRECEDING"
+}
+
+// String implements Node.
+func (n *OverAggregate) String() string {
+	in := n.Input.Schema()
+	aggs := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		aggs[i] = a.Format(in)
+	}
+	s := fmt.Sprintf("OverAggregate partition=[%s] order=%s frame=%s aggs=[%s]",
+		colList(n.Partition, in), colName(n.TimeCol, in), n.FrameText(), strings.Join(aggs, ", "))
+	if n.TTL > 0 {
+		s += " ttl=" + types.FormatInterval(n.TTL)
+	}
+	return s
+}
+
+// StateBound describes the operator's state bound for EXPLAIN and the
+// contract.
+func (n *OverAggregate) StateBound() string {
+	per := "one accumulator per call"
+	switch {
+	case n.Unbounded:
+	case n.Rows:
+		per = fmt.Sprintf("the last %d rows", n.Preceding)
+	default:
+		per = "the rows within " + types.FormatInterval(n.Preceding)
+	}
+	parts := "partitions unbounded"
+	if n.TTL > 0 {
+		parts = "a partition kept until the watermark passes its newest row by STATE TTL " + types.FormatInterval(n.TTL)
+	}
+	return "rows until the watermark reaches their ts, plus " + per + " per partition, " + parts
+}
