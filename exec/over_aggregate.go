@@ -332,7 +332,8 @@ func (o *OverAggregate) decodePart(rows []types.Row) (*overPart, error) {
 	if np < 0 || nf < 0 || 1+np+nf+na != len(rows) {
 		return nil, errCorrupt(o.id)
 	}
-	p := &overPart{pending: rows[1 : 1+np], frame: rows[1+np : 1+np+nf], last: rows[0][2].I, stored: true}
+	// Clipped: appending to one must not overwrite the next.
+	p := &overPart{pending: slices.Clip(rows[1 : 1+np]), frame: slices.Clip(rows[1+np : 1+np+nf]), last: rows[0][2].I, stored: true}
 	if o.n.Unbounded {
 		p.accs = newAccs(o.n.Aggs)
 		if err := p.accs.decode(rows[1+np+nf:]); err != nil {
