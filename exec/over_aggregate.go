@@ -13,7 +13,7 @@ import (
 
 // OverAggregate is the running aggregate over an event-time order
 // (planner.OverAggregate, Flink's OVER aggregation): per partition it
-// buffers rows until the watermark reaches their ts, then emits them in
+// buffers rows until the watermark passes their ts, then emits them in
 // ts order, each followed by the aggregates of its frame. Output rows are
 // inserts only and final.
 //
@@ -21,11 +21,11 @@ import (
 // column order, so a ROWS frame picks the same rows whatever the arrival
 // order, parallelism or restarts; a RANGE frame includes every peer of
 // the current row, as in Postgres. A row whose ts the watermark in force
-// when it arrived had reached is late: it is dropped and counted. A row
+// when it arrived had passed is late: it is dropped and counted. A row
 // whose ts is NULL has no place in the order and is skipped.
 //
 // State, in memory, per partition: the rows the watermark has not
-// reached, and the emitted rows the frame still reaches (the last n rows
+// passed, and the emitted rows the frame still reaches (the last n rows
 // for ROWS n PRECEDING, the rows within the interval of the newest for
 // RANGE), or for UNBOUNDED PRECEDING one accumulator per call. A
 // checkpoint writes each partition changed since the previous one under
@@ -53,7 +53,7 @@ type OverAggregate struct {
 
 // overPart is one partition's state.
 type overPart struct {
-	pending []types.Row // rows the watermark has not reached, unsorted
+	pending []types.Row // rows the watermark has not passed, unsorted
 	frame   []types.Row // emitted rows the frame still reaches, in order
 	accs    accs        // UNBOUNDED PRECEDING: the running aggregates
 	last    int64       // the newest emitted row's ts (STATE TTL)
@@ -93,7 +93,7 @@ func (o *OverAggregate) Process(_ int, b *Batch) error {
 		if b.WM != nil {
 			wm = max(wm, b.WM[i])
 		}
-		if ts.I <= wm {
+		if ts.I < wm {
 			if o.late != nil {
 				o.late.Add(lateness.Drop, "late", 1)
 			}
@@ -121,7 +121,7 @@ func (o *OverAggregate) part(k string) *overPart {
 	return p
 }
 
-// Watermark implements Operator: emit every buffered row wm reached, per
+// Watermark implements Operator: emit every buffered row wm passed, per
 // partition in ts order, then forward the watermark.
 func (o *OverAggregate) Watermark(_ int, wm int64) error {
 	if wm <= o.wm {
@@ -172,13 +172,13 @@ func (o *OverAggregate) sweep(wm int64) {
 	}
 }
 
-// fire emits p's buffered rows whose ts wm reached, in order, each with
+// fire emits p's buffered rows whose ts wm passed, in order, each with
 // its frame's aggregates.
 func (o *OverAggregate) fire(p *overPart, wm int64, out *Batch) {
 	var ready []types.Row
 	rest := p.pending[:0]
 	for _, r := range p.pending {
-		if r[o.n.TimeCol].I <= wm {
+		if r[o.n.TimeCol].I < wm {
 			ready = append(ready, r)
 		} else {
 			rest = append(rest, r)

@@ -186,12 +186,12 @@ func overFrame(n *OverAggregate, f *ast.WindowFuncExpr) error {
 }
 
 // checkOverContract refuses the view clauses a running aggregate cannot
-// follow yet: it emits each row once, final, when the watermark reaches
+// follow yet: it emits each row once, final, when the watermark passes
 // its ts, and drops late rows (the updating form is not built).
 func checkOverContract(c Contract) error {
 	if c.Emit == "on_window_close" && c.Policy == lateness.Drop {
 		return nil
 	}
-	return sqlerr.New(sqlerr.FeatureNotSupport, "a running aggregate OVER is supported only with LATE DATA DROP EMIT ON WINDOW CLOSE (each row appears once the watermark reaches its ts, with its final value); the updating form is not built yet").
+	return sqlerr.New(sqlerr.FeatureNotSupport, "a running aggregate OVER is supported only with LATE DATA DROP EMIT ON WINDOW CLOSE (each row appears once the watermark passes its ts, with its final value); the updating form is not built yet").
 		WithHint("add LATE DATA DROP EMIT ON WINDOW CLOSE to the view")
 }

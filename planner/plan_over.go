@@ -11,11 +11,11 @@ import (
 // (Flink's OVER aggregation): sum, avg, count, min and max OVER
 // (PARTITION BY … ORDER BY ts ROWS|RANGE BETWEEN … PRECEDING AND CURRENT
 // ROW), where ts carries the watermark. It buffers each partition's rows
-// until the watermark reaches their ts, then emits them in ts order, each
+// until the watermark passes their ts, then emits them in ts order, each
 // with the aggregates of its frame appended to its columns. Its output
 // is append-only and final (the view says LATE DATA DROP EMIT ON WINDOW
-// CLOSE); a row whose ts the watermark had reached when it arrived is
-// late and dropped. State: the rows the watermark has not reached, plus
+// CLOSE); a row whose ts the watermark had passed when it arrived is
+// late and dropped. State: the rows the watermark has not passed, plus
 // per partition the last Rows rows (ROWS), the rows within Range of the
 // newest (RANGE) or one accumulator per call (UNBOUNDED PRECEDING);
 // partitions are unbounded.
@@ -105,5 +105,5 @@ func (n *OverAggregate) StateBound() string {
 	if n.TTL > 0 {
 		parts = "a partition kept until the watermark passes its newest row by STATE TTL " + types.FormatInterval(n.TTL)
 	}
-	return "rows until the watermark reaches their ts, plus " + per + " per partition, " + parts
+	return "rows until the watermark passes their ts, plus " + per + " per partition, " + parts
 }

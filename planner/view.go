@@ -536,7 +536,7 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 		case *TopN:
 			out = append(out, fmt.Sprintf("state: TopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *OverAggregate:
-			out = append(out, "running aggregate OVER: late data drop (a row whose ts the watermark reached is late), emit on window close (each row once the watermark reaches its ts)")
+			out = append(out, "running aggregate OVER: late data drop (a row whose ts the watermark passed is late), emit on window close (each row once the watermark passes its ts)")
 			out = append(out, fmt.Sprintf("state: OverAggregate key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *TemporalFilter:
 			out = append(out, "clock: temporal filter on "+n.ClockText()+clockNote(n))
