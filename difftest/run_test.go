@@ -41,6 +41,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genOuterJoin,
 	genIntervalOuterJoin, genIntervalOuterJoin,
 	genSemiJoin, genSemiJoin,
+	genOverAgg, genOverAgg,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
