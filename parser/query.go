@@ -319,10 +319,11 @@ func (q *queryRewrite) exprInterval(i int) int {
 
 // frameInterval keeps the interval at i..last that bounds a window
 // frame (`RANGE BETWEEN INTERVAL '10' SECOND PRECEDING …`) in TiDB's
-// frame syntax, which takes `INTERVAL value unit`: Postgres' unit-less
-// text form ('10 seconds') becomes microseconds.
+// frame syntax, which takes `INTERVAL value unit` with a singular unit:
+// Postgres' unit-less text form ('10 seconds') becomes microseconds.
 func (q *queryRewrite) frameInterval(i, last int, unit string) int {
 	if unit != "" {
+		q.rw.replace(q.toks[i].off, q.toks[last].end, fmt.Sprintf("INTERVAL %s %s", quoteString(q.toks[i+1].val()), unit))
 		return last
 	}
 	us, err := parseIntervalText(q.toks[i+1].val())
@@ -330,7 +331,7 @@ func (q *queryRewrite) frameInterval(i, last int, unit string) int {
 		q.errAt(q.toks[i+1], err.Error())
 		return last
 	}
-	q.rw.replace(q.toks[i].off, q.toks[last].end, fmt.Sprintf("INTERVAL %d MICROSECOND", us))
+	q.rw.replace(q.toks[i].off, q.toks[last].end, fmt.Sprintf("INTERVAL '%d' MICROSECOND", us))
 	return last
 }
 
