@@ -11,7 +11,7 @@ import (
 // sum(v), count(*) and max(v) over the frame.
 func overBuild(rows, unbounded bool, preceding, ttl int64) func(instance) Operator {
 	node := &planner.OverAggregate{Partition: []int{0}, TimeCol: 1, Rows: rows, Unbounded: unbounded, Preceding: preceding, TTL: ttl,
-		Aggs: []planner.AggCall{{Fn: "sum", Arg: 2, T: types.Int}, {Fn: "count", Arg: -1, T: types.Int}, {Fn: "max", Arg: 2, T: types.Int}},
+		Aggs:  []planner.AggCall{{Fn: "sum", Arg: 2, T: types.Int}, {Fn: "count", Arg: -1, T: types.Int}, {Fn: "max", Arg: 2, T: types.Int}},
 		Names: []string{"sum", "count", "max"}}
 	return func(in instance) Operator {
 		return NewOverAggregate(OverAggregateConfig{ID: in.ID, Node: node, Out: in.Out, Late: in.Late, Keep: keepOf(in)})
