@@ -341,7 +341,8 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	case *planner.TopN:
 		id, all := b.id(), x.KeepsAll()
 		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
-			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep})
+			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep,
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 		b.addStateful(op)
 		sized(st, op)

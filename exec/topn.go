@@ -22,13 +22,14 @@ import (
 // Ties in ORDER BY are broken by the rows' other columns (ranker), so the
 // rows kept never depend on arrival order, parallelism or restarts.
 //
-// State: per partition a sorted slice of rows, in memory (it neither
-// spills nor joins the memory budget). Over an append-only input it holds
+// State: per partition a sorted slice of rows. Over an append-only input it holds
 // at most Limit rows (RANK and DENSE_RANK also the rows tied with the last
 // kept rank); over a retracting input (KeepAll) it holds every live input
 // row of the partition, so a retracted top row gives way to the next. A
 // checkpoint writes the partitions changed since the previous one, one
-// key each (the partition columns), and deletes the emptied ones.
+// key each (the partition columns), and deletes the emptied ones. With a
+// store and a state budget or memory share, partitions past it leave
+// memory whole (topn_spill.go) and come back when their next row arrives.
 type TopN struct {
 	ranker
 	id      string
@@ -38,8 +39,16 @@ type TopN struct {
 	keep    func(key types.Row) bool
 	parts   map[string]*keyedPart
 	// gone are the keys of emptied partitions a checkpoint wrote.
-	gone   []string
+	gone   map[string]bool
 	keyBuf []byte
+
+	store  *state.Store
+	budget int
+	mem    *memShare // its share of the memory budget, or nil
+	spill  spillArea
+	// onDisk: partitions not in parts may be in Badger (restored lazily,
+	// or evicted whole).
+	onDisk bool
 }
 
 // keyedPart is one partition of a TopN: its rows, sorted.
@@ -58,12 +67,23 @@ type TopNConfig struct {
 	Out     Output
 	// Keep is the restore filter of a parallel instance (nil: all).
 	Keep func(key types.Row) bool
+	// Store with Budget or Memory enables spilling: at most Budget
+	// partitions (0: no cap), and no more than fit in Memory's bytes
+	// (nil: no share), stay in memory.
+	Store  *state.Store
+	Budget int
+	Memory *MemoryBudget
 }
 
 // NewTopN returns the operator for c.Node.
 func NewTopN(c TopNConfig) *TopN {
-	return &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
-		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{}}
+	t := &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
+		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{},
+		gone: map[string]bool{}, spill: newSpillArea(c.Store, c.ID)}
+	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
+		t.store, t.budget, t.mem = c.Store, c.Budget, c.Memory.join()
+	}
+	return t
 }
 
 // Process implements Operator: apply the batch's inserts and retractions
@@ -74,13 +94,15 @@ func (t *TopN) Process(_ int, b *Batch) error {
 	var touched []string
 	for i, r := range b.Rows {
 		t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
-		p := t.parts[string(t.keyBuf)]
+		p, err := t.part(t.keyBuf)
+		if err != nil {
+			return err
+		}
 		if p == nil {
 			if b.Diff(i) < 0 {
 				continue // nothing to retract from
 			}
-			p = &keyedPart{}
-			t.parts[string(t.keyBuf)] = p
+			p = t.create(string(t.keyBuf))
 		} else if b.Diff(i) > 0 && t.beyond(p, r) {
 			continue
 		}
@@ -95,7 +117,31 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			p.dirty = t.insert(p, r) || p.dirty
 		}
 	}
-	return t.emit(touched, before)
+	if err := t.emit(touched, before); err != nil {
+		return err
+	}
+	return t.evict()
+}
+
+// part returns the partition stored under key, loading it from Badger
+// when it is not in memory; nil when there is none.
+func (t *TopN) part(key []byte) (*keyedPart, error) {
+	if p, ok := t.parts[string(key)]; ok || !t.onDisk {
+		return p, nil
+	}
+	return t.load(string(key))
+}
+
+// create adds an empty partition under k; when a checkpoint holds k's
+// emptied partition, the new one will overwrite it.
+func (t *TopN) create(k string) *keyedPart {
+	p := &keyedPart{}
+	if t.gone[k] {
+		p.persisted = true
+		delete(t.gone, k)
+	}
+	t.parts[k] = p
+	return p
 }
 
 // beyond reports whether r, inserted over an append-only input, would
@@ -176,8 +222,9 @@ func (t *TopN) emit(touched []string, before map[string][]rankedRow) error {
 		ins = t.diff(out, ins, before[k], t.ranked(p.rows))
 		if len(p.rows) == 0 {
 			delete(t.parts, k)
+			t.spill.forget(k)
 			if p.persisted {
-				t.gone = append(t.gone, k)
+				t.gone[k] = true
 			}
 		}
 	}
@@ -235,18 +282,17 @@ func (t *TopN) Tick(int64) error { return nil }
 
 // Checkpoint implements Stateful: deletes for the emptied partitions a
 // checkpoint wrote, then every partition changed since, its rows as one
-// value.
+// value: the evicted ones from the spill area, the others from memory.
 func (t *TopN) Checkpoint(w *state.Writer) error {
-	for _, k := range t.gone {
-		if p, ok := t.parts[k]; ok {
-			p.persisted = true // emptied, then refilled: Set below
-			continue
-		}
+	for k := range t.gone {
 		if err := w.Delete([]byte(t.id + k)); err != nil {
 			return err
 		}
 	}
-	t.gone = t.gone[:0]
+	clear(t.gone)
+	if err := t.checkpointSpilled(w); err != nil {
+		return err
+	}
 	for k, p := range t.parts {
 		if !p.dirty {
 			continue
@@ -256,22 +302,38 @@ func (t *TopN) Checkpoint(w *state.Writer) error {
 		}
 		p.dirty, p.persisted = false, true
 	}
-	return nil
+	return t.spill.clear(w)
 }
 
 // Restore implements Stateful: reload the partitions this instance owns.
+// A spilling Top-N reads nothing: a partition comes into memory from the
+// checkpoint when its next row arrives (lazy), so a restart costs no time
+// per stored partition.
 func (t *TopN) Restore(s *state.Store) error {
+	if t.store != nil {
+		t.onDisk = true
+		return nil
+	}
 	return s.ScanOwned([]byte(t.id), t.owns, func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
+		rows, err := t.decodeRows(val)
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.id, err)
-		}
-		if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
-			return errCorrupt(t.id)
+			return err
 		}
 		t.parts[string(key[len(t.id):])] = &keyedPart{rows: rows, persisted: true}
 		return nil
 	})
+}
+
+// decodeRows decodes a checkpointed partition's rows.
+func (t *TopN) decodeRows(val []byte) ([]types.Row, error) {
+	rows, err := state.DecodeValue(val)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.id, err)
+	}
+	if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
+		return nil, errCorrupt(t.id)
+	}
+	return rows, nil
 }
 
 // owns reports whether this instance keeps the partition stored under
@@ -287,23 +349,29 @@ func (t *TopN) owns(key []byte) (bool, error) {
 	return t.keep(k), nil
 }
 
-// StateKeys implements stateSizer: the partitions held.
+// StateKeys implements stateSizer: the partitions in memory.
 func (t *TopN) StateKeys() int64 { return int64(len(t.parts)) }
 
-// stateSize implements stateMeasurer: the partitions and their estimated
-// bytes in memory (the mean of a sample of them times their number);
-// nothing spills.
+// stateSize implements stateMeasurer: the partitions in memory, their
+// estimated bytes (the mean of a sample of them times their number) and
+// the spill area's.
 func (t *TopN) stateSize() StateSize {
+	return t.spill.size(t.StateKeys(), t.mem.bytes(t.StateKeys(), t.meanBytes))
+}
+
+// meanBytes is the mean in-memory size of up to sizeSample partitions:
+// the map entry, the partition and its rows.
+func (t *TopN) meanBytes() int64 {
 	var s sampler
 	for k, p := range t.parts {
 		if s.full() {
 			break
 		}
-		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
+		n := keyBytes(k) + 8 + allocBytes(int64(unsafe.Sizeof(*p))) + allocBytes(int64(cap(p.rows))*24)
 		for _, r := range p.rows {
 			n += rowBytes(r)
 		}
 		s.add(int(n))
 	}
-	return StateSize{Keys: t.StateKeys(), MemoryBytes: s.times(t.StateKeys())}
+	return s.times(1)
 }
