@@ -52,9 +52,7 @@ func (t *TopN) evict() error {
 // spillValue is the spill area's value of changed partition p: whether a
 // checkpoint holds it, then its rows.
 func (t *TopN) spillValue(p *keyedPart) []byte {
-	rows := make([]types.Row, 0, len(p.rows)+1)
-	rows = append(rows, types.Row{types.BoolValue(p.persisted)})
-	return state.EncodeValue(append(rows, p.rows...)...)
+	return p.value(types.Row{types.BoolValue(p.persisted)})
 }
 
 // decodeSpilled decodes a spill-area value (spillValue).
@@ -66,7 +64,7 @@ func (t *TopN) decodeSpilled(val []byte) (*keyedPart, error) {
 	if len(rows) < 2 || len(rows[0]) != 1 || len(rows[1]) <= t.n.RankCol {
 		return nil, errCorrupt(t.id)
 	}
-	return &keyedPart{rows: rows[1:], persisted: rows[0][0].Bool(), dirty: true}, nil
+	return newKeyedPart(rows[1:], rows[0][0].Bool(), true), nil
 }
 
 // load brings the partition stored under k into memory from the spill
@@ -95,7 +93,7 @@ func (t *TopN) load(k string) (*keyedPart, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load Top-N partition: %w", err)
 		}
-		p = &keyedPart{rows: rows, persisted: true}
+		p = newKeyedPart(rows, true, false)
 	}
 	t.parts[k] = p
 	return p, nil
@@ -116,7 +114,7 @@ func (t *TopN) checkpointSpilled(w *state.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := w.Set([]byte(t.id+k), state.EncodeValue(p.rows...)); err != nil {
+		if err := w.Set([]byte(t.id+k), p.value()); err != nil {
 			return err
 		}
 	}
