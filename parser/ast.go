@@ -223,6 +223,22 @@ type InsertStmt struct {
 	Rows      [][]ast.ExprNode
 }
 
+// DeleteStmt is DELETE FROM t [WHERE cond].
+type DeleteStmt struct {
+	StmtBase
+	Table string
+	Where ast.ExprNode // nil: every row
+}
+
+// UpdateStmt is UPDATE t SET col = expr, ... [WHERE cond].
+type UpdateStmt struct {
+	StmtBase
+	Table   string
+	Columns []string
+	Values  []ast.ExprNode // one per column of Columns
+	Where   ast.ExprNode   // nil: every row
+}
+
 // FuncParam is one parameter of CREATE FUNCTION: Name is "" for an
 // unnamed one (the body reads it as $n).
 type FuncParam struct {
@@ -315,6 +331,8 @@ func (*CreateSinkStmt) stmt()      {}
 func (*CreatePlainViewStmt) stmt() {}
 func (*QueryStmt) stmt()           {}
 func (*InsertStmt) stmt()          {}
+func (*DeleteStmt) stmt()          {}
+func (*UpdateStmt) stmt()          {}
 func (*DropStmt) stmt()            {}
 func (*ShowStmt) stmt()            {}
 func (*DescribeStmt) stmt()        {}

@@ -207,6 +207,8 @@ func (p *stmtParser) statement(toks []token) (Stmt, *sqlerr.Error) {
 		return p.query(toks)
 	case t.is("INSERT"):
 		return p.insert(toks)
+	case t.is("DELETE") || t.is("UPDATE"):
+		return p.dml(toks)
 	}
 	return nil, p.other(toks)
 }
