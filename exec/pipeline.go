@@ -36,6 +36,9 @@ type ScanInput struct {
 	// View marks a scan of a materialized view: the engine feeds it the
 	// view's changelog (inserts and deletes) and output watermark.
 	View bool
+	// Table marks a scan of a TABLE: the engine feeds it the table's
+	// changelog (an upsert deletes the row it replaces, then inserts).
+	Table bool
 }
 
 // Env is what a pipeline needs from the engine.
@@ -254,10 +257,7 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	par := b.env.Parallelism
 	switch x := n.(type) {
 	case *planner.Scan:
-		if x.Kind != planner.ScanSource && x.Kind != planner.ScanView {
-			return sqlerr.New(sqlerr.FeatureNotSupport, "a view cannot read %s yet", x.Name)
-		}
-		b.p.Scans = append(b.p.Scans, ScanInput{Source: x.Name, Cols: x.Cols, Out: out, View: x.Kind == planner.ScanView})
+		b.p.Scans = append(b.p.Scans, ScanInput{Source: x.Name, Cols: x.Cols, Out: out, View: x.Kind == planner.ScanView, Table: x.Kind == planner.ScanTable})
 		return nil
 	case *planner.Filter:
 		pred, err := CompileFilter(x.Pred, b.env.EvalErrors)

@@ -216,7 +216,9 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 	case catalog.Table:
 		sc.Kind = ScanTable
 		if !b.adhoc {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupport, "views over table %q are not supported yet", o.Name)
+			// A view reads the table's changelog: an upsert of a key
+			// retracts the row it replaces, a delete retracts the row.
+			sc.Retracting = true
 		}
 	case catalog.View:
 		sc.Kind = ScanView

@@ -50,6 +50,9 @@ func PropsOf(n Node) Props {
 			StateBound: "window_end + " + types.FormatInterval(c.Lateness)}
 	case *Aggregate:
 		bound := "unbounded"
+		if tb := tableBound(x.Input); tb != "" {
+			bound = tb
+		}
 		if x.TTL > 0 {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL)
 		}

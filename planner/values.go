@@ -35,3 +35,10 @@ func BindExpr(q *parser.QueryStmt, schema types.Schema) (Scalar, error) {
 	}
 	return BindScalar(sel.Fields.Fields[0].Expr, newRelScope("", schema))
 }
+
+// BindRowExpr binds an expression of DELETE's or UPDATE's WHERE or SET
+// over one row of table (its columns by name, qualified by the table's
+// name or not; no aggregates).
+func BindRowExpr(ex ast.ExprNode, table string, schema types.Schema) (Scalar, error) {
+	return BindScalar(ex, newRelScope(table, schema))
+}

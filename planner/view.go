@@ -282,7 +282,7 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 		var msg, fix string
 		switch a := x.(type) {
 		case *Aggregate:
-			if a.TTL == 0 {
+			if a.TTL == 0 && tableBound(a.Input) == "" {
 				msg = "unbounded state: " + a.String() + " keeps one row per group forever"
 				fix = "group by a window (TUMBLE/HOP/SESSION) or add STATE TTL <interval>"
 			}
@@ -502,6 +502,8 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 		switch {
 		case s.Kind == ScanView:
 			out = append(out, viewClock(s))
+		case s.Kind == ScanTable:
+			out = append(out, "clock: "+s.Name+" table changelog (retracting: an upsert retracts the row it replaces), no watermark (no event-time operators over it)")
 		case s.TimeCol < 0:
 			out = append(out, "clock: "+s.Name+" has no watermark (no event-time operators over it)")
 		case s.Clock == "processing time":
@@ -543,6 +545,9 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			out = append(out, "state: TemporalFilter key=(row) bound="+n.StateBound())
 		case *Aggregate:
 			b := "MISSING (unbounded)"
+			if tb := tableBound(n.Input); tb != "" {
+				b = tb
+			}
 			if n.TTL > 0 {
 				b = "STATE TTL " + types.FormatInterval(n.TTL)
 			}
