@@ -387,6 +387,11 @@ func (e *Engine) reads(d *catalog.Object, name string) bool {
 				return true
 			}
 		}
+		for _, f := range v.tables {
+			if strings.EqualFold(f.t.obj.Name, name) {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -260,8 +260,12 @@ func (e *Engine) recover(ctx context.Context) error {
 			return err
 		}
 	}
-	// Acknowledged INSERTs after the checkpoint are replayed now, so views
+	// Views take the TABLE changes made after the checkpoint, and
+	// acknowledged INSERTs after the checkpoint are replayed now, so views
 	// show at least what they showed before a crash without a new FLUSH.
+	if err := e.catchUpTables(ctx); err != nil {
+		return err
+	}
 	return e.replayLog(ctx)
 }
 
@@ -430,7 +434,7 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 func needsReadLock(stmts []parser.Stmt) bool {
 	for _, s := range stmts {
 		switch s.(type) {
-		case *parser.QueryStmt, *parser.InsertStmt, *parser.SetStmt, *parser.ShowStmt, *parser.DescribeStmt, *parser.ExplainStmt:
+		case *parser.QueryStmt, *parser.InsertStmt, *parser.DeleteStmt, *parser.UpdateStmt, *parser.SetStmt, *parser.ShowStmt, *parser.DescribeStmt, *parser.ExplainStmt:
 		default:
 			return true
 		}
@@ -453,6 +457,10 @@ func (e *Engine) execStmt(ctx context.Context, s parser.Stmt) (*Result, error) {
 		return e.createPlainView(st)
 	case *parser.InsertStmt:
 		return e.insert(st)
+	case *parser.DeleteStmt:
+		return e.deleteFrom(st)
+	case *parser.UpdateStmt:
+		return e.update(st)
 	case *parser.QueryStmt:
 		return e.query(st)
 	case *parser.FlushStmt:

@@ -29,6 +29,13 @@ type tableRT struct {
 	// upsert and delete by key as it is applied.
 	sinks []*sinkRT
 	err   error // the first sink Write error; the table's reading stops
+	// feeds carry the table's changes into the views reading it
+	// (table_feed.go); seq numbers a memory table's changes, and pending
+	// are the logged ones the next checkpoint drops.
+	feeds   []*tableFeed
+	seq     uint64
+	pending []uint64
+	store   *state.Store
 }
 
 func (t *tableRT) prefix() string { return "t/" + strings.ToLower(t.obj.Name) + "/" }
@@ -72,16 +79,17 @@ func storedTableGet(st *state.Store, name string, key types.Row) ([]types.Row, e
 	return rows, nil
 }
 
-// apply upserts or deletes rows by key, and hands the changes to the
-// table's sinks.
+// apply upserts or deletes rows by key (a connector's batch), and hands
+// the changes to the table's sinks and views.
 func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 	var changes []connectors.Change
+	var dels, ins []types.Row
 	for i, r := range rows {
 		k := t.key(r)
 		op := connectors.Upsert
+		old, had := t.rows[k]
 		if i < len(ops) && ops[i] == connectors.Delete {
-			old, ok := t.rows[k]
-			if !ok {
+			if !had {
 				t.dirty[k] = true
 				continue // nothing to delete: the sinks never saw the key
 			}
@@ -91,6 +99,10 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 		} else {
 			t.rows[k] = r
 			t.index.put(r)
+			ins = append(ins, r)
+		}
+		if had {
+			dels = append(dels, old)
 		}
 		t.dirty[k] = true
 		if len(t.sinks) > 0 {
@@ -98,6 +110,9 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 		}
 	}
 	t.deliver(changes)
+	for _, f := range t.feeds {
+		f.push(dels, ins)
+	}
 }
 
 // deliver writes changes to the table's sinks; the first error stops the
@@ -161,7 +176,7 @@ func (t *tableRT) checkpoint(w *state.Writer) error {
 	if t.rd != nil {
 		return w.Set([]byte(t.prefix()+"reader"), t.rd.encode())
 	}
-	return nil
+	return t.checkpointLog(w)
 }
 
 func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
@@ -175,15 +190,18 @@ func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
 		t.index.put(rows[0])
 		return nil
 	})
-	if err != nil || t.rd == nil {
+	if err != nil {
 		return err
+	}
+	if t.rd == nil {
+		return t.restoreLog(st)
 	}
 	return t.rd.restore(ctx, st, []byte(t.prefix()+"reader"))
 }
 
 // startTable builds the runtime of TABLE o.
 func (e *Engine) startTable(ctx context.Context, o *catalog.Object) (*tableRT, error) {
-	t := &tableRT{obj: o, rows: map[string]types.Row{}, index: newKeyIndex(o.Key), dirty: map[string]bool{}}
+	t := &tableRT{obj: o, rows: map[string]types.Row{}, index: newKeyIndex(o.Key), dirty: map[string]bool{}, store: e.store}
 	if o.Options["connector"] != "memory" {
 		r, err := e.newReader(ctx, o)
 		if err != nil {
@@ -213,6 +231,18 @@ func (e *Engine) stepTable(ctx context.Context, t *tableRT, max int) (bool, erro
 // insertTable upserts INSERTed rows into a memory table, durably before
 // the INSERT is acknowledged.
 func (e *Engine) insertTable(t *tableRT, rows []types.Row) error {
+	if err := t.checkKeys(rows); err != nil {
+		return err
+	}
+	edits := make([]tableEdit, len(rows))
+	for i, r := range rows {
+		edits[i] = tableEdit{key: t.key(r), row: r}
+	}
+	return e.writeTable(t, edits)
+}
+
+// checkKeys refuses rows with a NULL key column.
+func (t *tableRT) checkKeys(rows []types.Row) error {
 	for _, r := range rows {
 		for _, k := range t.obj.Key {
 			if r[k].IsNull() {
@@ -220,25 +250,91 @@ func (e *Engine) insertTable(t *tableRT, rows []types.Row) error {
 			}
 		}
 	}
+	return nil
+}
+
+// tableEdit is one step of a DML statement on a memory table: the row
+// of key becomes row (nil: the key is deleted).
+type tableEdit struct {
+	key string
+	row types.Row
+}
+
+// writeTable applies a statement's edits to a memory table: its net
+// change per key (the row before the statement, the row after) is stored
+// with a log entry for the views reading the table in one durable write,
+// then applied, delivered to the table's sinks (upserts and deletes by
+// key) and fed to its views (the old rows retracted, the new inserted).
+func (e *Engine) writeTable(t *tableRT, edits []tableEdit) error {
+	var keys []string
+	before, after := map[string]types.Row{}, map[string]types.Row{}
+	for _, ed := range edits {
+		if _, seen := after[ed.key]; !seen {
+			keys = append(keys, ed.key)
+			before[ed.key] = t.rows[ed.key]
+		}
+		after[ed.key] = ed.row
+	}
+	var dels, ins []types.Row
+	for _, k := range keys {
+		if before[k] != nil {
+			dels = append(dels, before[k])
+		}
+		if after[k] != nil {
+			ins = append(ins, after[k])
+		}
+	}
+	seq := t.seq + 1
+	logged := len(t.feeds) > 0 && len(dels)+len(ins) > 0
 	err := e.store.Update(func(w *state.Writer) error {
-		for _, r := range rows {
-			if err := w.Set([]byte(t.prefix()+"row/"+t.key(r)), state.EncodeValue(r)); err != nil {
+		for _, k := range keys {
+			var err error
+			if r := after[k]; r != nil {
+				err = w.Set([]byte(t.prefix()+"row/"+k), state.EncodeValue(r))
+			} else if before[k] != nil {
+				err = w.Delete([]byte(t.prefix() + "row/" + k))
+			}
+			if err != nil {
 				return err
 			}
+		}
+		if logged {
+			return w.Set(t.logKey(seq), encodeTableChange(dels, ins))
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	t.seq = seq
+	if logged {
+		t.pending = append(t.pending, seq)
+	}
 	var changes []connectors.Change
-	for _, r := range rows {
-		t.rows[t.key(r)] = r
-		t.index.put(r)
-		if len(t.sinks) > 0 {
+	for _, k := range keys {
+		old, r := before[k], after[k]
+		switch {
+		case r != nil:
+			t.rows[k] = r
+			t.index.put(r)
 			changes = append(changes, connectors.Change{Op: connectors.Upsert, Row: r})
+		case old != nil:
+			delete(t.rows, k)
+			t.index.remove(old)
+			changes = append(changes, connectors.Change{Op: connectors.Delete, Row: old})
 		}
 	}
-	t.deliver(changes)
+	if len(t.sinks) > 0 {
+		t.deliver(changes)
+	}
+	for _, f := range t.feeds {
+		f.push(dels, ins)
+		f.seq = seq
+	}
+	for _, f := range t.feeds {
+		if f.to.err != nil {
+			return f.to.err
+		}
+	}
 	return t.err
 }

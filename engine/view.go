@@ -44,6 +44,8 @@ type viewRT struct {
 	// upstream feeds the views this pipeline reads into its scans;
 	// feeds are the pipelines reading this view (view_feed.go).
 	upstream, feeds []*viewFeed
+	// tables feed the TABLEs this pipeline reads into its scans.
+	tables []*tableFeed
 }
 
 type sinkRT struct {
@@ -121,8 +123,12 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 	p.View0.OnChanges(rt.outChanges)
 	byName := map[string]*reader{}
 	for _, sc := range p.Scans {
-		if sc.View {
-			if err := e.linkFeed(rt, sc); err != nil {
+		if sc.View || sc.Table {
+			link := e.linkFeed
+			if sc.Table {
+				link = e.linkTableFeed
+			}
+			if err := link(rt, sc); err != nil {
 				rt.unlinkFeeds()
 				return nil, err
 			}
@@ -462,7 +468,7 @@ func (v *viewRT) checkpoint(w *state.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return v.checkpointTables(w)
 }
 
 // encode is the reader's checkpointed position: the memory-log sequence
@@ -552,6 +558,9 @@ func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 		return err
 	}
 	if err := v.restoreCounters(st); err != nil {
+		return err
+	}
+	if err := v.restoreTables(st); err != nil {
 		return err
 	}
 	for _, r := range v.readers {

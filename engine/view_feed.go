@@ -46,6 +46,7 @@ func (v *viewRT) unlinkFeeds() {
 		f.from.feeds = removeFeed(f.from.feeds, f)
 	}
 	v.upstream = nil
+	v.unlinkTableFeeds()
 }
 
 func removeFeed(feeds []*viewFeed, f *viewFeed) []*viewFeed {
@@ -145,6 +146,11 @@ func (f *viewFeed) backfill() error {
 // attached).
 func (v *viewRT) backfill() error {
 	for _, f := range v.upstream {
+		if err := f.backfill(); err != nil {
+			return err
+		}
+	}
+	for _, f := range v.tables {
 		if err := f.backfill(); err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ const (
 	FeatureNotSupport = "0A000"
 	CannotCoerce      = "42846" // cannot_coerce: no cast between the types
 	NotNullViolation  = "23502"
+	UniqueViolation   = "23505"
 	QueryCanceled     = "57014"
 	StackDepth        = "54001" // stack_depth_limit_exceeded: a statement nests deeper than MaxDepth
 	InvalidObjectDef  = "42P17" // contract violations: unbounded state, late data
