@@ -80,14 +80,19 @@ func storedTableGet(st *state.Store, name string, key types.Row) ([]types.Row, e
 }
 
 // apply upserts or deletes rows by key (a connector's batch), and hands
-// the changes to the table's sinks and views.
+// the changes to the table's sinks and, in order, to its views (an
+// upsert of a present key deletes the old row first).
 func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 	var changes []connectors.Change
-	var dels, ins []types.Row
+	var out []types.Row
+	var diffs []int8
 	for i, r := range rows {
 		k := t.key(r)
 		op := connectors.Upsert
 		old, had := t.rows[k]
+		if had {
+			out, diffs = append(out, old), append(diffs, -1)
+		}
 		if i < len(ops) && ops[i] == connectors.Delete {
 			if !had {
 				t.dirty[k] = true
@@ -99,10 +104,7 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 		} else {
 			t.rows[k] = r
 			t.index.put(r)
-			ins = append(ins, r)
-		}
-		if had {
-			dels = append(dels, old)
+			out, diffs = append(out, r), append(diffs, 1)
 		}
 		t.dirty[k] = true
 		if len(t.sinks) > 0 {
@@ -111,7 +113,7 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 	}
 	t.deliver(changes)
 	for _, f := range t.feeds {
-		f.push(dels, ins)
+		f.pushDiffs(out, diffs)
 	}
 }
 

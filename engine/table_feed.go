@@ -69,12 +69,9 @@ func (v *viewRT) unlinkTableFeeds() {
 	v.tables = nil
 }
 
-// push sends one change of the table (rows deleted, rows inserted) to
-// every scan of it; a failure stops the view.
+// push sends one net change of the table (rows deleted, then rows
+// inserted, of distinct keys) to every scan of it.
 func (f *tableFeed) push(dels, ins []types.Row) {
-	if f.to.err != nil || len(dels)+len(ins) == 0 {
-		return
-	}
 	rows := make([]types.Row, 0, len(dels)+len(ins))
 	rows = append(append(rows, dels...), ins...)
 	var diffs []int8
@@ -86,6 +83,16 @@ func (f *tableFeed) push(dels, ins []types.Row) {
 				diffs[i] = -1
 			}
 		}
+	}
+	f.pushDiffs(rows, diffs)
+}
+
+// pushDiffs sends rows, each with its diff (+1 insert, -1 delete; nil:
+// all inserts), in order to every scan of the table; a failure stops
+// the view.
+func (f *tableFeed) pushDiffs(rows []types.Row, diffs []int8) {
+	if f.to.err != nil || len(rows) == 0 {
+		return
 	}
 	for _, sc := range f.scans {
 		// Copies: operators may keep the rows, the table replaces its own.
