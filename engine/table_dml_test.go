@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,6 +64,10 @@ func TestTableDMLTagsAndSinks(t *testing.T) {
 	}
 	if got := fmt.Sprint(res.Rows); got != "[a 2]" {
 		t.Errorf("per_label holds %s, want [a 2]", got)
+	}
+	edge := TopoEdge{From: "table:dim", To: "view:per_label", Label: "changelog"}
+	if !slices.Contains(e.Topology().Edges, edge) {
+		t.Errorf("the topology lacks %v: %v", edge, e.Topology().Edges)
 	}
 	if len(sinks["per_label_out"].changes) == 0 || !containsOp(sinks["per_label_out"].changes, "delete b") {
 		t.Errorf("the view's sink got no retraction of group b: %v", sinks["per_label_out"].changes)

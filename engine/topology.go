@@ -84,6 +84,9 @@ func (e *Engine) Topology() Topology {
 		for _, f := range v.upstream {
 			b.edge(b.node("view", f.from.plan.Name, ""), id, "changelog")
 		}
+		for _, f := range v.tables {
+			b.edge(b.node("table", f.t.obj.Name, ""), id, "changelog")
+		}
 		var contract []string
 		for _, k := range v.sinks {
 			label := ""
