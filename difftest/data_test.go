@@ -64,6 +64,8 @@ type dataset struct {
 	arrival []insertStep
 	// parallelism is the engine's SET parallelism for this dataset.
 	parallelism int
+	// tables counts the TABLEs the seed's cases created (table_test.go).
+	tables int
 }
 
 // insertStep is one INSERT statement: n rows of src from its next row on.

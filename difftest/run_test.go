@@ -42,6 +42,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genIntervalOuterJoin, genIntervalOuterJoin,
 	genSemiJoin, genSemiJoin,
 	genOverAgg, genOverAgg,
+	genTableView,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
@@ -249,6 +250,18 @@ func runStreaming(ctx context.Context, t *testing.T, ds *dataset, qs []query, wh
 			out[i].streamErr = fmt.Errorf("CREATE MATERIALIZED VIEW: %w", err)
 		}
 	}
+	for _, i := range which {
+		w, ok := qs[i].(writer)
+		if !ok || out[i].streamErr != nil {
+			continue
+		}
+		for _, st := range w.after() {
+			if _, err := e.Exec(ctx, st); err != nil {
+				out[i].streamErr = fmt.Errorf("%.200s: %w", st, err)
+				break
+			}
+		}
+	}
 	for _, st := range ds.inserts() {
 		if _, err := e.Exec(ctx, st); err != nil {
 			return nil, fmt.Errorf("%.200s: %w", st, err)
@@ -303,6 +316,12 @@ func runPostgres(ctx context.Context, ds *dataset, qs []query, which []int) (map
 	return out, nil
 }
 
+// writer is a case that writes its own inputs once its view exists (a
+// TABLE's changes, which the view must follow).
+type writer interface {
+	after() []string
+}
+
 // runSetup runs the setup statements of q (a definer) in dialect d.
 func runSetup(q query, d dialect, exec func(string) error) error {
 	df, ok := q.(definer)
@@ -323,7 +342,11 @@ func setupText(q query) string {
 	if !ok {
 		return ""
 	}
-	return "streaming setup: " + strings.Join(df.setup(streaming), ";\n") + ";\npostgres setup:  " + strings.Join(df.setup(postgres), ";\n") + ";\n"
+	text := "streaming setup: " + strings.Join(df.setup(streaming), ";\n") + ";\npostgres setup:  " + strings.Join(df.setup(postgres), ";\n") + ";\n"
+	if w, ok := q.(writer); ok {
+		text += "streaming, after the view is created: " + strings.Join(w.after(), ";\n") + ";\n"
+	}
+	return text
 }
 
 // pgRows runs q's batch form with the simple protocol, so every value
