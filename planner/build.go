@@ -216,6 +216,10 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 	case catalog.Table:
 		sc.Kind = ScanTable
 		if !b.adhoc {
+			if o.DeadLetter || o.SideOf != "" {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupport, "views over table %q are not supported yet", o.Name).
+					WithHint("a dead-letter or side table can be queried, or delivered with CREATE SINK ... FROM it")
+			}
 			// A view reads the table's changelog: an upsert of a key
 			// retracts the row it replaces, a delete retracts the row.
 			sc.Retracting = true
