@@ -306,6 +306,9 @@ func (e *Engine) figures() Snapshot {
 				vs.Watermark, vs.HasWatermark = wm, true
 			}
 		}
+		for _, f := range v.tables { // TABLEs read: their changelog, no watermark
+			vs.Sources = append(vs.Sources, f.t.obj.Name)
+		}
 		for _, k := range v.sinks {
 			vs.Sinks = append(vs.Sinks, k.name)
 		}

@@ -65,6 +65,13 @@ func TestTableDMLTagsAndSinks(t *testing.T) {
 	if got := fmt.Sprint(res.Rows); got != "[a 2]" {
 		t.Errorf("per_label holds %s, want [a 2]", got)
 	}
+	res, err = e.Exec(context.Background(), `SHOW PIPELINES`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Rows[0][:3].String(); got != "per_label dim per_label_out" {
+		t.Errorf("SHOW PIPELINES: %s, want the view reading table dim", got)
+	}
 	edge := TopoEdge{From: "table:dim", To: "view:per_label", Label: "changelog"}
 	if !slices.Contains(e.Topology().Edges, edge) {
 		t.Errorf("the topology lacks %v: %v", edge, e.Topology().Edges)
