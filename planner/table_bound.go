@@ -9,8 +9,12 @@ import (
 // operator over n when every scan under n reads a TABLE's changelog (a
 // view over TABLEs alone): the operator keeps at most one entry per row
 // of those tables, which their primary keys bound. It is "" when any
-// input is a source or a view.
+// input is a source or a view, and for no input (an operator built on
+// its own, as exec's tests build them).
 func tableBound(n Node) string {
+	if n == nil {
+		return ""
+	}
 	names := map[string]bool{}
 	only := true
 	Transform(n, func(x Node) (Node, bool) {
