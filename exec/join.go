@@ -9,10 +9,12 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Join is the streaming equi-join of two append-only inputs, inner or
-// outer (join_outer.go pads the unmatched rows of a preserved side), for
-// interval joins (right.time - left.time within [lower, upper], each bound
-// inclusive or strict) and window joins (equal window starts). A row with
+// Join is the streaming equi-join of two inputs, inner or outer
+// (join_outer.go pads the unmatched rows of a preserved side): regular
+// joins, whose inputs may retract (join_retract.go), interval joins
+// (right.time - left.time within [lower, upper], each bound inclusive or
+// strict) and window joins (equal window starts), whose inputs are
+// append-only. A row with
 // a NULL key that is not null-safe (<=>) matches nothing: it is dropped on
 // arrival, neither joined nor stored.
 //
@@ -40,6 +42,10 @@ type Join struct {
 	out      Output
 	late     *lateness.Counters
 	keep     func(side int, key types.Row) bool
+	// signed is set when the output retracts (planner.PropsOf): a
+	// regular outer join, or a join over a retracting input
+	// (join_retract.go); every emitted row then carries its sign.
+	signed bool
 
 	wm    [2]int64
 	now   int64        // the last Tick's wall clock, for wall-clock STATE TTL
@@ -114,7 +120,7 @@ type JoinConfig struct {
 // NewJoin returns the operator for n.
 func NewJoin(c JoinConfig) *Join {
 	j := &Join{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
-		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now}
+		wm: [2]int64{types.MinTime, types.MinTime}, now: c.Now, signed: !planner.PropsOf(c.Node).AppendOnly}
 	j.gone[0], j.gone[1] = map[string]int64{}, map[string]int64{}
 	j.spill = newSpillArea(c.Store, c.ID)
 	for side := range j.timers {
@@ -201,9 +207,10 @@ func (j *Join) Process(port int, b *Batch) error {
 	other := 1 - port
 	out := &Batch{}
 	var kb []byte
-	for _, r := range b.Rows {
+	for i, r := range b.Rows {
+		d := b.Diff(i)
 		if nullKey(j.n, r, j.keyCols(port), j.timeCol(port)) {
-			j.unmatched(port, r, out) // matches nothing now or later: never kept
+			j.unmatchedSigned(port, r, d, out) // matches nothing now or later: never kept
 			continue
 		}
 		kb = kb[:0]
@@ -211,6 +218,12 @@ func (j *Join) Process(port int, b *Batch) error {
 			kb = state.AppendKey(kb, r[c])
 		}
 		h := joinHashBytes(kb)
+		if d < 0 {
+			if err := j.retract(port, kb, h, r, out); err != nil {
+				return err
+			}
+			continue
+		}
 		var t int64
 		if tc := j.timeCol(port); tc >= 0 && !r[tc].IsNull() {
 			t = r[tc].I

@@ -12,9 +12,11 @@ import (
 //
 // A regular (unbounded) outer join emits the padded row when the row
 // arrives unmatched and retracts it when its first match arrives: its
-// output retracts. Inputs are append-only, so a row's matches only grow
-// while it is stored; STATE TTL expiry drops the row without changing
-// the output (Flink), so a padded row stays padded and a pair stays.
+// output retracts. Over append-only inputs a row's matches only grow
+// while it is stored; over retracting ones the padded row comes back when
+// its last match leaves (join_retract.go). STATE TTL expiry drops the row
+// without changing the output (Flink), so a padded row stays padded and a
+// pair stays.
 //
 // An interval outer join emits the padded row once, when the other
 // input's watermark purges the row unmatched (it can no longer match);
@@ -23,7 +25,8 @@ import (
 // The interval and regular joins keep, per stored row of a preserved
 // side, whether it matched: a Bool value after the row's columns in its
 // encoding (join_rows.go), so checkpoints and the spill area carry it
-// with the row. The flag's last byte says it and is set in place.
+// with the row. The flag's last byte says it and is set (and, over a
+// retracting input, cleared) in place.
 
 var (
 	matchedFlag   = types.AppendCodec(nil, types.BoolValue(true))
@@ -52,7 +55,7 @@ func (j *Join) retracts() bool {
 // add appends row to out with sign d; a retracting join's batches carry
 // every row's sign.
 func (j *Join) add(out *Batch, row types.Row, d int8) {
-	if j.retracts() {
+	if j.signed {
 		change(out, row, d)
 		return
 	}
@@ -108,6 +111,18 @@ func (j *Join) unmatched(side int, r types.Row, out *Batch) bool {
 	}
 	j.add(out, j.padded(side, r), 1)
 	return true
+}
+
+// unmatchedSigned is unmatched for a change with sign d: the delete of
+// a row that was never kept retracts its padded row.
+func (j *Join) unmatchedSigned(side int, r types.Row, d int8, out *Batch) {
+	if d >= 0 {
+		j.unmatched(side, r, out)
+		return
+	}
+	if j.n.Type.Preserves(side) {
+		j.add(out, j.padded(side, r), -1)
+	}
 }
 
 // padPurged returns the callback that emits, to out, the rows of side an

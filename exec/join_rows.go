@@ -107,6 +107,12 @@ func (rs *joinRows) matched(i int) bool {
 // setMatched sets row i's matched flag, in place.
 func (rs *joinRows) setMatched(i int) { rs.buf[rs.span(i).end-1] = matchedFlag[len(matchedFlag)-1] }
 
+// setUnmatched clears row i's matched flag, in place (its last match
+// left: join_retract.go).
+func (rs *joinRows) setUnmatched(i int) {
+	rs.buf[rs.span(i).end-1] = unmatchedFlag[len(unmatchedFlag)-1]
+}
+
 // row decodes row i (without its time).
 func (rs *joinRows) row(i int) (types.Row, error) {
 	r, _, err := state.DecodeRow(rs.buf[rs.start(i):rs.span(i).end])

@@ -114,8 +114,9 @@ func (p Props) Format(out types.Schema) string {
 }
 
 // checkAppendOnlyInputs refuses operators that need append-only input but
-// would get retractions: window aggregates and joins fold inserts only
-// (their state keeps no multiset to retract from), and a non-windowed
+// would get retractions: window aggregates and interval and window joins
+// fold inserts only (their state keeps no multiset to retract from; a
+// regular join does), and a non-windowed
 // aggregate takes retractions only for the calls that can
 // (checkRetractingAggregate).
 func checkAppendOnlyInputs(n Node) error {
@@ -142,8 +143,12 @@ func checkAppendOnlyInputs(n Node) error {
 				what = "a running aggregate OVER a retracting input"
 			}
 		case *Join:
-			if !PropsOf(y.Left).AppendOnly || !PropsOf(y.Right).AppendOnly {
-				what = "a join over a retracting input"
+			// A regular join keeps every stored row and retracts the
+			// pairs a delete formed (exec/join_retract.go); an interval
+			// or window join's state is purged by the watermark, so it
+			// folds inserts only.
+			if y.Kind != Unbounded && (!PropsOf(y.Left).AppendOnly || !PropsOf(y.Right).AppendOnly) {
+				what = "an interval or window join over a retracting input"
 			}
 		}
 		if what != "" {
@@ -164,7 +169,8 @@ func ttlClock(j *Join) string {
 }
 
 // joinProps are a join's properties over inputs that are append-only or
-// not (in). A regular outer join retracts: a NULL-padded row is replaced
+// not (in). A join over a retracting input retracts the pairs a deleted
+// row formed. A regular outer join retracts: a NULL-padded row is replaced
 // when its first match arrives. An interval or window outer join emits a
 // padded row once, when the row can no longer match, so it stays
 // append-only. The left time column is the watermark column unless the
