@@ -43,6 +43,7 @@ var queryProductions = []func(g *gen, ds *dataset) query{
 	genSemiJoin, genSemiJoin,
 	genOverAgg, genOverAgg,
 	genTableView,
+	genAggJoin, genAggJoin,
 }
 
 // windowAggOf draws a windowed aggregate over windowProductions[i].
