@@ -32,7 +32,7 @@ func (j *Join) retract(port int, kb []byte, h uint64, r types.Row, out *Batch) e
 	if err != nil || own == nil {
 		return err
 	}
-	i, err := j.findRow(port, own, r)
+	i, r, err := j.findRow(port, own, r)
 	if err != nil || i < 0 {
 		return err
 	}
@@ -62,18 +62,20 @@ func (j *Join) retract(port int, kb []byte, h uint64, r types.Row, out *Batch) e
 	return nil
 }
 
-// findRow returns the index of a row of key jk of side equal to r, or -1.
-func (j *Join) findRow(side int, jk *joinKey, r types.Row) (int, error) {
+// findRow returns the index of a row of key jk of side equal to r, and
+// that stored row (what its pairs were made of: equal values may differ
+// in spelling, as 0 and -0 do), or -1.
+func (j *Join) findRow(side int, jk *joinKey, r types.Row) (int, types.Row, error) {
 	for i := range jk.rows.len() {
 		s, err := j.rowAt(side, &jk.rows, i)
 		if err != nil {
-			return -1, err
+			return -1, nil, err
 		}
 		if rowsEqual(s, r) {
-			return i, nil
+			return i, s, nil
 		}
 	}
-	return -1, nil
+	return -1, nil, nil
 }
 
 // dropRow removes row i of key jk of side: the key is marked changed, or
