@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/streamsql/streamsql/dashboard"
@@ -14,6 +16,8 @@ import (
 type httpFlags struct {
 	addr     string
 	insecure bool
+	// pprof adds Go's profiles (net/http/pprof) under /debug/pprof/.
+	pprof bool
 	// sample is how often the dashboard samples the figures (0: its
 	// default, 5 s); tests shorten it.
 	sample time.Duration
@@ -35,7 +39,11 @@ func (f httpFlags) start(e *engine.Engine, users map[string]string) (stop func()
 		return func() {}, nil
 	}
 	dash := dashboard.New(e, dashboard.Options{Interval: f.sample})
-	srv, err := metrics.Listen(f.addr, e, users, metrics.Route{Pattern: "/", Handler: dash})
+	routes := []metrics.Route{{Pattern: "/", Handler: dash}}
+	if f.pprof {
+		routes = append(routes, pprofRoutes()...)
+	}
+	srv, err := metrics.Listen(f.addr, e, users, routes...)
 	if err != nil {
 		dash.Close()
 		return nil, fmt.Errorf("--http: %w", err)
@@ -45,4 +53,18 @@ func (f httpFlags) start(e *engine.Engine, users map[string]string) (stop func()
 		_ = srv.Close()
 		dash.Close()
 	}, nil
+}
+
+// pprofRoutes are Go's profiling endpoints (the heap's in-use bytes by
+// allocation site, CPU, goroutines, an execution trace) at the paths `go
+// tool pprof http://ADDR/debug/pprof/heap` expects. They sit behind the
+// same address rule and authentication as the metrics.
+func pprofRoutes() []metrics.Route {
+	return []metrics.Route{
+		{Pattern: "/debug/pprof/", Handler: http.HandlerFunc(pprof.Index)},
+		{Pattern: "/debug/pprof/cmdline", Handler: http.HandlerFunc(pprof.Cmdline)},
+		{Pattern: "/debug/pprof/profile", Handler: http.HandlerFunc(pprof.Profile)},
+		{Pattern: "/debug/pprof/symbol", Handler: http.HandlerFunc(pprof.Symbol)},
+		{Pattern: "/debug/pprof/trace", Handler: http.HandlerFunc(pprof.Trace)},
+	}
 }

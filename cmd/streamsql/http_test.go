@@ -92,3 +92,48 @@ func TestServeRefusesOpenMetrics(t *testing.T) {
 		t.Fatalf("serve = %v, want the loopback rule", err)
 	}
 }
+
+// TestServePprof: with --pprof the --http listener serves Go's heap
+// profile at /debug/pprof/heap; without it the path is not there.
+func TestServePprof(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		ctx, stop := context.WithCancel(context.Background())
+		addr, web := freeAddr(t), freeAddr(t)
+		done := make(chan error, 1)
+		go func() {
+			done <- serve(ctx, t.TempDir(), serveFlags{listen: addr, interval: time.Second, stepRows: 512, user: "streamsql", web: httpFlags{addr: web, pprof: on}})
+		}()
+		var code int
+		var body string
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if code, body = status(t, "http://"+web+"/debug/pprof/heap?debug=1"); code != 0 {
+				break
+			}
+		}
+		stop()
+		if err := <-done; err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+		switch {
+		case on && (code != http.StatusOK || !strings.Contains(body, "heap profile")):
+			t.Fatalf("--pprof: /debug/pprof/heap answered %d:\n%.300s", code, body)
+		case !on && code == http.StatusOK && strings.Contains(body, "heap profile"):
+			t.Fatalf("without --pprof /debug/pprof/heap served a profile")
+		}
+	}
+}
+
+// status is a GET's status code and body (0 while nothing listens).
+func status(t testing.TB, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", url, err)
+	}
+	return resp.StatusCode, string(b)
+}

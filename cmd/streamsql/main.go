@@ -209,6 +209,7 @@ func runCmd(stateDir *string) *cobra.Command {
 	cmd.Flags().StringVar(&prof.mem, "memprofile", "", "write a heap profile to FILE when the run ends, before its final checkpoint (in-use memory then, and the allocations of the whole run)")
 	cmd.Flags().StringVar(&web.addr, "http", "", "serve Prometheus metrics at http://ADDR/metrics and the dashboard at http://ADDR/ while the run lasts (a loopback address unless --insecure)")
 	cmd.Flags().BoolVar(&web.insecure, "insecure", false, "allow a non-loopback --http address (metrics and dashboard are then open to anyone who can reach it)")
+	cmd.Flags().BoolVar(&web.pprof, "pprof", false, "also serve Go's profiles at http://ADDR/debug/pprof/ on --http (go tool pprof http://ADDR/debug/pprof/heap)")
 	return cmd
 }
 

@@ -61,6 +61,7 @@ SIGTERM checkpoints and stops.`,
 	fl.StringVar(&f.memLimit, "memory-limit", "", memoryLimitUsage)
 	fl.IntVar(&f.stepRows, "step-rows", 1024, "rows read per source per pipeline step (smaller: shorter query waits)")
 	fl.StringVar(&f.web.addr, "http", "127.0.0.1:9187", "serve Prometheus metrics at http://ADDR/metrics and the dashboard at http://ADDR/ (\"\": off); a non-loopback address needs --password/--users (HTTP basic authentication) or --insecure, as --listen does")
+	fl.BoolVar(&f.web.pprof, "pprof", false, "also serve Go's profiles at http://ADDR/debug/pprof/ on --http (go tool pprof http://ADDR/debug/pprof/heap)")
 	return cmd
 }
 
