@@ -2,6 +2,9 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"testing"
@@ -77,4 +80,51 @@ func BenchmarkSortSeq(b *testing.B) {
 			})
 		}
 	})
+}
+
+// TestSortedChangesKeepsTheLastChangeOfEachKey: chunks of changes in
+// random order with repeated keys come back sorted, one per key, the last
+// staged one (set or delete) with its value, as a map of the same changes
+// says; the permutation happens in place.
+func TestSortedChangesKeepsTheLastChangeOfEachKey(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for round := 0; round < 20; round++ {
+		last := map[string]change{}
+		var chunks []stagedChunk
+		for c := 0; c < 1+rng.Intn(4); c++ {
+			var b []byte
+			for i := 0; i < rng.Intn(300); i++ {
+				key := fmt.Appendf(nil, "k/%03d", rng.Intn(150))
+				if rng.Intn(4) == 0 {
+					b = append(append(b, opDelete), chunkFieldBytes(key)...)
+					last[string(key)] = change{key: key, del: true}
+					continue
+				}
+				val := fmt.Appendf(nil, "v%d.%d", round, i)
+				b = append(append(append(b, opSet), chunkFieldBytes(key)...), chunkFieldBytes(val)...)
+				last[string(key)] = change{key: key, val: val}
+			}
+			chunks = append(chunks, stagedChunk{changes: b})
+		}
+		got, err := sortedChanges(chunks, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := slices.Sorted(maps.Keys(last))
+		if len(got) != len(keys) {
+			t.Fatalf("round %d: %d changes, want %d", round, len(got), len(keys))
+		}
+		for i, k := range keys {
+			w, g := last[k], got[i]
+			if string(g.key) != k || g.del != w.del || !bytes.Equal(g.val, w.val) {
+				t.Fatalf("round %d, position %d: got %q del=%v %q, want %q del=%v %q", round, i, g.key, g.del, g.val, k, w.del, w.val)
+			}
+		}
+	}
+}
+
+// chunkFieldBytes is b as a staged chunk holds a field: its length, then
+// its bytes.
+func chunkFieldBytes(b []byte) []byte {
+	return append(binary.AppendUvarint(nil, uint64(len(b))), b...)
 }
