@@ -13,8 +13,7 @@ import (
 // TestTopNSpillAgreesWithMemory feeds the same random rows (inserts, and
 // over a retracting input retractions of live rows), with checkpoints and
 // lazy restores at random points, to a keyed Top-N limited to two
-// partitions in memory (or, for even seeds, to a one-byte memory budget)
-// and to an unlimited one, each into a view; the
+// partitions in memory and to an unlimited one, each into a view; the
 // views must agree at every step, and the spilling one must hold at most
 // two partitions between batches.
 func TestTopNSpillAgreesWithMemory(t *testing.T) {
@@ -38,11 +37,7 @@ func topNSpillAgrees(t *testing.T, name, fn string, keepAll bool, seed int64) {
 		RankCol: 2, RankName: "rn"}
 	build := func() (*TopN, *Materialize) {
 		view := NewMaterialize("v/", nil, nil)
-		c := TopNConfig{ID: "t/", Node: node, KeepAll: keepAll, Out: Output{Op: view}, Store: st, Budget: 2}
-		if seed%2 == 0 { // a byte budget instead: one partition's worth
-			c.Budget, c.Memory = 0, NewMemoryBudget(1)
-		}
-		op := NewTopN(c)
+		op := NewTopN(TopNConfig{ID: "t/", Node: node, KeepAll: keepAll, Out: Output{Op: view}, Store: st, Budget: 2})
 		return op, view
 	}
 	spillOp, spillView := build()
