@@ -24,7 +24,6 @@ type keyedPart struct {
 	edited    bool // changed since it was opened
 	dirty     bool // changed since the last checkpoint
 	persisted bool // a checkpoint holds it
-	recent    bool // opened since the last eviction (evict spares it once)
 }
 
 // len is the partition's row count.
@@ -49,7 +48,7 @@ func (p *keyedPart) openRows() error {
 		}
 		p.rows, b = append(p.rows, r), rest
 	}
-	p.open, p.edited, p.recent = true, false, true
+	p.open, p.edited = true, false
 	return nil
 }
 

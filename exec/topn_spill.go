@@ -15,9 +15,8 @@ import (
 
 // evict moves whole partitions out of memory until at most 3/4 of the
 // limit (the budget or the partitions that fit in the share, whichever is
-// fewer) stay, those not touched since the last eviction first; changed
-// ones go to the spill area in one batch, with whether a checkpoint holds
-// them.
+// fewer) stay; changed ones go to the spill area in one batch, with
+// whether a checkpoint holds them.
 func (t *TopN) evict() error {
 	if t.store == nil {
 		return nil
@@ -27,27 +26,24 @@ func (t *TopN) evict() error {
 		return nil
 	}
 	target := limit * 3 / 4
-	var keys []string
+	n := len(t.parts)
+	var victims, keys []string
 	var vals [][]byte
-	// Second chance: the first pass spares the partitions touched since
-	// the last eviction (clearing their mark), so hot partitions stay.
-	for pass := 0; pass < 2 && len(t.parts) > target; pass++ {
-		for k, p := range t.parts {
-			if len(t.parts) <= target {
-				break
-			}
-			if p.recent && pass == 0 {
-				p.recent = false
-				continue
-			}
-			if p.dirty {
-				keys, vals = append(keys, k), append(vals, t.spillValue(p))
-			}
-			delete(t.parts, k)
+	for k, p := range t.parts {
+		if n <= target {
+			break
 		}
+		if p.dirty {
+			keys, vals = append(keys, k), append(vals, t.spillValue(p))
+		}
+		victims = append(victims, k)
+		n--
 	}
 	if err := t.spill.write(keys, vals); err != nil {
 		return err
+	}
+	for _, k := range victims {
+		delete(t.parts, k)
 	}
 	t.onDisk = true
 	return nil
