@@ -13,10 +13,11 @@ import (
 // running pipeline may keep in memory together (the engine derives it
 // from memory_limit). Each operator instance that can spill — a join, a
 // GROUP BY aggregate, a window aggregate, a keyed Top-N, a view store —
-// is a member. A member may always keep an equal share, and more while
-// the others leave theirs unused: up to the total less what the others
-// hold (their last published estimates), so one large join is not held
-// to the share of many small window aggregates beside it. Over its limit a member evicts
+// is a member. A
+// member may always keep an equal share, and more while the others leave
+// theirs unused: up to the total less what the others hold (their last
+// published estimates), so one large join is not held to the share of
+// many small window aggregates beside it. Over its limit a member evicts
 // to Badger as it does over state_cache_size. The members' estimates are
 // published at their eviction checks, so the sum may pass the total by
 // what grew since, until the next checks.

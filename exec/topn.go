@@ -22,8 +22,7 @@ import (
 // Ties in ORDER BY are broken by the rows' other columns (ranker), so the
 // rows kept never depend on arrival order, parallelism or restarts.
 //
-// State: per partition its sorted rows, encoded in one byte slice
-// (topn_part.go). Over an append-only input it holds
+// State: per partition a sorted slice of rows. Over an append-only input it holds
 // at most Limit rows (RANK and DENSE_RANK also the rows tied with the last
 // kept rank); over a retracting input (KeepAll) it holds every live input
 // row of the partition, so a retracted top row gives way to the next. A
@@ -50,6 +49,13 @@ type TopN struct {
 	// onDisk: partitions not in parts may be in Badger (restored lazily,
 	// or evicted whole).
 	onDisk bool
+}
+
+// keyedPart is one partition of a TopN: its rows, sorted.
+type keyedPart struct {
+	rows      []types.Row
+	dirty     bool // changed since the last checkpoint
+	persisted bool // a checkpoint holds it
 }
 
 // TopNConfig configures a TopN.
@@ -97,30 +103,19 @@ func (t *TopN) Process(_ int, b *Batch) error {
 				continue // nothing to retract from
 			}
 			p = t.create(string(t.keyBuf))
-		} else if b.Diff(i) > 0 {
-			skip, err := t.beyond(p, r)
-			if err != nil {
-				return err
-			}
-			if skip {
-				continue
-			}
+		} else if b.Diff(i) > 0 && t.beyond(p, r) {
+			continue
 		}
 		if _, ok := before[string(t.keyBuf)]; !ok {
-			if err := p.openRows(); err != nil {
-				return err
-			}
 			k := string(t.keyBuf)
 			before[k] = t.ranked(p.rows)
 			touched = append(touched, k)
 		}
-		var changed bool
 		if b.Diff(i) < 0 {
-			changed = t.remove(p, r)
+			p.dirty = t.remove(p, r) || p.dirty
 		} else {
-			changed = t.insert(p, r)
+			p.dirty = t.insert(p, r) || p.dirty
 		}
-		p.dirty, p.edited = p.dirty || changed, p.edited || changed
 	}
 	if err := t.emit(touched, before); err != nil {
 		return err
@@ -151,16 +146,10 @@ func (t *TopN) create(k string) *keyedPart {
 
 // beyond reports whether r, inserted over an append-only input, would
 // rank past ROW_NUMBER's limit of the full partition p: it changes
-// nothing. It decodes only p's last row.
-func (t *TopN) beyond(p *keyedPart, r types.Row) (bool, error) {
-	if t.keepAll || t.fn != "row_number" || int64(p.len()) < t.limit || t.limit <= 0 {
-		return false, nil
-	}
-	last, err := p.last()
-	if err != nil {
-		return false, err
-	}
-	return !t.less(r, last), nil
+// nothing.
+func (t *TopN) beyond(p *keyedPart, r types.Row) bool {
+	return !t.keepAll && t.fn == "row_number" && int64(len(p.rows)) >= t.limit && t.limit > 0 &&
+		!t.less(r, p.rows[t.limit-1])
 }
 
 // insert places r in p's sorted rows and, over an append-only input,
@@ -170,7 +159,7 @@ func (t *TopN) insert(p *keyedPart, r types.Row) bool {
 	if !t.keepAll && int64(i) >= t.limit && t.fn == "row_number" {
 		return false
 	}
-	p.rows = slices.Insert(p.rows, i, r) // the batch's row: sealed (encoded) before Process returns
+	p.rows = slices.Insert(p.rows, i, append(types.Row(nil), r...))
 	if t.keepAll {
 		return true
 	}
@@ -237,9 +226,7 @@ func (t *TopN) emit(touched []string, before map[string][]rankedRow) error {
 			if p.persisted {
 				t.gone[k] = true
 			}
-			continue
 		}
-		p.seal()
 	}
 	for _, r := range ins {
 		out.Rows, out.Diffs = append(out.Rows, r), append(out.Diffs, 1)
@@ -310,7 +297,7 @@ func (t *TopN) Checkpoint(w *state.Writer) error {
 		if !p.dirty {
 			continue
 		}
-		if err := w.Set([]byte(t.id+k), p.value()); err != nil {
+		if err := w.Set([]byte(t.id+k), state.EncodeValue(p.rows...)); err != nil {
 			return err
 		}
 		p.dirty, p.persisted = false, true
@@ -332,7 +319,7 @@ func (t *TopN) Restore(s *state.Store) error {
 		if err != nil {
 			return err
 		}
-		t.parts[string(key[len(t.id):])] = newKeyedPart(rows, true, false)
+		t.parts[string(key[len(t.id):])] = &keyedPart{rows: rows, persisted: true}
 		return nil
 	})
 }
@@ -373,14 +360,18 @@ func (t *TopN) stateSize() StateSize {
 }
 
 // meanBytes is the mean in-memory size of up to sizeSample partitions:
-// the map entry, the partition and its encoded rows.
+// the map entry, the partition and its rows.
 func (t *TopN) meanBytes() int64 {
 	var s sampler
 	for k, p := range t.parts {
 		if s.full() {
 			break
 		}
-		s.add(int(keyBytes(k) + 8 + allocBytes(int64(unsafe.Sizeof(*p))) + allocBytes(int64(cap(p.enc)))))
+		n := keyBytes(k) + 8 + allocBytes(int64(unsafe.Sizeof(*p))) + allocBytes(int64(cap(p.rows))*24)
+		for _, r := range p.rows {
+			n += rowBytes(r)
+		}
+		s.add(int(n))
 	}
 	return s.times(1)
 }

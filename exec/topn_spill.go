@@ -52,7 +52,9 @@ func (t *TopN) evict() error {
 // spillValue is the spill area's value of changed partition p: whether a
 // checkpoint holds it, then its rows.
 func (t *TopN) spillValue(p *keyedPart) []byte {
-	return p.value(types.Row{types.BoolValue(p.persisted)})
+	rows := make([]types.Row, 0, len(p.rows)+1)
+	rows = append(rows, types.Row{types.BoolValue(p.persisted)})
+	return state.EncodeValue(append(rows, p.rows...)...)
 }
 
 // decodeSpilled decodes a spill-area value (spillValue).
@@ -64,7 +66,7 @@ func (t *TopN) decodeSpilled(val []byte) (*keyedPart, error) {
 	if len(rows) < 2 || len(rows[0]) != 1 || len(rows[1]) <= t.n.RankCol {
 		return nil, errCorrupt(t.id)
 	}
-	return newKeyedPart(rows[1:], rows[0][0].Bool(), true), nil
+	return &keyedPart{rows: rows[1:], persisted: rows[0][0].Bool(), dirty: true}, nil
 }
 
 // load brings the partition stored under k into memory from the spill
@@ -93,7 +95,7 @@ func (t *TopN) load(k string) (*keyedPart, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load Top-N partition: %w", err)
 		}
-		p = newKeyedPart(rows, true, false)
+		p = &keyedPart{rows: rows, persisted: true}
 	}
 	t.parts[k] = p
 	return p, nil
@@ -114,7 +116,7 @@ func (t *TopN) checkpointSpilled(w *state.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := w.Set([]byte(t.id+k), p.value()); err != nil {
+		if err := w.Set([]byte(t.id+k), state.EncodeValue(p.rows...)); err != nil {
 			return err
 		}
 	}

@@ -90,8 +90,8 @@ func TestTopNKeepsLimit(t *testing.T) {
 			want = 4
 		}
 		for _, p := range op.parts {
-			if p.len() != want {
-				t.Fatalf("keepAll=%v: partition keeps %d rows, want %d", all, p.len(), want)
+			if len(p.rows) != want {
+				t.Fatalf("keepAll=%v: partition keeps %d rows, want %d", all, len(p.rows), want)
 			}
 		}
 		if s := op.stateSize(); s.Keys != 1 || s.MemoryBytes <= 0 {
