@@ -12,8 +12,7 @@ import (
 // MemoryBudget is the bytes of state that the stateful operators of every
 // running pipeline may keep in memory together (the engine derives it
 // from memory_limit). Each operator instance that can spill — a join, a
-// GROUP BY aggregate, a window aggregate, a keyed Top-N, a view store —
-// is a member. A
+// GROUP BY aggregate, a window aggregate, a view store — is a member. A
 // member may always keep an equal share, and more while the others leave
 // theirs unused: up to the total less what the others hold (their last
 // published estimates), so one large join is not held to the share of
@@ -246,6 +245,5 @@ func keyBytes(k string) int64 { return mapEntryBytes + stringBytes + int64(len(k
 func (a *Aggregate) releaseMemory()   { a.mem.release(); a.mem = nil }
 func (j *Join) releaseMemory()        { j.mem.release(); j.mem = nil }
 func (m *Materialize) releaseMemory() { m.mem.release(); m.mem = nil }
-func (t *TopN) releaseMemory()        { t.mem.release(); t.mem = nil }
 
 func (w *WindowAggregate) releaseMemory() { w.mem.release(); w.mem = nil }

@@ -341,8 +341,7 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	case *planner.TopN:
 		id, all := b.id(), x.KeepsAll()
 		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
-			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep,
-				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
+			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep})
 		})
 		b.addStateful(op)
 		sized(st, op)

@@ -22,14 +22,13 @@ import (
 // Ties in ORDER BY are broken by the rows' other columns (ranker), so the
 // rows kept never depend on arrival order, parallelism or restarts.
 //
-// State: per partition a sorted slice of rows. Over an append-only input it holds
+// State: per partition a sorted slice of rows, in memory (it neither
+// spills nor joins the memory budget). Over an append-only input it holds
 // at most Limit rows (RANK and DENSE_RANK also the rows tied with the last
 // kept rank); over a retracting input (KeepAll) it holds every live input
 // row of the partition, so a retracted top row gives way to the next. A
 // checkpoint writes the partitions changed since the previous one, one
-// key each (the partition columns), and deletes the emptied ones. With a
-// store and a state budget or memory share, partitions past it leave
-// memory whole (topn_spill.go) and come back when their next row arrives.
+// key each (the partition columns), and deletes the emptied ones.
 type TopN struct {
 	ranker
 	id      string
@@ -39,16 +38,8 @@ type TopN struct {
 	keep    func(key types.Row) bool
 	parts   map[string]*keyedPart
 	// gone are the keys of emptied partitions a checkpoint wrote.
-	gone   map[string]bool
+	gone   []string
 	keyBuf []byte
-
-	store  *state.Store
-	budget int
-	mem    *memShare // its share of the memory budget, or nil
-	spill  spillArea
-	// onDisk: partitions not in parts may be in Badger (restored lazily,
-	// or evicted whole).
-	onDisk bool
 }
 
 // keyedPart is one partition of a TopN: its rows, sorted.
@@ -67,23 +58,12 @@ type TopNConfig struct {
 	Out     Output
 	// Keep is the restore filter of a parallel instance (nil: all).
 	Keep func(key types.Row) bool
-	// Store with Budget or Memory enables spilling: at most Budget
-	// partitions (0: no cap), and no more than fit in Memory's bytes
-	// (nil: no share), stay in memory.
-	Store  *state.Store
-	Budget int
-	Memory *MemoryBudget
 }
 
 // NewTopN returns the operator for c.Node.
 func NewTopN(c TopNConfig) *TopN {
-	t := &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
-		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{},
-		gone: map[string]bool{}, spill: newSpillArea(c.Store, c.ID)}
-	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
-		t.store, t.budget, t.mem = c.Store, c.Budget, c.Memory.join()
-	}
-	return t
+	return &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
+		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{}}
 }
 
 // Process implements Operator: apply the batch's inserts and retractions
@@ -94,15 +74,13 @@ func (t *TopN) Process(_ int, b *Batch) error {
 	var touched []string
 	for i, r := range b.Rows {
 		t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
-		p, err := t.part(t.keyBuf)
-		if err != nil {
-			return err
-		}
+		p := t.parts[string(t.keyBuf)]
 		if p == nil {
 			if b.Diff(i) < 0 {
 				continue // nothing to retract from
 			}
-			p = t.create(string(t.keyBuf))
+			p = &keyedPart{}
+			t.parts[string(t.keyBuf)] = p
 		} else if b.Diff(i) > 0 && t.beyond(p, r) {
 			continue
 		}
@@ -117,31 +95,7 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			p.dirty = t.insert(p, r) || p.dirty
 		}
 	}
-	if err := t.emit(touched, before); err != nil {
-		return err
-	}
-	return t.evict()
-}
-
-// part returns the partition stored under key, loading it from Badger
-// when it is not in memory; nil when there is none.
-func (t *TopN) part(key []byte) (*keyedPart, error) {
-	if p, ok := t.parts[string(key)]; ok || !t.onDisk {
-		return p, nil
-	}
-	return t.load(string(key))
-}
-
-// create adds an empty partition under k; when a checkpoint holds k's
-// emptied partition, the new one will overwrite it.
-func (t *TopN) create(k string) *keyedPart {
-	p := &keyedPart{}
-	if t.gone[k] {
-		p.persisted = true
-		delete(t.gone, k)
-	}
-	t.parts[k] = p
-	return p
+	return t.emit(touched, before)
 }
 
 // beyond reports whether r, inserted over an append-only input, would
@@ -222,9 +176,8 @@ func (t *TopN) emit(touched []string, before map[string][]rankedRow) error {
 		ins = t.diff(out, ins, before[k], t.ranked(p.rows))
 		if len(p.rows) == 0 {
 			delete(t.parts, k)
-			t.spill.forget(k)
 			if p.persisted {
-				t.gone[k] = true
+				t.gone = append(t.gone, k)
 			}
 		}
 	}
@@ -282,17 +235,18 @@ func (t *TopN) Tick(int64) error { return nil }
 
 // Checkpoint implements Stateful: deletes for the emptied partitions a
 // checkpoint wrote, then every partition changed since, its rows as one
-// value: the evicted ones from the spill area, the others from memory.
+// value.
 func (t *TopN) Checkpoint(w *state.Writer) error {
-	for k := range t.gone {
+	for _, k := range t.gone {
+		if p, ok := t.parts[k]; ok {
+			p.persisted = true // emptied, then refilled: Set below
+			continue
+		}
 		if err := w.Delete([]byte(t.id + k)); err != nil {
 			return err
 		}
 	}
-	clear(t.gone)
-	if err := t.checkpointSpilled(w); err != nil {
-		return err
-	}
+	t.gone = t.gone[:0]
 	for k, p := range t.parts {
 		if !p.dirty {
 			continue
@@ -302,38 +256,22 @@ func (t *TopN) Checkpoint(w *state.Writer) error {
 		}
 		p.dirty, p.persisted = false, true
 	}
-	return t.spill.clear(w)
+	return nil
 }
 
 // Restore implements Stateful: reload the partitions this instance owns.
-// A spilling Top-N reads nothing: a partition comes into memory from the
-// checkpoint when its next row arrives (lazy), so a restart costs no time
-// per stored partition.
 func (t *TopN) Restore(s *state.Store) error {
-	if t.store != nil {
-		t.onDisk = true
-		return nil
-	}
 	return s.ScanOwned([]byte(t.id), t.owns, func(key, val []byte) error {
-		rows, err := t.decodeRows(val)
+		rows, err := state.DecodeValue(val)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", t.id, err)
+		}
+		if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
+			return errCorrupt(t.id)
 		}
 		t.parts[string(key[len(t.id):])] = &keyedPart{rows: rows, persisted: true}
 		return nil
 	})
-}
-
-// decodeRows decodes a checkpointed partition's rows.
-func (t *TopN) decodeRows(val []byte) ([]types.Row, error) {
-	rows, err := state.DecodeValue(val)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.id, err)
-	}
-	if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
-		return nil, errCorrupt(t.id)
-	}
-	return rows, nil
 }
 
 // owns reports whether this instance keeps the partition stored under
@@ -349,29 +287,23 @@ func (t *TopN) owns(key []byte) (bool, error) {
 	return t.keep(k), nil
 }
 
-// StateKeys implements stateSizer: the partitions in memory.
+// StateKeys implements stateSizer: the partitions held.
 func (t *TopN) StateKeys() int64 { return int64(len(t.parts)) }
 
-// stateSize implements stateMeasurer: the partitions in memory, their
-// estimated bytes (the mean of a sample of them times their number) and
-// the spill area's.
+// stateSize implements stateMeasurer: the partitions and their estimated
+// bytes in memory (the mean of a sample of them times their number);
+// nothing spills.
 func (t *TopN) stateSize() StateSize {
-	return t.spill.size(t.StateKeys(), t.mem.bytes(t.StateKeys(), t.meanBytes))
-}
-
-// meanBytes is the mean in-memory size of up to sizeSample partitions:
-// the map entry, the partition and its rows.
-func (t *TopN) meanBytes() int64 {
 	var s sampler
 	for k, p := range t.parts {
 		if s.full() {
 			break
 		}
-		n := keyBytes(k) + 8 + allocBytes(int64(unsafe.Sizeof(*p))) + allocBytes(int64(cap(p.rows))*24)
+		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
 		for _, r := range p.rows {
 			n += rowBytes(r)
 		}
 		s.add(int(n))
 	}
-	return s.times(1)
+	return StateSize{Keys: t.StateKeys(), MemoryBytes: s.times(t.StateKeys())}
 }
