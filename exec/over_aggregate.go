@@ -345,16 +345,7 @@ func (o *OverAggregate) decodePart(rows []types.Row) (*overPart, error) {
 
 // owns reports whether this instance keeps the partition stored under
 // key, from the key alone.
-func (o *OverAggregate) owns(key []byte) (bool, error) {
-	if o.keep == nil {
-		return true, nil
-	}
-	k, err := state.DecodeKeys(key[len(o.id):])
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", o.id, err)
-	}
-	return o.keep(k), nil
-}
+func (o *OverAggregate) owns(key []byte) (bool, error) { return ownsStored(o.keep, o.id, key) }
 
 // StateKeys implements stateSizer: the partitions.
 func (o *OverAggregate) StateKeys() int64 { return int64(len(o.parts)) }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -48,6 +49,20 @@ func Owner(key types.Row, n int) int {
 		cols[i] = i
 	}
 	return int(types.HashValues(key, cols) % uint64(n))
+}
+
+// ownsStored reports whether the instance keep belongs to (nil: the
+// only one) keeps the entry an operator stored under key: id, then the
+// entry's key values in key form, which Owner hashes alike.
+func ownsStored(keep func(types.Row) bool, id string, key []byte) (bool, error) {
+	if keep == nil {
+		return true, nil
+	}
+	k, err := state.DecodeKeys(key[len(id):])
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", id, err)
+	}
+	return keep(k), nil
 }
 
 // Process implements Operator. An unkeyed (stateless) phase gets

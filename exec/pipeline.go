@@ -148,6 +148,17 @@ func (b *pipeBuilder) meter(n planner.Node, out Output) (Output, *OpStats, func(
 	return Output{Op: &meter{next: out, st: st, now: b.env.Stopwatch}}, st, func() { b.parent = parent }
 }
 
+// keyedState builds a stateful operator partitioned by keys (mk makes
+// each parallel instance, keep telling it which keys it owns), registers
+// it for ticks and checkpoints, measures its state into st, and builds
+// input into it.
+func (b *pipeBuilder) keyedState(input planner.Node, keys []int, out Output, st *OpStats, mk func(o Output, keep func(types.Row) bool) Operator) error {
+	op := b.keyed(b.env.Parallelism, [][]int{keys}, out, func(_ int, o Output, keep func(types.Row) bool) Operator { return mk(o, keep) })
+	b.addStateful(op)
+	sized(st, op)
+	return b.build(input, Output{Op: op})
+}
+
 // sized records op's state size in st when op keeps keyed state.
 func sized(st *OpStats, op Operator) {
 	if s, ok := op.(stateSizer); ok {
@@ -306,46 +317,31 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		if x.TwoPhase && par > 1 {
 			return b.splitWindowAggregate(x, id, side, out, st)
 		}
-		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		return b.keyedState(x.Input, x.GroupCols, out, st, func(o Output, keep func(types.Row) bool) Operator {
 			return NewWindowAggregate(WindowAggregateConfig{ID: id, Node: x, Out: o, Side: side, Late: b.env.Late, Keep: keep, StartsAt: b.env.Now, Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
-		b.addStateful(op)
-		sized(st, op)
-		return b.build(x.Input, Output{Op: op})
 	case *planner.Aggregate:
 		id := b.id()
 		tc := planner.TimeColumn(x.Input)
-		op := b.keyed(par, [][]int{x.GroupCols}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		return b.keyedState(x.Input, x.GroupCols, out, st, func(o Output, keep func(types.Row) bool) Operator {
 			return NewAggregate(AggregateConfig{ID: id, Node: x, TimeCol: tc, Out: o, Keep: keep, Now: b.env.Now,
 				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
-		b.addStateful(op)
-		sized(st, op)
-		return b.build(x.Input, Output{Op: op})
 	case *planner.WindowTopN:
 		id := b.id()
-		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
 			return NewWindowTopN(WindowTopNConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
 		})
-		b.addStateful(op)
-		sized(st, op)
-		return b.build(x.Input, Output{Op: op})
 	case *planner.OverAggregate:
 		id := b.id()
-		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
 			return NewOverAggregate(OverAggregateConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
 		})
-		b.addStateful(op)
-		sized(st, op)
-		return b.build(x.Input, Output{Op: op})
 	case *planner.TopN:
 		id, all := b.id(), x.KeepsAll()
-		op := b.keyed(par, [][]int{x.Partition}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
 			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep})
 		})
-		b.addStateful(op)
-		sized(st, op)
-		return b.build(x.Input, Output{Op: op})
 	case *planner.Union:
 		op := NewUnion(len(x.Inputs), out)
 		for i, in := range x.Inputs {

@@ -276,16 +276,7 @@ func (t *TopN) Restore(s *state.Store) error {
 
 // owns reports whether this instance keeps the partition stored under
 // key, from the key alone.
-func (t *TopN) owns(key []byte) (bool, error) {
-	if t.keep == nil {
-		return true, nil
-	}
-	k, err := state.DecodeKeys(key[len(t.id):])
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", t.id, err)
-	}
-	return t.keep(k), nil
-}
+func (t *TopN) owns(key []byte) (bool, error) { return ownsStored(t.keep, t.id, key) }
 
 // StateKeys implements stateSizer: the partitions held.
 func (t *TopN) StateKeys() int64 { return int64(len(t.parts)) }

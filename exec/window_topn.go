@@ -223,16 +223,7 @@ func (t *WindowTopN) Restore(s *state.Store) error {
 // owns reports whether this instance keeps the partition stored under
 // key, from the key alone (its values in key form, which Owner hashes
 // alike).
-func (t *WindowTopN) owns(key []byte) (bool, error) {
-	if t.keep == nil {
-		return true, nil
-	}
-	k, err := state.DecodeKeys(key[len(t.id):])
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", t.id, err)
-	}
-	return t.keep(k), nil
-}
+func (t *WindowTopN) owns(key []byte) (bool, error) { return ownsStored(t.keep, t.id, key) }
 
 // StateKeys implements stateSizer: the open (window, partition) pairs.
 func (t *WindowTopN) StateKeys() int64 { return int64(len(t.parts)) }
