@@ -58,11 +58,9 @@ func (e *Engine) deleteFrom(st *parser.DeleteStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var where planner.Scalar
-	if st.Where != nil {
-		if where, err = planner.BindRowExpr(st.Where, t.obj.Name, t.obj.Schema); err != nil {
-			return nil, err
-		}
+	where, err := planner.BindRowFilter(st.Where, t.obj.Name, t.obj.Schema)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := e.matching(t, where)
 	if err != nil {
@@ -91,11 +89,9 @@ func (e *Engine) update(st *parser.UpdateStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var where planner.Scalar
-	if st.Where != nil {
-		if where, err = planner.BindRowExpr(st.Where, t.obj.Name, t.obj.Schema); err != nil {
-			return nil, err
-		}
+	where, err := planner.BindRowFilter(st.Where, t.obj.Name, t.obj.Schema)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := e.matching(t, where)
 	if err != nil {

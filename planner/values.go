@@ -42,3 +42,12 @@ func BindExpr(q *parser.QueryStmt, schema types.Schema) (Scalar, error) {
 func BindRowExpr(ex ast.ExprNode, table string, schema types.Schema) (Scalar, error) {
 	return BindScalar(ex, newRelScope(table, schema))
 }
+
+// BindRowFilter is BindRowExpr for a DELETE's or UPDATE's WHERE: no
+// WHERE (nil) binds to nil, every row.
+func BindRowFilter(where ast.ExprNode, table string, schema types.Schema) (Scalar, error) {
+	if where == nil {
+		return nil, nil
+	}
+	return BindRowExpr(where, table, schema)
+}
