@@ -186,7 +186,7 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 	rt, err := e.startView(ctx, vp)
 	if err == nil {
 		if err = rt.openFresh(ctx); err == nil {
-			err = rt.backfill()
+			err = rt.backfill(e.now())
 		}
 		if err != nil {
 			rt.close()
@@ -607,7 +607,7 @@ func (e *Engine) createQuerySink(ctx context.Context, st *parser.CreateSinkStmt)
 	}
 	err = e.connectSink(rt, o, false)
 	if err == nil {
-		err = rt.backfill() // after the sink is attached: the snapshot is its first changes
+		err = rt.backfill(e.now()) // after the sink is attached: the snapshot is its first changes
 	}
 	if err != nil {
 		rt.close()

@@ -143,8 +143,8 @@ func (f *viewFeed) backfill() error {
 
 // backfill fills a pipeline created just now from the current contents
 // of the views it reads (call it once whatever reads its output is
-// attached).
-func (v *viewRT) backfill() error {
+// attached), then ticks it at now.
+func (v *viewRT) backfill(now int64) error {
 	for _, f := range v.upstream {
 		if err := f.backfill(); err != nil {
 			return err
@@ -152,6 +152,14 @@ func (v *viewRT) backfill() error {
 	}
 	for _, f := range v.tables {
 		if err := f.backfill(); err != nil {
+			return err
+		}
+	}
+	// The tick every step gives, now: an aggregate without GROUP BY
+	// emits its row over no input (count 0), so the new view has it
+	// before its first step.
+	for _, op := range v.pipe.Stateful {
+		if err := op.Tick(now); err != nil {
 			return err
 		}
 	}

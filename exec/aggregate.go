@@ -18,6 +18,11 @@ import (
 // subtract; min, max and DISTINCT keep each distinct value's count), and
 // a group whose last row is retracted is deleted with its row.
 //
+// Without GROUP BY there is one group, which exists before any row: its
+// row (count 0, the other aggregates NULL) is emitted at the first tick,
+// and a retraction of its last row brings that row back instead of
+// deleting it, as Postgres answers over no rows.
+//
 // State: one accumulator set per group key. It is bounded only by STATE
 // TTL: a group not updated for TTL (event time when the input has a
 // watermark, the wall clock otherwise) is dropped and its row retracted
@@ -118,6 +123,9 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		if err != nil {
 			return err
 		}
+		// fresh: no row has updated it yet (new, or the global group's
+		// empty-input row), so STATE TTL has no timer for it
+		fresh := created || e.last == types.MinTime
 		if !a.retract {
 			e.acc.add(a.calls, r)
 		}
@@ -131,7 +139,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		} else {
 			e.last = a.now
 		}
-		if created && a.ttl > 0 {
+		if fresh && a.ttl > 0 {
 			a.queue(e)
 		}
 		a.markDirty(e)
@@ -140,10 +148,20 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 			a.pending = append(a.pending, e)
 		}
 	}
+	if err := a.ensureGlobal(); err != nil {
+		return err
+	}
+	return a.flush()
+}
+
+// flush emits how the pending groups changed: a group's old row retracted
+// and its new one inserted, a group left empty retracted and forgotten
+// (the global group instead goes back to its empty-input row).
+func (a *Aggregate) flush() error {
 	out := &Batch{}
 	for _, e := range a.pending {
 		e.pending = false
-		if a.empty(e) {
+		if a.empty(e) && !a.global() {
 			if e.emitted != nil {
 				out.Rows = append(out.Rows, e.emitted)
 				out.Diffs = append(out.Diffs, -1)
@@ -172,6 +190,29 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		return err
 	}
 	return a.evict()
+}
+
+// global reports whether the aggregate has no GROUP BY: one group, which
+// exists before any row (Postgres's and RisingWave's answer over no rows
+// is one row: count 0, the other aggregates NULL).
+func (a *Aggregate) global() bool { return len(a.groups) == 0 }
+
+// ensureGlobal creates the global group, with its empty-input row pending
+// emission, when the instance that owns it holds none (before the first
+// row, or after STATE TTL dropped it).
+func (a *Aggregate) ensureGlobal() error {
+	if !a.global() || (a.keep != nil && !a.keep(types.Row{})) {
+		return nil
+	}
+	a.keyBuf = a.keyBuf[:0]
+	e, created, err := a.entry(nil)
+	if err != nil || !created {
+		return err
+	}
+	a.markDirty(e)
+	e.pending = true
+	a.pending = append(a.pending, e)
+	return nil
 }
 
 // retractRow takes row r (in keyBuf's key form) back -d times from its
@@ -319,6 +360,9 @@ func (a *Aggregate) Watermark(_ int, wm int64) error {
 			return err
 		}
 	}
+	if err := a.startGlobal(); err != nil {
+		return err
+	}
 	return a.out.EmitWatermark(wm)
 }
 
@@ -326,9 +370,26 @@ func (a *Aggregate) Watermark(_ int, wm int64) error {
 func (a *Aggregate) Tick(now int64) error {
 	a.now = now
 	if a.timeCol < 0 {
-		return a.expire(now)
+		if err := a.expire(now); err != nil {
+			return err
+		}
 	}
-	return nil
+	return a.startGlobal()
+}
+
+// startGlobal emits the global group's empty-input row when it has none
+// yet (see ensureGlobal).
+func (a *Aggregate) startGlobal() error {
+	if !a.global() {
+		return nil
+	}
+	if err := a.ensureGlobal(); err != nil {
+		return err
+	}
+	if len(a.pending) == 0 {
+		return nil
+	}
+	return a.flush()
 }
 
 // Checkpoint implements Stateful: deletes for expired groups a checkpoint
