@@ -83,6 +83,9 @@ type binder struct {
 	// overCols are the running-aggregate OVER calls an OverAggregate
 	// computes, bound to its output columns (build_over.go).
 	overCols map[*ast.WindowFuncExpr]Scalar
+	// scalarCols are the scalar subqueries planned as joins and the
+	// columns that hold their values (build_scalar_subquery.go).
+	scalarCols map[*ast.SubqueryExpr]Scalar
 }
 
 func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
@@ -139,6 +142,9 @@ func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "window functions (OVER) are not supported here: %s", exprText(e)).
 			WithHint("only ROW_NUMBER(), RANK() and DENSE_RANK() OVER (PARTITION BY … ORDER BY …) in a derived table filtered by rn <= N outside it run (Top-N; window Top-N when partitioned by window_start, window_end), and sum, avg, count, min, max OVER (PARTITION BY … ORDER BY ts ROWS|RANGE BETWEEN … PRECEDING AND CURRENT ROW) in a view's select list")
 	case *ast.SubqueryExpr:
+		if c, ok := b.scalarCols[n]; ok {
+			return c, nil
+		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "scalar subqueries are not supported: %s", exprText(e)).
 			WithHint("filter by a subquery with [NOT] IN (SELECT …) or [NOT] EXISTS (SELECT …) in WHERE, or join with it in FROM")
 	case *ast.ExistsSubqueryExpr:

@@ -53,12 +53,15 @@ type builder struct {
 	// overCols binds the running-aggregate OVER calls an OverAggregate
 	// computes to its output columns (build_over.go).
 	overCols map[*ast.WindowFuncExpr]Scalar
+	// scalarCols binds the scalar subqueries planned as joins to their
+	// columns (build_scalar_subquery.go).
+	scalarCols map[*ast.SubqueryExpr]Scalar
 }
 
 // bindScalar binds e over scope in the query's time zone, inlining the
 // catalog's SQL functions.
 func (b *builder) bindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
-	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause, over: b.over, overConst: b.overConst, overCols: b.overCols}
+	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause, over: b.over, overConst: b.overConst, overCols: b.overCols, scalarCols: b.scalarCols}
 	s, err := bd.bind(e)
 	if err != nil {
 		return nil, err
@@ -333,12 +336,18 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		// included: it is not pushed into the ON condition.
 		in, scope, err = b.join(s.From.TableRefs, nil)
 	} else if s.From.TableRefs.Right != nil {
-		in, scope, err = b.join(s.From.TableRefs, where)
-		where = nil
+		// A comma join takes WHERE as its conditions, but for the
+		// conjuncts that read a scalar subquery (joined after it).
+		rest, scalar := splitScalarConjuncts(where)
+		in, scope, err = b.join(s.From.TableRefs, rest)
+		where = scalar
 	} else {
 		in, scope, err = b.resultSet(s.From.TableRefs.Left)
 	}
 	if err != nil {
+		return nil, nil, err
+	}
+	if in, scope, err = b.scalarSubqueries(s, where, in, scope); err != nil {
 		return nil, nil, err
 	}
 	if where != nil {

@@ -294,7 +294,7 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 				fix = "group by a window (TUMBLE/HOP/SESSION) or add STATE TTL <interval>"
 			}
 		case *Join:
-			if a.Kind == Unbounded && a.TTL == 0 {
+			if a.Kind == Unbounded && a.TTL == 0 && tableBound(a) == "" {
 				msg = "unbounded state: " + a.String() + " keeps every row of both inputs forever"
 				fix = "bound the join from below and above by the inputs' watermark columns (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
 			}
@@ -564,6 +564,9 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 			out = append(out, fmt.Sprintf("state: Aggregate key=[%s] bound=%s", colList(n.GroupCols, n.Input.Schema()), b))
 		case *Join:
 			b := "MISSING (unbounded)"
+			if tb := tableBound(n); tb != "" {
+				b = tb
+			}
 			switch n.Kind {
 			case IntervalJoin:
 				b = "interval " + n.Interval()
