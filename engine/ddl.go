@@ -110,6 +110,7 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 	if o.Kind == catalog.Table && len(o.Key) == 0 {
 		return nil, sqlerr.New(sqlerr.InvalidObjectDef, "table %q needs a PRIMARY KEY (a TABLE is updated by key)", o.Name)
 	}
+	e.markTyped(o)
 	if _, err := compileComputed(o, nil); err != nil {
 		return nil, err
 	}

@@ -33,3 +33,13 @@ func (e *Engine) validateSourceOptions(o *catalog.Object) error {
 	}
 	return nil
 }
+
+// markTyped sets o.Typed from its connector: a source or TABLE whose
+// connector delivers typed rows cannot have decode errors.
+func (e *Engine) markTyped(o *catalog.Object) {
+	if o.Kind != catalog.Source && o.Kind != catalog.Table {
+		return
+	}
+	conn := o.Options["connector"]
+	o.Typed = conn == "memory" || e.opts.Registry.Sources[conn].Typed
+}

@@ -55,6 +55,9 @@ func (e *Engine) loadMeta() error {
 		if err := e.cat.Decode(b); err != nil {
 			return err
 		}
+		for _, o := range e.cat.List(0) {
+			e.markTyped(o)
+		}
 	}
 	if b, ok, err := e.store.Get(keyCkpt); err != nil {
 		return err
