@@ -110,10 +110,10 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 	rt := &viewRT{plan: vp, par: e.parallelism()}
 	env := exec.Env{PassThrough: passThrough, Parallelism: rt.par, Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget(), Memory: e.mem, Stopwatch: stopwatch()}
-	env.Sink = func(ch []exec.Change) { rt.deliver(ch, false) }
+	env.Sink = func(ch []connectors.Change) { rt.deliver(ch, false) }
 	// Called by the window operators that write late rows, one at a time
 	// (the side table's lock), while the step waits for them.
-	env.SideSink = func(ch []exec.Change) { rt.deliver(ch, true) }
+	env.SideSink = func(ch []connectors.Change) { rt.deliver(ch, true) }
 	p, err := exec.BuildPipeline(vp.Optimized, env)
 	if err != nil {
 		return nil, err
@@ -411,7 +411,7 @@ func writeSinks(sinks []*sinkRT, changes []connectors.Change, side bool) error {
 
 // deliver writes the view's changes (side: its side table's) to the
 // sinks reading them.
-func (v *viewRT) deliver(ch []exec.Change, side bool) {
+func (v *viewRT) deliver(ch []connectors.Change, side bool) {
 	if !side {
 		v.updated += int64(len(ch))
 		v.notify(ch)
@@ -419,15 +419,7 @@ func (v *viewRT) deliver(ch []exec.Change, side bool) {
 	if len(v.sinks) == 0 {
 		return
 	}
-	out := make([]connectors.Change, len(ch))
-	for i, c := range ch {
-		op := connectors.Upsert
-		if c.Delete {
-			op = connectors.Delete
-		}
-		out[i] = connectors.Change{Op: op, Row: c.Row}
-	}
-	if err := writeSinks(v.sinks, out, side); err != nil && v.err == nil {
+	if err := writeSinks(v.sinks, ch, side); err != nil && v.err == nil {
 		v.err = err
 	}
 }

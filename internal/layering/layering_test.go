@@ -34,7 +34,8 @@ const module = "github.com/streamsql/streamsql/"
 //   - types and sqlerr import nothing; catalog, lateness and funcs (the
 //     other leaves) import only them.
 //   - parser → planner → exec: only parser and planner see TIDB's AST;
-//     exec consumes plans; engine runs them; the wire server, metrics and
+//     exec consumes plans and speaks the connectors' changelog
+//     (connectors.Change); engine runs them; the wire server, metrics and
 //     dashboard sit on the engine.
 //   - each connector imports the connectors interface package (and the
 //     shared formats); only cmd and bench wire the CONNECTORS (the
@@ -56,7 +57,7 @@ parser, catalog, funcs, lateness, TIDB < planner;
 
 github.com/dgraph-io/badger < BADGER;
 types, BADGER < exec/state;
-planner, exec/state < exec;
+planner, exec/state, connectors < exec;
 
 connectors < connectors/format, connectors/blackhole, connectors/datagen, connectors/postgres;
 connectors/format < connectors/file, connectors/kafka, connectors/stdout;
@@ -397,6 +398,8 @@ func TestOrderRules(t *testing.T) {
 		{"planner", "exec", false},
 		{"planner", "connectors", false},
 		{"exec", "engine", false},
+		{"exec", "connectors", true},
+		{"exec", "connectors/kafka", false},
 		{"engine", "pgwire", false},
 		{"engine", "connectors", true},
 		{"engine", "connectors/datagen", false},
