@@ -67,7 +67,12 @@ type Object struct {
 	Exprs     []string `json:",omitempty"`
 	Key       []int    // primary key / view key column positions
 	Options   map[string]string
-	From      string // a sink's view
+	// Typed marks a source or TABLE whose connector delivers typed rows
+	// (connectors.SourceFactory.Typed: no decode errors). The engine sets
+	// it from its connectors when it creates or loads the object (it is
+	// not stored), so it is never stale.
+	Typed bool   `json:"-"`
+	From  string // a sink's view
 	// SideOf names the view that owns this side table ("" otherwise).
 	SideOf string
 	// DeadLetter marks a dead-letter table (poison records of sources

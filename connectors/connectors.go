@@ -223,6 +223,11 @@ type SourceFactory struct {
 	Name    string
 	Doc     string
 	Options []OptionSpec
+	// Typed is true when the source's rows are typed values, not records
+	// it decodes (a generator): Read never returns a DecodeError, so a
+	// view over it cannot fail on a poison record (EXPLAIN's contract
+	// says so).
+	Typed bool
 	// New builds a source. A source that must ask its system for the
 	// partition count waits (retrying with Backoff) while the system is
 	// unreachable, until ctx ends; errors no retry can fix (a missing

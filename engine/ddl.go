@@ -89,20 +89,19 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 	}
 	conn := o.Options["connector"]
 	if conn == "" {
-		conn = "memory"
+		conn = memoryConnector
 		o.Options["connector"] = conn
 	}
 	if err := e.validateSourceOptions(o); err != nil {
 		return nil, err
 	}
-	if conn == "memory" {
-		if p, ok := o.Options["partitions"]; ok {
-			n, err := strconv.Atoi(p)
-			if err != nil || n < 1 {
-				return nil, sqlerr.New(sqlerr.InvalidParameter, "partitions must be a positive integer, got %q", p)
-			}
+	if p, ok := o.Options["partitions"]; ok && logged(o) {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return nil, sqlerr.New(sqlerr.InvalidParameter, "partitions must be a positive integer, got %q", p)
 		}
-	} else if _, ok := e.opts.Registry.Sources[conn]; !ok {
+	}
+	if _, ok := e.opts.Registry.Sources[conn]; !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", conn).WithHint("known: " + e.connectorNames())
 	} else if err := e.checkSource(ctx, o); err != nil {
 		return nil, err
@@ -110,6 +109,7 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 	if o.Kind == catalog.Table && len(o.Key) == 0 {
 		return nil, sqlerr.New(sqlerr.InvalidObjectDef, "table %q needs a PRIMARY KEY (a TABLE is updated by key)", o.Name)
 	}
+	e.markTyped(o)
 	if _, err := compileComputed(o, nil); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 }
 
 func (e *Engine) connectorNames() string {
-	names := []string{"memory"}
+	var names []string
 	for n := range e.opts.Registry.Sources {
 		names = append(names, n)
 	}

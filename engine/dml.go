@@ -101,7 +101,7 @@ func (e *Engine) insertTarget(name, partition string, columns []string) (*insert
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}
 	table := e.tables[strings.ToLower(o.Name)]
-	if (o.Kind != catalog.Source && table == nil) || o.Options["connector"] != "memory" {
+	if (o.Kind != catalog.Source && table == nil) || !logged(o) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupport, "cannot INSERT into %s %q: only memory sources and tables take INSERT", o.Kind, o.Name)
 	}
 	parts := 1

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime"
 	"strconv"
 	"strings"
@@ -168,6 +169,13 @@ func OpenContext(ctx context.Context, opts Options) (*Engine, error) {
 		"memory_limit": defaultMemoryLimit,
 		"timezone":     "UTC",
 	}}
+	// The memory connector is the engine's own: a source like any other
+	// in its copy of the registry.
+	reg := connectors.NewRegistry()
+	maps.Copy(reg.Sources, opts.Registry.Sources)
+	maps.Copy(reg.Sinks, opts.Registry.Sinks)
+	reg.Sources[memoryConnector] = e.memoryFactory()
+	e.opts.Registry = reg
 	for k, v := range opts.Settings {
 		if err := checkSetting(strings.ToLower(k), v); err != nil {
 			_ = st.Close()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -54,6 +55,9 @@ func (e *Engine) loadMeta() error {
 	} else if ok {
 		if err := e.cat.Decode(b); err != nil {
 			return err
+		}
+		for _, o := range e.cat.List(0) {
+			e.markTyped(o)
 		}
 	}
 	if b, ok, err := e.store.Get(keyCkpt); err != nil {
@@ -167,31 +171,38 @@ func (e *Engine) unprocessedRows(o *catalog.Object) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	consumed := map[string]uint64{} // memory source (lower case) → last sequence consumed
+	consumed := map[string][]int64{} // memory source (lower case) → last sequence consumed per partition
 	for _, name := range srcs {
 		src, ok := e.cat.Get(name)
-		if !ok || src.Options["connector"] != "memory" {
+		if !ok || !logged(src) {
 			continue
 		}
 		b, ok, err := e.store.Get([]byte("v/" + o.Name + "/reader/" + strings.ToLower(src.Name)))
 		if err != nil {
 			return 0, err
 		}
-		consumed[strings.ToLower(src.Name)] = 0
+		consumed[strings.ToLower(src.Name)] = []int64{0}
 		if ok {
 			rows, err := state.DecodeValue(b)
 			if err != nil {
 				return 0, fmt.Errorf("view %s: reader %s: %w", o.Name, src.Name, err)
 			}
-			consumed[strings.ToLower(src.Name)] = uint64(rows[0][0].I)
+			offs := []int64{rows[0][0].I} // a checkpoint before memory sources had offsets
+			if len(rows[1]) > 0 {
+				offs = offs[:0]
+				for _, v := range rows[1] {
+					offs = append(offs, v.I)
+				}
+			}
+			consumed[strings.ToLower(src.Name)] = offs
 		}
 	}
 	if len(consumed) == 0 {
 		return 0, nil
 	}
-	from := e.logSeq
+	from := uint64(e.logSeq)
 	for _, c := range consumed {
-		from = min(from, c)
+		from = min(from, uint64(slices.Min(c)))
 	}
 	n := 0
 	err = e.store.ScanFrom(prefixLog, logKey(from+1), func(k, val []byte) error {
@@ -200,7 +211,14 @@ func (e *Engine) unprocessedRows(o *catalog.Object) (int, error) {
 			return err
 		}
 		c, ok := consumed[strings.ToLower(rows[0][0].S)]
-		if ok && binary.BigEndian.Uint64(k[len(prefixLog):]) > c {
+		if !ok {
+			return nil
+		}
+		off := c[0] // one position for all partitions, or one per partition
+		if p := int(rows[0][1].I); len(c) > 1 && p < len(c) {
+			off = c[p]
+		}
+		if binary.BigEndian.Uint64(k[len(prefixLog):]) > uint64(off) {
 			n += len(rows) - 1
 		}
 		return nil

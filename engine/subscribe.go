@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/streamsql/streamsql/catalog"
-	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -112,13 +112,13 @@ func (v *viewRT) removeSub(s *Subscription) {
 
 // notify hands a batch of view changes to the subscribers without
 // blocking: a subscriber whose buffer is full is dropped.
-func (v *viewRT) notify(ch []exec.Change) {
+func (v *viewRT) notify(ch []connectors.Change) {
 	if len(v.subs) == 0 || len(ch) == 0 {
 		return
 	}
 	out := make([]Change, len(ch))
 	for i, c := range ch {
-		out[i] = Change{Delete: c.Delete, Row: c.Row}
+		out[i] = Change{Delete: c.Op == connectors.Delete, Row: c.Row}
 	}
 	kept := v.subs[:0]
 	for _, s := range v.subs {

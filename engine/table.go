@@ -204,7 +204,7 @@ func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
 // startTable builds the runtime of TABLE o.
 func (e *Engine) startTable(ctx context.Context, o *catalog.Object) (*tableRT, error) {
 	t := &tableRT{obj: o, rows: map[string]types.Row{}, index: newKeyIndex(o.Key), dirty: map[string]bool{}, store: e.store}
-	if o.Options["connector"] != "memory" {
+	if !logged(o) {
 		r, err := e.newReader(ctx, o)
 		if err != nil {
 			return nil, err

@@ -72,14 +72,13 @@ func sinkKey(o *catalog.Object, vp *planner.ViewPlan) string {
 // reader feeds one source into every scan of it in one view and tracks
 // the source's position and watermark.
 type reader struct {
-	obj    *catalog.Object
-	scans  []exec.ScanInput
-	gen    *lateness.Generator
-	memOff uint64            // memory sources: last log sequence consumed
-	src    connectors.Source // other sources
-	offs   []int64           // other sources: next offset per partition
-	ended  bool
-	parts  int
+	obj   *catalog.Object
+	scans []exec.ScanInput
+	gen   *lateness.Generator
+	src   connectors.Source
+	offs  []int64 // the offset per partition after the last batch read
+	ended bool
+	parts int
 	// onError is the source's policy for undecodable records.
 	onError string
 	// in lists the columns the connector supplies (obj.InputColumns()).
@@ -110,10 +109,10 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 	rt := &viewRT{plan: vp, par: e.parallelism()}
 	env := exec.Env{PassThrough: passThrough, Parallelism: rt.par, Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
 		Store: e.store, StateBudget: e.stateBudget(), Memory: e.mem, Stopwatch: stopwatch()}
-	env.Sink = func(ch []exec.Change) { rt.deliver(ch, false) }
+	env.Sink = func(ch []connectors.Change) { rt.deliver(ch, false) }
 	// Called by the window operators that write late rows, one at a time
 	// (the side table's lock), while the step waits for them.
-	env.SideSink = func(ch []exec.Change) { rt.deliver(ch, true) }
+	env.SideSink = func(ch []connectors.Change) { rt.deliver(ch, true) }
 	p, err := exec.BuildPipeline(vp.Optimized, env)
 	if err != nil {
 		return nil, err
@@ -172,19 +171,13 @@ func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*reader, err
 	if r.computed, err = compileComputed(o, &r.evalErrs); err != nil {
 		return nil, err
 	}
-	if o.Options["connector"] == "memory" {
-		if p, err := strconv.Atoi(o.Options["partitions"]); err == nil && p > 0 {
-			r.parts = p
-		}
-	} else {
-		src, err := e.openSource(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		r.src = src
-		r.parts = src.Partitions()
-		r.offs = make([]int64, r.parts)
+	src, err := e.openSource(ctx, o)
+	if err != nil {
+		return nil, err
 	}
+	r.src = src
+	r.parts = src.Partitions()
+	r.offs = make([]int64, r.parts)
 	idle := int64(0)
 	if s := o.Options["idle_timeout"]; s != "" {
 		// The forms the option spec validates: Go durations ('30s'),
@@ -204,7 +197,7 @@ func (e *Engine) openSource(ctx context.Context, o *catalog.Object) (connectors.
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameter, "unknown connector %q", o.Options["connector"])
 	}
-	if e.opts.PlanOnly {
+	if e.opts.PlanOnly && !logged(o) { // memory sources open nothing
 		return plannedSource{}, nil
 	}
 	// Each source gets its own directory beside Badger's files.
@@ -229,7 +222,7 @@ func (e *Engine) openSource(ctx context.Context, o *catalog.Object) (connectors.
 	return src, nil
 }
 
-// checkSource validates a non-memory source's options by building it once.
+// checkSource validates a source's options by building it once.
 func (e *Engine) checkSource(ctx context.Context, o *catalog.Object) error {
 	src, err := e.openSource(ctx, o)
 	if err != nil {
@@ -411,7 +404,7 @@ func writeSinks(sinks []*sinkRT, changes []connectors.Change, side bool) error {
 
 // deliver writes the view's changes (side: its side table's) to the
 // sinks reading them.
-func (v *viewRT) deliver(ch []exec.Change, side bool) {
+func (v *viewRT) deliver(ch []connectors.Change, side bool) {
 	if !side {
 		v.updated += int64(len(ch))
 		v.notify(ch)
@@ -419,15 +412,7 @@ func (v *viewRT) deliver(ch []exec.Change, side bool) {
 	if len(v.sinks) == 0 {
 		return
 	}
-	out := make([]connectors.Change, len(ch))
-	for i, c := range ch {
-		op := connectors.Upsert
-		if c.Delete {
-			op = connectors.Delete
-		}
-		out[i] = connectors.Change{Op: op, Row: c.Row}
-	}
-	if err := writeSinks(v.sinks, out, side); err != nil && v.err == nil {
+	if err := writeSinks(v.sinks, ch, side); err != nil && v.err == nil {
 		v.err = err
 	}
 }
@@ -471,11 +456,13 @@ func (v *viewRT) checkpoint(w *state.Writer) error {
 	return v.checkpointTables(w)
 }
 
-// encode is the reader's checkpointed position: the memory-log sequence
-// or the per-partition offsets, and the watermark state.
+// encode is the reader's checkpointed position: the per-partition offsets
+// (a memory source's: log sequence numbers), and the watermark state.
+// The first value is 0; checkpoints before memory sources had offsets
+// held a memory source's position there.
 func (r *reader) encode() []byte {
 	parts, cur := r.gen.State()
-	row := types.Row{types.IntValue(int64(r.memOff)), types.IntValue(cur), types.BoolValue(r.ended)}
+	row := types.Row{types.IntValue(0), types.IntValue(cur), types.BoolValue(r.ended)}
 	offs := make(types.Row, len(r.offs))
 	for i, o := range r.offs {
 		offs[i] = types.IntValue(o)
@@ -499,14 +486,16 @@ func (r *reader) restore(ctx context.Context, st *state.Store, key []byte) error
 		if err != nil {
 			return fmt.Errorf("restore reader %s: %w", r.obj.Name, err)
 		}
-		r.memOff = uint64(rows[0][0].I)
 		r.ended = rows[0][2].Bool()
-		if r.src != nil && len(rows[1]) > len(r.offs) {
+		if len(rows[1]) > len(r.offs) {
 			return fmt.Errorf("restore reader %s: the checkpoint has %d partitions and the source now %d; partitions only go away when the input is recreated: drop and recreate the source to read it anew", r.obj.Name, len(rows[1]), len(r.offs))
 		}
 		for i := range r.offs {
-			if i < len(rows[1]) {
+			switch {
+			case i < len(rows[1]):
 				r.offs[i] = rows[1][i].I
+			case len(rows[1]) == 0: // an older memory source's one log position (0 for other sources)
+				r.offs[i] = rows[0][0].I
 			}
 		}
 		parts := make([]int64, len(rows[2]))
@@ -521,10 +510,8 @@ func (r *reader) restore(ctx context.Context, st *state.Store, key []byte) error
 	if !ok {
 		return r.open(ctx)
 	}
-	if r.src != nil {
-		if err := r.src.Open(ctx, r.offs); err != nil {
-			return fmt.Errorf("open source %s: %w", r.obj.Name, err)
-		}
+	if err := r.src.Open(ctx, r.offs); err != nil {
+		return fmt.Errorf("open source %s: %w", r.obj.Name, err)
 	}
 	return nil
 }
@@ -544,9 +531,6 @@ func (r *reader) grow(now int64) {
 // open starts a connector that has no checkpointed position: nil offsets
 // let it begin where its options say (the start, or a startup mode).
 func (r *reader) open(ctx context.Context) error {
-	if r.src == nil {
-		return nil
-	}
 	if err := r.src.Open(ctx, nil); err != nil {
 		return fmt.Errorf("open source %s: %w", r.obj.Name, err)
 	}
@@ -766,12 +750,11 @@ func ascending(cols []int) bool {
 	return true
 }
 
-// logEntry is one INSERT into a memory source.
+// logEntry is one INSERT into a memory source: where the log holds it.
 type logEntry struct {
 	seq    uint64
 	source string
 	part   int
-	rows   []types.Row
 }
 
 func logKey(seq uint64) []byte {
@@ -844,60 +827,50 @@ func (e *Engine) flushLimitBatches() int {
 }
 
 // replayLog feeds every memory-log entry a view has not consumed yet, in
-// insertion order.
+// insertion order: for each entry, each memory reader of its source
+// reads it (memorySource returns a source's entries in log order).
 func (e *Engine) replayLog(ctx context.Context) error {
-	var min uint64 = 1<<64 - 1
-	need := false
+	from := e.logSeq
 	for _, v := range e.views {
 		for _, r := range v.readers {
-			if r.src == nil {
-				need = true
-				if r.memOff < min {
-					min = r.memOff
-				}
+			if logged(r.obj) {
+				from = min(from, uint64(slices.Min(r.offs)))
 			}
 		}
 	}
-	if need && min < e.logSeq {
-		// Log keys are big-endian sequence numbers: the scan starts at the
-		// first entry not yet consumed and runs in insertion order.
-		var entries []logEntry
-		err := e.store.ScanFrom(prefixLog, logKey(min+1), func(k, val []byte) error {
-			seq := binary.BigEndian.Uint64(k[len(prefixLog):])
-			rows, err := state.DecodeValue(val)
-			if err != nil {
-				return err
-			}
-			entries = append(entries, logEntry{seq: seq, source: rows[0][0].S, part: int(rows[0][1].I), rows: rows[1:]})
-			return nil
-		})
+	if from >= e.logSeq {
+		return nil
+	}
+	// Log keys are big-endian sequence numbers: the scan starts at the
+	// first entry not yet consumed and runs in insertion order.
+	var entries []logEntry
+	err := e.store.ScanFrom(prefixLog, logKey(from+1), func(k, val []byte) error {
+		rows, err := state.DecodeValue(val)
 		if err != nil {
-			return fmt.Errorf("read memory log: %w", err)
+			return err
 		}
-		for _, en := range entries {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			for _, v := range e.views {
-				for _, r := range v.readers {
-					if r.src != nil || r.memOff >= en.seq || !strings.EqualFold(r.obj.Name, en.source) {
-						continue
-					}
-					if err := r.feed(en.part, en.rows, e.now(), false); err != nil {
-						return err
-					}
-					r.count(en.part, len(en.rows))
-					if v.err != nil {
-						return v.err
-					}
-					r.memOff = en.seq
-				}
-			}
+		entries = append(entries, logEntry{seq: binary.BigEndian.Uint64(k[len(prefixLog):]), source: rows[0][0].S, part: int(rows[0][1].I)})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read memory log: %w", err)
+	}
+	for _, en := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		for _, v := range e.views {
 			for _, r := range v.readers {
-				if r.src == nil {
-					r.memOff = e.logSeq
+				if !logged(r.obj) || !strings.EqualFold(r.obj.Name, en.source) || en.part >= len(r.offs) || r.offs[en.part] >= int64(en.seq) {
+					continue
+				}
+				if _, err := e.readBatch(ctx, r, flushBatchRows, func(b connectors.Batch, rows []types.Row) error {
+					return r.feed(b.Partition, rows, e.now(), true)
+				}); err != nil {
+					return err
+				}
+				if v.err != nil {
+					return v.err
 				}
 			}
 		}
@@ -906,10 +879,14 @@ func (e *Engine) replayLog(ctx context.Context) error {
 }
 
 // step reads one batch from each external source of v; it reports whether
-// any source produced rows.
+// any source produced rows. Memory sources are read by replayLog (FLUSH
+// and recovery), in the log's order across sources.
 func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 	progressed := false
 	for _, r := range v.readers {
+		if logged(r.obj) {
+			continue
+		}
 		p, err := e.readBatch(ctx, r, max, func(b connectors.Batch, rows []types.Row) error {
 			return r.feed(b.Partition, rows, e.now(), true) // a connector's rows are the engine's
 		})
@@ -926,7 +903,7 @@ func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 // the full source schema) to apply, and advances r's offset. It reports
 // whether the source produced anything.
 func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b connectors.Batch, rows []types.Row) error) (bool, error) {
-	if r.src == nil || r.ended {
+	if r.ended {
 		return false, nil
 	}
 	var b connectors.Batch
@@ -999,7 +976,7 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 		}
 		progressed = progressed || p
 		for _, r := range v.readers {
-			if r.src != nil && !r.ended {
+			if !logged(r.obj) && !r.ended {
 				done = false
 			}
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -62,14 +63,14 @@ func removeFeed(feeds []*viewFeed, f *viewFeed) []*viewFeed {
 // push sends changes of the upstream view to every scan of it, each row
 // stamped with the upstream's watermark when it was made (the watermark
 // lateness is judged against downstream). A failure stops both views.
-func (f *viewFeed) push(ch []exec.Change, wm int64) {
+func (f *viewFeed) push(ch []connectors.Change, wm int64) {
 	if len(ch) == 0 || f.to.err != nil {
 		return
 	}
 	b := &exec.Batch{Rows: make([]types.Row, len(ch)), WM: make([]int64, len(ch))}
 	for i, c := range ch {
 		b.Rows[i], b.WM[i] = c.Row, wm
-		if c.Delete {
+		if c.Op == connectors.Delete {
 			if b.Diffs == nil {
 				b.Diffs = make([]int8, len(ch))
 				for j := range b.Diffs {
@@ -168,7 +169,7 @@ func (v *viewRT) backfill(now int64) error {
 
 // outChanges is the view root's changelog hook: every change to its
 // rows, unconsolidated, goes to the views reading v.
-func (v *viewRT) outChanges(ch []exec.Change) {
+func (v *viewRT) outChanges(ch []connectors.Change) {
 	wm := v.pipe.View0.OutputWatermark()
 	for _, f := range v.feeds {
 		f.push(ch, wm)

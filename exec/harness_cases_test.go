@@ -3,6 +3,7 @@ package exec
 import (
 	"testing"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/planner"
@@ -292,13 +293,13 @@ func TestHarnessWindowJoin(t *testing.T) {
 type upsertView struct {
 	*Materialize
 	table   map[string]types.Row
-	changes []Change
+	changes []connectors.Change
 	out     Output
 }
 
 func newUpsertView(in instance) *upsertView {
 	u := &upsertView{table: map[string]types.Row{}, out: in.Out}
-	u.Materialize = NewMaterialize(in.ID, []int{0}, func(ch []Change) { u.changes = append(u.changes, ch...) })
+	u.Materialize = NewMaterialize(in.ID, []int{0}, func(ch []connectors.Change) { u.changes = append(u.changes, ch...) })
 	return u
 }
 
@@ -314,7 +315,7 @@ func (u *upsertView) Process(port int, b *Batch) error {
 			out.Rows, out.Diffs = append(out.Rows, old), append(out.Diffs, -1)
 			delete(u.table, k)
 		}
-		if !c.Delete {
+		if c.Op != connectors.Delete {
 			u.table[k] = c.Row
 			out.Rows, out.Diffs = append(out.Rows, c.Row), append(out.Diffs, 1)
 		}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
 )
@@ -35,11 +36,11 @@ type Materialize struct {
 	// test.
 	changed dirtyList[uint32]
 	dirty   func(id uint32) bool
-	sink    func(changes []Change)
+	sink    func(changes []connectors.Change)
 	// feed, when set, receives every change to the stored rows as made,
 	// before the sink's consolidation into upserts by key: the exact
 	// multiset changelog the views reading this one consume.
-	feed func(changes []Change)
+	feed func(changes []connectors.Change)
 	// onWM, when set, learns each advance of the view's watermark (the
 	// views reading this one follow it).
 	onWM func(wm int64)
@@ -61,15 +62,9 @@ type Materialize struct {
 	kb, ikb, hbuf, vbuf []byte // scratch for row keys, view keys and stored values
 }
 
-// Change is one changelog entry of a view: Delete is true for a removal.
-type Change struct {
-	Delete bool
-	Row    types.Row
-}
-
 // NewMaterialize returns the view store; sink (may be nil) receives the
 // changelog of every batch.
-func NewMaterialize(id string, key []int, sink func([]Change)) *Materialize {
+func NewMaterialize(id string, key []int, sink func([]connectors.Change)) *Materialize {
 	m := &Materialize{id: id, key: key, rows: newRowStore(), sink: sink, wm: types.MinTime}
 	m.dirty = func(id uint32) bool { return m.rows.rec(id).flags&recDirty != 0 }
 	return m
@@ -77,7 +72,7 @@ func NewMaterialize(id string, key []int, sink func([]Change)) *Materialize {
 
 // NewPassThrough returns a view root that keeps nothing: it only turns
 // batches into the changelog for sink (CREATE SINK ... AS query).
-func NewPassThrough(key []int, sink func([]Change)) *Materialize {
+func NewPassThrough(key []int, sink func([]connectors.Change)) *Materialize {
 	m := NewMaterialize("", key, sink)
 	m.passThrough = true
 	return m
@@ -88,7 +83,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 	if m.passThrough {
 		return m.forward(b)
 	}
-	var changes []Change
+	var changes []connectors.Change
 	for i, r := range b.Rows {
 		m.kb = state.AppendRow(m.kb[:0], r)
 		h := m.rows.hash(m.kb)
@@ -101,7 +96,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 				continue
 			}
 			m.retract(id, h, r)
-			changes = append(changes, Change{Delete: true, Row: r})
+			changes = append(changes, connectors.Change{Op: connectors.Delete, Row: r})
 			continue
 		}
 		if !ok {
@@ -114,7 +109,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 		}
 		m.rows.rec(id).count++
 		m.markDirty(id)
-		changes = append(changes, Change{Row: r})
+		changes = append(changes, connectors.Change{Op: connectors.Upsert, Row: r})
 	}
 	if m.feed != nil && len(changes) > 0 {
 		m.feed(changes)
@@ -153,9 +148,13 @@ func (m *Materialize) forward(b *Batch) error {
 	if m.sink == nil || len(b.Rows) == 0 {
 		return nil
 	}
-	changes := make([]Change, len(b.Rows))
+	changes := make([]connectors.Change, len(b.Rows))
 	for i, r := range b.Rows {
-		changes[i] = Change{Delete: b.Diff(i) < 0, Row: r}
+		op := connectors.Upsert
+		if b.Diff(i) < 0 {
+			op = connectors.Delete
+		}
+		changes[i] = connectors.Change{Op: op, Row: r}
 	}
 	m.sink(m.cons.run(changes, m.key))
 	return nil
@@ -164,7 +163,7 @@ func (m *Materialize) forward(b *Batch) error {
 // consolidate keeps, for each key, only the last change of the batch: a
 // retraction followed by an insert becomes one upsert, an insert followed
 // by its retraction one delete. Order between keys is kept.
-func consolidate(changes []Change, key []int) []Change {
+func consolidate(changes []connectors.Change, key []int) []connectors.Change {
 	var c consolidator
 	return c.run(changes, key)
 }
@@ -182,7 +181,7 @@ type consolidator struct {
 }
 
 // run is consolidate.
-func (c *consolidator) run(changes []Change, key []int) []Change {
+func (c *consolidator) run(changes []connectors.Change, key []int) []connectors.Change {
 	if len(key) == 0 {
 		return changes
 	}
@@ -227,7 +226,7 @@ func keyAt(buf []byte, ends []int, i int) []byte {
 
 // consolidateByString is consolidate by a map of the keys as strings,
 // taken only when two keys share a hash.
-func consolidateByString(changes []Change, key []int) []Change {
+func consolidateByString(changes []connectors.Change, key []int) []connectors.Change {
 	keys := make([]string, len(changes))
 	last := make(map[string]int, len(changes))
 	var kb []byte
@@ -265,7 +264,7 @@ func (m *Materialize) OnWatermark(fn func(wm int64)) { m.onWM = fn }
 
 // OnChanges sets fn to receive every change to the view's rows, unconsolidated
 // (a delete and an insert each), before the sink sees them.
-func (m *Materialize) OnChanges(fn func(changes []Change)) { m.feed = fn }
+func (m *Materialize) OnChanges(fn func(changes []connectors.Change)) { m.feed = fn }
 
 // OutputWatermark is the highest watermark the view has seen: its rows
 // with a time column are complete up to it.

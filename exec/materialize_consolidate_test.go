@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -18,7 +19,7 @@ func TestConsolidateKeepsLastChangePerKey(t *testing.T) {
 	floats := []float64{0, negZero(), 1.5}
 	var shared consolidator // kept across rounds, as a Materialize keeps it
 	for round := 0; round < 300; round++ {
-		var changes []Change
+		var changes []connectors.Change
 		for i := 0; i < rng.Intn(200); i++ {
 			row := types.Row{
 				types.IntValue(int64(rng.Intn(5))),
@@ -26,17 +27,21 @@ func TestConsolidateKeepsLastChangePerKey(t *testing.T) {
 				types.FloatValue(floats[rng.Intn(len(floats))]),
 				types.IntValue(int64(i)),
 			}
-			changes = append(changes, Change{Delete: rng.Intn(3) == 0, Row: row})
+			op := connectors.Upsert
+			if rng.Intn(3) == 0 {
+				op = connectors.Delete
+			}
+			changes = append(changes, connectors.Change{Op: op, Row: row})
 		}
 		key := []int{0, 1, 2}
-		got := consolidate(append([]Change(nil), changes...), key)
-		if again := shared.run(append([]Change(nil), changes...), key); !reflect.DeepEqual(got, again) {
+		got := consolidate(append([]connectors.Change(nil), changes...), key)
+		if again := shared.run(append([]connectors.Change(nil), changes...), key); !reflect.DeepEqual(got, again) {
 			t.Fatalf("round %d: fresh %v, reused scratch %v", round, got, again)
 		}
-		if slow := consolidateByString(append([]Change(nil), changes...), key); !reflect.DeepEqual(got, slow) {
+		if slow := consolidateByString(append([]connectors.Change(nil), changes...), key); !reflect.DeepEqual(got, slow) {
 			t.Fatalf("round %d: hashed %v, by string %v", round, got, slow)
 		}
-		var want []Change
+		var want []connectors.Change
 		for i, c := range changes {
 			later := false
 			for _, d := range changes[i+1:] {

@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
 )
@@ -224,7 +225,7 @@ func BenchmarkMaterializeStoredRow(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	m := NewMaterialize(ViewStoreID("w"), []int{0, 1}, func([]Change) {})
+	m := NewMaterialize(ViewStoreID("w"), []int{0, 1}, func([]connectors.Change) {})
 	const perBatch = 1000
 	rows := make([]types.Row, perBatch)
 	diffs := make([]int8, perBatch)

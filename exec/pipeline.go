@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/lateness"
 	"github.com/streamsql/streamsql/planner"
@@ -46,8 +47,8 @@ type Env struct {
 	Parallelism int
 	Late        *lateness.Counters
 	EvalErrors  *EvalErrors
-	Sink        func(changes []Change) // the view's changelog, or nil
-	Now         int64                  // processing time at start
+	Sink        func(changes []connectors.Change) // the view's changelog, or nil
+	Now         int64                             // processing time at start
 	// Store and StateBudget let stateful operators spill: each instance
 	// keeps at most StateBudget windows', groups', rows' values in memory
 	// (0: no cap). Memory, when set, is the bytes of state in memory the
@@ -68,7 +69,7 @@ type Env struct {
 	Stopwatch func() int64
 	// SideSink, when set, receives the side table's changes (its rows as
 	// inserts), for sinks reading the side table.
-	SideSink func([]Change)
+	SideSink func([]connectors.Change)
 }
 
 // BuildPipeline turns an optimized plan rooted at a Materialize into

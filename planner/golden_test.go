@@ -151,6 +151,9 @@ func (g *golden) source(sql string) error {
 	if w := s.Watermark; w != nil {
 		o.TimeCol, o.Delay = o.Schema.Index(w.Column), w.Delay
 	}
+	// The engine sets Typed from its connectors' factories; of the
+	// connectors the goldens name, datagen is the typed one.
+	o.Typed = o.Options["connector"] == "datagen"
 	return g.cat.Add(o)
 }
 

@@ -623,8 +623,8 @@ func clockNote(n *TemporalFilter) string {
 }
 
 // sourceErrors describes what the view's sources do with undecodable
-// records (their on_error option); memory and datagen inputs are typed and
-// cannot have any.
+// records (their on_error option); inputs whose connector delivers typed
+// rows (catalog.Object.Typed: memory, datagen) cannot have any.
 func sourceErrors(n Node, cat Resolver) string {
 	var parts []string
 	typed := true
@@ -639,8 +639,7 @@ func sourceErrors(n Node, cat Resolver) string {
 		if !ok {
 			return x, false
 		}
-		conn := o.Options["connector"]
-		if conn != "memory" && conn != "datagen" && conn != "" {
+		if o.Options["connector"] != "" && !o.Typed {
 			typed = false
 		}
 		pol := o.OnError()

@@ -37,6 +37,7 @@ func Factory() connectors.SourceFactory {
 			"source produces one table of it. Offsets are event numbers, so a restart " +
 			"resumes exactly and sources over the same seed and options see one sequence.",
 		Options: append([]connectors.OptionSpec(nil), optionSpecs...),
+		Typed:   true,
 		New:     func(_ context.Context, spec connectors.SourceSpec) (connectors.Source, error) { return newSource(spec) },
 	}
 }
