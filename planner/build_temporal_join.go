@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strconv"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/funcs"
@@ -79,13 +81,48 @@ func (b *builder) temporalJoin(j *ast.Join, where ast.ExprNode, typ JoinType, ts
 			return nil, nil, err
 		}
 	}
-	conds := conjuncts(j.On.Expr)
-	nOn := len(conds)
-	conds = append(conds, conjuncts(where)...)
 	scope := ls.join(rs)
 	nl := len(ls.cols)
-	var lf, rest, extra []Scalar
-	var extraKeys []int
+	lf, rest, extra, extraKeys, err := b.temporalConds(jn, j.On.Expr, where, scope, nl)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkKeyCoversPK(jn, extraKeys, o); err != nil {
+		return nil, nil, err
+	}
+	if len(lf) > 0 {
+		left = &Filter{Input: left, Pred: andAll(lf)}
+	}
+	nx := len(extra)
+	if nx > 0 {
+		names := make([]string, nx)
+		for i := range names {
+			names[i] = "$key" + strconv.Itoa(i)
+		}
+		left = appendColumns(left, left.Schema(), extra, names)
+		for i, rc := range extraKeys {
+			jn.LeftKeys, jn.RightKeys = append(jn.LeftKeys, nl+i), append(jn.RightKeys, rc)
+		}
+	}
+	jn.Left = left
+	jn.Residual = andAll(rest)
+	if nx == 0 {
+		return jn, scope, nil
+	}
+	return jn.dropExtra(scope, nl, nx), scope, nil
+}
+
+func isColRef(s Scalar) bool { _, ok := s.(*ColRef); return ok }
+
+// temporalConds binds the conjuncts of on and where over scope (the
+// stream's nl columns, then the table's) and sorts them: filters of the
+// stream alone (inner joins), keys of a stream column (added to jn),
+// keys of a stream expression (extra, with their table columns in
+// extraKeys) and the rest.
+func (b *builder) temporalConds(jn *Join, on, where ast.ExprNode, scope *relScope, nl int) (lf, rest, extra []Scalar, extraKeys []int, err error) {
+	conds := conjuncts(on)
+	nOn := len(conds)
+	conds = append(conds, conjuncts(where)...)
 	for i, c := range conds {
 		clause := "WHERE"
 		if i < nOn {
@@ -93,10 +130,10 @@ func (b *builder) temporalJoin(j *ast.Join, where ast.ExprNode, typ JoinType, ts
 		}
 		s, err := b.bindIn(clause, c, scope)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		for _, part := range splitAnd(s) {
-			if sideOf(part, nl) == sideLeft && typ == InnerJoin {
+			if sideOf(part, nl) == sideLeft && jn.Type == InnerJoin {
 				lf = append(lf, part)
 				continue
 			}
@@ -111,35 +148,8 @@ func (b *builder) temporalJoin(j *ast.Join, where ast.ExprNode, typ JoinType, ts
 			}
 		}
 	}
-	if err := checkKeyCoversPK(jn, extraKeys, o); err != nil {
-		return nil, nil, err
-	}
-	if len(lf) > 0 {
-		left = &Filter{Input: left, Pred: andAll(lf)}
-	}
-	nx := len(extra)
-	if nx > 0 {
-		names := make([]string, nx)
-		for i := range names {
-			names[i] = "$key" + string(rune('0'+i%10))
-		}
-		left = appendColumns(left, left.Schema(), extra, names)
-		for i, rc := range extraKeys {
-			jn.LeftKeys, jn.RightKeys = append(jn.LeftKeys, nl+i), append(jn.RightKeys, rc)
-		}
-		if jn.NullSafe != nil {
-			jn.NullSafe = append(jn.NullSafe, make([]bool, nx)...)
-		}
-	}
-	jn.Left = left
-	jn.Residual = andAll(rest)
-	if nx == 0 {
-		return jn, scope, nil
-	}
-	return jn.dropExtra(scope, nl, nx), scope, nil
+	return lf, rest, extra, extraKeys, nil
 }
-
-func isColRef(s Scalar) bool { _, ok := s.(*ColRef); return ok }
 
 // versionTime makes jn an event-time temporal join on e, which must be a
 // watermark column of the left input, over TABLE o, which must have a
