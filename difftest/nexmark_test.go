@@ -110,8 +110,10 @@ type nexmarkCase struct {
 }
 
 // nexmarkSetup is run in Postgres before the batch forms: q14's SQL
-// function, with the body the bench file gives it.
+// function, with the body the bench file gives it, and q13's side input
+// as the bench file fills it.
 var nexmarkSetup = []string{
+	`CREATE TABLE side_input AS SELECT i::bigint AS key, i::text AS value FROM generate_series(0, 9999) AS i`,
 	`CREATE FUNCTION count_char(s text, c text) RETURNS bigint LANGUAGE SQL IMMUTABLE
 	 RETURN (char_length(s) - char_length(replace(s, c, ''))) / char_length(c)`,
 }
@@ -219,6 +221,11 @@ WHERE (regexp_match(url, '(&|^)channel_id=([^&]*)'))[2] IS NOT NULL
 	{name: "q12", view: "q12_out", small: true, kinds: "xx",
 		read:  `SELECT bidder, sum(bid_count) FROM q12_out GROUP BY bidder`,
 		batch: `SELECT bidder, count(*) FROM bid GROUP BY bidder`},
+	// q13's side input is filled before the bids start, so every bid
+	// finds its row whatever the processing times.
+	{name: "q13", view: "q13_out", small: true, kinds: "xxxxx",
+		batch: `SELECT B.auction, B.bidder, B.price, B.date_time, S.value
+FROM bid B JOIN side_input S ON mod(B.auction, 10000) = S.key`},
 	{name: "q3", view: "q3", kinds: "xxxx",
 		batch: `SELECT P.name, P.city, P.state, A.id
 FROM auction AS A INNER JOIN person AS P ON A.seller = P.id

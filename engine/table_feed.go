@@ -34,6 +34,11 @@ type tableFeed struct {
 	scans []exec.ScanInput
 	seq   uint64 // the table's last change the view has taken
 	fresh bool   // no stored position: the view is filled from the table's rows
+	// wm is the watermark of a versioned TABLE (one with WATERMARK FOR)
+	// sent to the scans: the largest version time fed minus the delay
+	// (after a restart it starts over from the changes fed again; the
+	// operators keep the watermark they reached).
+	wm int64
 }
 
 // linkTableFeed connects scan sc of rt to the running TABLE it names,
@@ -49,7 +54,7 @@ func (e *Engine) linkTableFeed(rt *viewRT, sc exec.ScanInput) error {
 			return nil
 		}
 	}
-	f := &tableFeed{t: t, to: rt, scans: []exec.ScanInput{sc}, seq: t.seq, fresh: true}
+	f := &tableFeed{t: t, to: rt, scans: []exec.ScanInput{sc}, seq: t.seq, fresh: true, wm: types.MinTime}
 	rt.tables = append(rt.tables, f)
 	t.feeds = append(t.feeds, f)
 	return nil
@@ -97,6 +102,34 @@ func (f *tableFeed) pushDiffs(rows []types.Row, diffs []int8) {
 	for _, sc := range f.scans {
 		// Copies: operators may keep the rows, the table replaces its own.
 		if err := sc.Out.Emit(&exec.Batch{Rows: project(rows, sc.Cols), Diffs: diffs}); err != nil {
+			if f.to.err == nil {
+				f.to.err = fmt.Errorf("view %s reading table %s: %w", f.to.plan.Name, f.t.obj.Name, err)
+			}
+			return
+		}
+	}
+	f.watermark(rows, diffs)
+}
+
+// watermark moves a versioned TABLE's watermark past the version times
+// of the rows inserted and sends it to the scans.
+func (f *tableFeed) watermark(rows []types.Row, diffs []int8) {
+	tc := f.t.obj.TimeCol
+	if tc < 0 {
+		return
+	}
+	wm := f.wm
+	for i, r := range rows {
+		if (diffs == nil || diffs[i] > 0) && !r[tc].IsNull() {
+			wm = max(wm, r[tc].I-f.t.obj.Delay)
+		}
+	}
+	if wm <= f.wm {
+		return
+	}
+	f.wm = wm
+	for _, sc := range f.scans {
+		if err := sc.Out.EmitWatermark(wm); err != nil {
 			if f.to.err == nil {
 				f.to.err = fmt.Errorf("view %s reading table %s: %w", f.to.plan.Name, f.t.obj.Name, err)
 			}

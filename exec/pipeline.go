@@ -352,6 +352,9 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		}
 		return nil
 	case *planner.Join:
+		if x.Kind.Temporal() {
+			return b.temporalJoin(x, out, st)
+		}
 		id := b.id()
 		var cerr error
 		op := b.keyed(par, [][]int{x.LeftKeys, x.RightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
@@ -385,6 +388,34 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		return b.semiJoin(x, out, st)
 	}
 	return sqlerr.New(sqlerr.FeatureNotSupport, "cannot run plan node %T in a view", n)
+}
+
+// temporalJoin wires a join FOR SYSTEM_TIME AS OF, hash-partitioned by
+// its keys.
+func (b *pipeBuilder) temporalJoin(x *planner.Join, out Output, st *OpStats) error {
+	id := b.id()
+	var cerr error
+	op := b.keyed(b.env.Parallelism, [][]int{x.LeftKeys, x.RightKeys}, out, func(_ int, o Output, keep func(types.Row) bool) Operator {
+		// Each instance compiles its own residual (evaluators keep
+		// scratch state).
+		var residual func(types.Row) bool
+		if x.Residual != nil {
+			var err error
+			if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
+				cerr = err
+			}
+		}
+		return NewTemporalJoin(TemporalJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: keep})
+	})
+	if cerr != nil {
+		return cerr
+	}
+	b.addStateful(op)
+	sized(st, op)
+	if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
+		return err
+	}
+	return b.build(x.Right, Output{Op: op, Port: 1})
 }
 
 // semiJoin wires a semi or anti join, hash-partitioned by its keys. A

@@ -78,8 +78,8 @@
 //     f(__star): a FuncCallExpr or AggregateFuncExpr whose one argument
 //     IsStarArg, so the planner can say `function cnt does not exist`
 //     instead of a syntax error; the name __star is reserved.
-//   - `FOR SYSTEM_TIME AS OF e` becomes TiDB's `AS OF TIMESTAMP e`, i.e.
-//     TableName.AsOf.
+//   - `FOR SYSTEM_TIME AS OF e [[AS] r]` becomes TiDB's `[AS r] AS OF
+//     TIMESTAMP e`, i.e. TableName.AsOf (TiDB takes the alias first).
 //   - Words TiDB reserves but Postgres users write as names (key, rank,
 //     range, ...: tidbReserved) are quoted by the pass when not followed by
 //     '(' or used as TiDB keywords there, so they reach the tree as names.

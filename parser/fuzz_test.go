@@ -26,6 +26,7 @@ ALLOWED LATENESS INTERVAL '1' MINUTE LATE DATA UPDATE EMIT ON WINDOW CLOSE;`,
 	`INSERT INTO s PARTITION (p1) (a, b) VALUES (1, 'x'), (2, '2024-01-01'::timestamp)`,
 	`SELECT x::bigint, (a+b)::text, CAST(y AS BOOLEAN), ts - INTERVAL '10 seconds', e || 'x', a <> b, c != d FROM t WHERE z IS NOT NULL AND w = TRUE`,
 	`SELECT * FROM o JOIN c FOR SYSTEM_TIME AS OF o.ts ON o.k = c.k`,
+	`SELECT * FROM o LEFT JOIN c FOR SYSTEM_TIME AS OF PROCTIME() r ON mod(o.k, 10) = r.k JOIN d FOR SYSTEM_TIME AS OF o.ts AS e ON e.k = o.k`,
 	`SELECT * FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(date_time), INTERVAL '10' MINUTES)) t, key`,
 	`SELECT CASE WHEN a THEN 1 END::text, count (x)::int, '1 hour'::interval + ts FROM t`,
 	`SELECT a FROM t -- comment

@@ -386,6 +386,8 @@ func TestQueryRestore(t *testing.T) {
 		{"comments", "SELECT a --no space\n, /* c */ b /*! FROM t */ FROM t -- TUMBLE(x, y, INTERVAL '1' SECOND)", ""},
 		{"system time", `SELECT * FROM o JOIN c FOR SYSTEM_TIME AS OF o.ts ON o.k = c.k`,
 			`SELECT * FROM "o" JOIN "c" AS OF TIMESTAMP "o"."ts" ON "o"."k" = "c"."k"`},
+		{"system time alias", `SELECT * FROM o JOIN c FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k LEFT JOIN d FOR SYSTEM_TIME AS OF PROCTIME() e ON e.k = o.k`,
+			`SELECT * FROM ("o" JOIN "c" AS "r" AS OF TIMESTAMP "o"."ts" ON "o"."k" = "r"."k") LEFT JOIN "d" AS "e" AS OF TIMESTAMP PROCTIME() ON "e"."k" = "o"."k"`},
 		{"tidb as of", `SELECT * FROM o JOIN c AS OF TIMESTAMP o.ts ON o.k = c.k`,
 			`SELECT * FROM "o" JOIN "c" AS OF TIMESTAMP "o"."ts" ON "o"."k" = "c"."k"`},
 		{"union", `SELECT a FROM x UNION ALL SELECT a FROM TUMBLE(y, ts, INTERVAL '1' SECOND)`,

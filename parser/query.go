@@ -226,19 +226,67 @@ func (q *queryRewrite) keyword(i int, prev token, f *frame) int {
 			f.castDone = true
 			return q.castAs(i, f.open)
 		}
+		if f.inFrom && i+2 < len(q.toks) && q.toks[i+1].is("OF") && q.toks[i+2].is("TIMESTAMP") {
+			return q.asOf(i, i+3)
+		}
 	case "FULL":
 		return q.fullJoin(i, prev, f)
 	case "STRAIGHT_JOIN":
 		q.errs.add(q.p.src.unsupported(t.off, "STRAIGHT_JOIN"))
 	case "FOR":
 		if i+3 < len(q.toks) && q.toks[i+1].is("SYSTEM_TIME") && q.toks[i+2].is("AS") && q.toks[i+3].is("OF") {
-			q.rw.replace(t.off, q.toks[i+3].end, "AS OF TIMESTAMP")
-			return i + 3
+			return q.asOf(i, i+4)
 		}
 	default:
 		q.quoteReserved(i, prev)
 	}
 	return i
+}
+
+// asOfEnd are the words that end the expression of a table's AS OF
+// clause (with `,`, `)` and `;`).
+var asOfEnd = map[string]bool{"ON": true, "USING": true, "WHERE": true, "JOIN": true, "LEFT": true,
+	"RIGHT": true, "INNER": true, "FULL": true, "CROSS": true, "STRAIGHT_JOIN": true, "GROUP": true,
+	"ORDER": true, "LIMIT": true, "HAVING": true, "WINDOW": true, "UNION": true, "EMIT": true}
+
+// asOf rewrites `FOR SYSTEM_TIME AS OF e [[AS] alias]` (or TiDB's `AS OF
+// TIMESTAMP e [[AS] alias]`), from token i with e starting at token
+// from, into TiDB's order `[AS alias] AS OF TIMESTAMP e`: TiDB's grammar
+// takes a table's alias before its AS OF clause. It returns the index of
+// the last token it consumed.
+func (q *queryRewrite) asOf(i, from int) int {
+	stop, depth := from, 0
+	for ; stop < len(q.toks); stop++ {
+		t := q.toks[stop]
+		if t.isOp("(") {
+			depth++
+		} else if t.isOp(")") {
+			if depth == 0 {
+				break
+			}
+			depth--
+		} else if depth == 0 && (t.isOp(",") || t.isOp(";") || t.kind == tIdent && asOfEnd[strings.ToUpper(t.text)]) {
+			break
+		}
+	}
+	last := stop - 1
+	var alias token
+	aliasFrom := -1
+	switch {
+	case last-1 > from && q.toks[last].isName() && q.toks[last-1].is("AS"):
+		alias, aliasFrom = q.toks[last], last-1
+	case last > from && q.toks[last].isName() && !q.toks[last-1].isOp("."):
+		if p := q.toks[last-1]; p.isName() || p.isOp(")") {
+			alias, aliasFrom = q.toks[last], last
+		}
+	}
+	if aliasFrom < 0 {
+		q.rw.replace(q.toks[i].off, q.toks[from-1].end, "AS OF TIMESTAMP")
+		return from - 1
+	}
+	q.rw.replace(q.toks[i].off, q.toks[from-1].end, "AS "+alias.text+" AS OF TIMESTAMP")
+	q.rw.blank(q.toks[aliasFrom].off, alias.end)
+	return last
 }
 
 // FullJoinMarker is what `FULL [OUTER] JOIN` becomes for TiDB, whose

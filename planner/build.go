@@ -138,6 +138,10 @@ func (b *builder) tableSource(ts *ast.TableSource) (Node, *relScope, error) {
 	}
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
+		if src.AsOf != nil {
+			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "FOR SYSTEM_TIME AS OF is supported on the right side of a JOIN only").
+				WithHint("write stream [LEFT] JOIN table FOR SYSTEM_TIME AS OF stream.ts AS t ON ...")
+		}
 		if src.Schema.O != "" {
 			if n, sc, ok, err := b.qualifiedName(src.Schema.O, src.Name.O, alias); ok {
 				return n, sc, err
@@ -224,8 +228,11 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 					WithHint("a dead-letter or side table can be queried, or delivered with CREATE SINK ... FROM it")
 			}
 			// A view reads the table's changelog: an upsert of a key
-			// retracts the row it replaces, a delete retracts the row.
+			// retracts the row it replaces, a delete retracts the row;
+			// a versioned TABLE's WATERMARK FOR column carries the
+			// table's watermark (its version time).
 			sc.Retracting = true
+			sc.TimeCol, sc.Delay = o.TimeCol, o.Delay
 		}
 	case catalog.View:
 		sc.Kind = ScanView

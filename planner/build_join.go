@@ -40,6 +40,9 @@ func (b *builder) join(j *ast.Join, where ast.ExprNode) (Node, *relScope, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	if ts, tn := asOfTable(j.Right); tn != nil {
+		return b.temporalJoin(j, where, typ, ts, tn)
+	}
 	left, ls, err := b.resultSet(j.Left)
 	if err != nil {
 		return nil, nil, err

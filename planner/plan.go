@@ -179,7 +179,20 @@ const (
 	IntervalJoin JoinKind = "interval"
 	WindowJoin   JoinKind = "window"
 	Unbounded    JoinKind = "unbounded"
+	// TemporalJoin is `JOIN t FOR SYSTEM_TIME AS OF left.ts`: each left
+	// row joins the version of TABLE t (right) with the largest version
+	// time (RightTime) <= its time (LeftTime), once both watermarks reach
+	// it (build_temporal_join.go).
+	TemporalJoin JoinKind = "temporal"
+	// LookupJoin is `JOIN t FOR SYSTEM_TIME AS OF PROCTIME()`: each left
+	// row joins TABLE t's row as it is when the row is processed; later
+	// changes of t do not touch joined rows.
+	LookupJoin JoinKind = "lookup"
 )
+
+// Temporal reports whether k is a join FOR SYSTEM_TIME AS OF (an
+// event-time temporal join or a lookup join).
+func (k JoinKind) Temporal() bool { return k == TemporalJoin || k == LookupJoin }
 
 // JoinType says which sides of a join keep their unmatched rows,
 // NULL-padded: none (inner), the left, the right or both.
@@ -471,6 +484,12 @@ func (n *Join) String() string {
 	}
 	if n.Kind == IntervalJoin {
 		s += fmt.Sprintf(" right.%s - left.%s in %s", colName(n.RightTime, r), colName(n.LeftTime, l), n.Interval())
+	}
+	switch n.Kind {
+	case TemporalJoin:
+		s += fmt.Sprintf(" as of left.%s version right.%s", colName(n.LeftTime, l), colName(n.RightTime, r))
+	case LookupJoin:
+		s += " as of proctime()"
 	}
 	if n.Residual != nil {
 		s += " residual=" + n.Residual.String()

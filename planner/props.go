@@ -66,6 +66,10 @@ func PropsOf(n Node) Props {
 			bound = "interval " + x.Interval()
 		case WindowJoin:
 			bound = "window size " + types.FormatInterval(x.WindowSize)
+		case TemporalJoin, LookupJoin:
+			// Append-only over an append-only left input whatever the
+			// table does: joined rows never change.
+			return Props{AppendOnly: l.AppendOnly, TimeCol: x.LeftTime, StateBound: TemporalJoinBound(x)}
 		}
 		if x.TTL > 0 {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL) + ttlClock(x)
@@ -147,7 +151,13 @@ func checkAppendOnlyInputs(n Node) error {
 			// pairs a delete formed (exec/join_retract.go); an interval
 			// or window join's state is purged by the watermark, so it
 			// folds inserts only.
-			if y.Kind != Unbounded && (!PropsOf(y.Left).AppendOnly || !PropsOf(y.Right).AppendOnly) {
+			if y.Kind.Temporal() {
+				// The table's changelog makes its versions; a retracting
+				// left row would retract a pair formed in the past.
+				if !PropsOf(y.Left).AppendOnly {
+					what = "a temporal join (FOR SYSTEM_TIME AS OF) of a retracting input"
+				}
+			} else if y.Kind != Unbounded && (!PropsOf(y.Left).AppendOnly || !PropsOf(y.Right).AppendOnly) {
 				what = "an interval or window join over a retracting input"
 			}
 		}
@@ -181,4 +191,16 @@ func joinProps(j *Join, in bool, bound string) Props {
 		tc = -1
 	}
 	return Props{AppendOnly: in && (!j.Type.Outer() || j.Kind != Unbounded), TimeCol: tc, StateBound: bound}
+}
+
+// TemporalJoinBound is the state bound of a join FOR SYSTEM_TIME AS OF:
+// a lookup join keeps the table's rows (its primary key bounds them); an
+// event-time temporal join keeps, per key, the versions from the last one
+// at or before the watermark on, and the left rows until both watermarks
+// reach their time, so the watermarks' lag bounds both. Neither spills.
+func TemporalJoinBound(j *Join) string {
+	if j.Kind == LookupJoin {
+		return "rows of TABLE " + j.Right.(*Scan).Name + " (by primary key), in memory"
+	}
+	return "watermark (versions of TABLE " + j.Right.(*Scan).Name + " per key from the last at or before the watermark; rows until both watermarks reach them), in memory"
 }

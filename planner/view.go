@@ -511,6 +511,9 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 		switch {
 		case s.Kind == ScanView:
 			out = append(out, viewClock(s))
+		case s.Kind == ScanTable && s.TimeCol >= 0:
+			out = append(out, fmt.Sprintf("clock: %s table changelog (retracting: an upsert retracts the row it replaces), version time %s, watermark %s - %s",
+				s.Name, s.Out[s.TimeCol].Name, s.Out[s.TimeCol].Name, types.FormatInterval(s.Delay)))
 		case s.Kind == ScanTable:
 			out = append(out, "clock: "+s.Name+" table changelog (retracting: an upsert retracts the row it replaces), no watermark (no event-time operators over it)")
 		case s.TimeCol < 0:
@@ -572,6 +575,8 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 				b = "interval " + n.Interval()
 			case WindowJoin:
 				b = "window size " + types.FormatInterval(n.WindowSize)
+			case TemporalJoin, LookupJoin:
+				b = TemporalJoinBound(n)
 			}
 			if n.TTL > 0 {
 				b = "STATE TTL " + types.FormatInterval(n.TTL) + ttlClock(n)

@@ -1,0 +1,427 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TemporalJoin is the join of a stream (port 0) with a TABLE's changelog
+// (port 1) FOR SYSTEM_TIME AS OF (planner.TemporalJoin and
+// planner.LookupJoin), inner or LEFT; its output is append-only: a joined
+// row never changes.
+//
+// A lookup join (AS OF PROCTIME()) keeps the table's current rows by
+// key, applying its inserts and deletes, and joins each stream row with
+// them as it arrives; later table changes leave joined rows alone. The
+// stream's watermark passes through.
+//
+// An event-time temporal join (AS OF stream.ts) keeps per key the
+// table's versions in version-time order (an upsert adds the new row as
+// a version; a version at the time of an existing one replaces it; the
+// table's deletes end nothing: the changelog carries no time for them).
+// A stream row waits until the minimum of both inputs' watermarks (the
+// frontier) reaches its time, then joins the version with the largest
+// version time <= its time, in time order; an inner join drops a row
+// with no such version (or whose version fails the residual), a LEFT
+// join pads it. A stream row that arrives with its time before the
+// frontier is late: dropped and counted (versions it needs may be gone).
+// A version that arrives late is kept for the rows still waiting. The
+// output watermark is the frontier.
+//
+// State: per key, the versions from the last one at or before the
+// frontier on (older ones are dropped when the key is next touched) and
+// the stream rows waiting for the frontier; a lookup join keeps the
+// table's rows only. It stays in memory (it does not spill under the
+// state budget). A checkpoint writes the keys changed since the last one
+// and the watermarks.
+type TemporalJoin struct {
+	id       string
+	n        *planner.Join
+	residual func(types.Row) bool
+	out      Output
+	late     *lateness.Counters
+	keep     func(key types.Row) bool
+	event    bool // an event-time temporal join, not a lookup join
+
+	keys  map[string]*temporalKey
+	dirty map[string]bool
+	// waiting lists the keys with stream rows waiting; minWait is a
+	// lower bound of their times.
+	waiting  map[string]bool
+	minWait  int64
+	wm       [2]int64
+	frontier int64 // min(wm) as last acted on
+	wmDirty  bool
+	width    [2]int
+}
+
+// temporalKey is one key's table rows (a lookup join's current rows; an
+// event-time join's versions, by version time) and waiting stream rows.
+type temporalKey struct {
+	rows []types.Row
+	wait []types.Row
+}
+
+// TemporalJoinConfig configures a TemporalJoin.
+type TemporalJoinConfig struct {
+	ID       string
+	Node     *planner.Join
+	Residual func(types.Row) bool
+	Out      Output
+	Late     *lateness.Counters
+	// Keep filters the keys a restore loads (an instance of a parallel
+	// join owns some of them); nil keeps all.
+	Keep func(key types.Row) bool
+}
+
+// NewTemporalJoin returns the operator for c.Node.
+func NewTemporalJoin(c TemporalJoinConfig) *TemporalJoin {
+	return &TemporalJoin{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
+		event: c.Node.Kind == planner.TemporalJoin, keys: map[string]*temporalKey{}, dirty: map[string]bool{},
+		waiting: map[string]bool{}, minWait: math.MaxInt64,
+		wm: [2]int64{types.MinTime, types.MinTime}, frontier: types.MinTime,
+		width: [2]int{len(c.Node.Left.Schema()), len(c.Node.Right.Schema())}}
+}
+
+func (t *TemporalJoin) keyOf(side int, r types.Row) string {
+	cols := t.n.LeftKeys
+	if side == 1 {
+		cols = t.n.RightKeys
+	}
+	return string(state.AppendKeyCols(nil, r, cols))
+}
+
+// nullKey reports whether a key column of r (on side) is NULL: it
+// matches nothing.
+func (t *TemporalJoin) nullKey(side int, r types.Row) bool {
+	cols := t.n.LeftKeys
+	if side == 1 {
+		cols = t.n.RightKeys
+	}
+	for _, c := range cols {
+		if r[c].IsNull() {
+			return true
+		}
+	}
+	return false
+}
+
+// Process implements Operator: port 0 is the stream, 1 the table.
+func (t *TemporalJoin) Process(port int, b *Batch) error {
+	if port == 1 {
+		for i, r := range b.Rows {
+			t.tableRow(r, b.Diff(i))
+		}
+		return nil
+	}
+	out := &Batch{}
+	for _, r := range b.Rows {
+		switch {
+		case !t.event:
+			t.join(r, t.keys[t.keyOf(0, r)], out)
+		case r[t.n.LeftTime].IsNull():
+			t.join(r, nil, out) // no version time is <= NULL
+		case r[t.n.LeftTime].I < t.frontier:
+			if t.late != nil {
+				t.late.Add(lateness.Drop, "late", 1)
+			}
+		default:
+			k := t.keyOf(0, r)
+			e := t.entry(k)
+			e.wait = append(e.wait, append(types.Row(nil), r...))
+			t.waiting[k], t.dirty[k] = true, true
+			t.minWait = min(t.minWait, r[t.n.LeftTime].I)
+		}
+	}
+	return t.out.Emit(out)
+}
+
+// entry finds or adds key k's state.
+func (t *TemporalJoin) entry(k string) *temporalKey {
+	e := t.keys[k]
+	if e == nil {
+		e = &temporalKey{}
+		t.keys[k] = e
+	}
+	return e
+}
+
+// tableRow applies one change of the table: for a lookup join an insert
+// or delete of a current row; for an event-time join an insert is a
+// version (a delete ends nothing).
+func (t *TemporalJoin) tableRow(r types.Row, d int8) {
+	if t.nullKey(1, r) {
+		return
+	}
+	k := t.keyOf(1, r)
+	if !t.event {
+		e := t.entry(k)
+		if d > 0 {
+			e.rows = append(e.rows, append(types.Row(nil), r...))
+		} else {
+			e.rows = removeRow(e.rows, r)
+		}
+		t.dirty[k] = true
+		t.forgetIfEmpty(k, e)
+		return
+	}
+	vt := r[t.n.RightTime]
+	if d < 0 || vt.IsNull() {
+		return
+	}
+	e := t.entry(k)
+	i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I >= vt.I })
+	v := append(types.Row(nil), r...)
+	if i < len(e.rows) && e.rows[i][t.n.RightTime].I == vt.I {
+		e.rows[i] = v
+	} else {
+		e.rows = append(e.rows, nil)
+		copy(e.rows[i+1:], e.rows[i:])
+		e.rows[i] = v
+	}
+	t.prune(e)
+	t.dirty[k] = true
+}
+
+// removeRow removes one row equal to r from rows.
+func removeRow(rows []types.Row, r types.Row) []types.Row {
+	enc := string(state.AppendRow(nil, r))
+	for i, x := range rows {
+		if string(state.AppendRow(nil, x)) == enc {
+			return append(rows[:i], rows[i+1:]...)
+		}
+	}
+	return rows
+}
+
+// prune drops the versions before the last one at or before the
+// frontier: no row still to be joined can pick them.
+func (t *TemporalJoin) prune(e *temporalKey) {
+	last := -1
+	for i, v := range e.rows {
+		if v[t.n.RightTime].I > t.frontier {
+			break
+		}
+		last = i
+	}
+	if last > 0 {
+		e.rows = append(e.rows[:0], e.rows[last:]...)
+	}
+}
+
+func (t *TemporalJoin) forgetIfEmpty(k string, e *temporalKey) {
+	if len(e.rows) == 0 && len(e.wait) == 0 {
+		delete(t.keys, k)
+	}
+}
+
+// join emits stream row l joined with the candidate table rows of its key
+// (all current rows of a lookup join; the version valid at l's time of
+// an event-time join), or padded when none matches and the join is LEFT.
+func (t *TemporalJoin) join(l types.Row, e *temporalKey, out *Batch) {
+	matched := false
+	if e != nil && !t.nullKey(0, l) {
+		cands := e.rows
+		if t.event {
+			at := l[t.n.LeftTime].I
+			i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I > at })
+			cands = nil
+			if i > 0 {
+				cands = e.rows[i-1 : i]
+			}
+		}
+		for _, r := range cands {
+			row := make(types.Row, 0, t.width[0]+t.width[1])
+			row = append(append(row, l[:t.width[0]]...), r[:t.width[1]]...)
+			if t.residual != nil && !t.residual(row) {
+				continue
+			}
+			out.Rows = append(out.Rows, row)
+			matched = true
+		}
+	}
+	if !matched && t.n.Type == planner.LeftOuterJoin {
+		row := make(types.Row, t.width[0]+t.width[1])
+		copy(row, l[:t.width[0]])
+		out.Rows = append(out.Rows, row)
+	}
+}
+
+// Watermark implements Operator. A lookup join passes the stream's
+// watermark on. An event-time join, when the minimum of both watermarks
+// moves, joins the waiting rows it reaches, in time order, and passes it
+// on.
+func (t *TemporalJoin) Watermark(port int, wm int64) error {
+	if wm <= t.wm[port] {
+		return nil
+	}
+	t.wm[port], t.wmDirty = wm, true
+	if !t.event {
+		if port == 0 {
+			return t.out.EmitWatermark(wm)
+		}
+		return nil
+	}
+	m := min(t.wm[0], t.wm[1])
+	if m <= t.frontier {
+		return nil
+	}
+	t.frontier = m
+	if err := t.flush(m); err != nil {
+		return err
+	}
+	return t.out.EmitWatermark(m)
+}
+
+// flush joins and emits the waiting rows with time <= m, in time order
+// (ties in arrival order per key, keys in key order).
+func (t *TemporalJoin) flush(m int64) error {
+	if t.minWait > m {
+		return nil
+	}
+	keys := make([]string, 0, len(t.waiting))
+	for k := range t.waiting {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	type ready struct {
+		row types.Row
+		e   *temporalKey
+	}
+	var due []ready
+	t.minWait = math.MaxInt64
+	for _, k := range keys {
+		e := t.keys[k]
+		rest := e.wait[:0]
+		for _, r := range e.wait {
+			if ts := r[t.n.LeftTime].I; ts <= m {
+				due = append(due, ready{r, e})
+			} else {
+				rest = append(rest, r)
+				t.minWait = min(t.minWait, ts)
+			}
+		}
+		if len(rest) == len(e.wait) {
+			continue
+		}
+		t.dirty[k] = true
+		if len(rest) == 0 {
+			delete(t.waiting, k)
+		}
+		// Not in place: due still points at the rows rest overwrites.
+		e.wait = append([]types.Row(nil), rest...)
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].row[t.n.LeftTime].I < due[j].row[t.n.LeftTime].I })
+	out := &Batch{}
+	for _, d := range due {
+		t.join(d.row, d.e, out)
+	}
+	for _, k := range keys {
+		if e := t.keys[k]; e != nil {
+			t.prune(e)
+			t.forgetIfEmpty(k, e)
+		}
+	}
+	return t.out.Emit(out)
+}
+
+// Tick implements Operator: nothing runs on the wall clock.
+func (t *TemporalJoin) Tick(int64) error { return nil }
+
+func (t *TemporalJoin) stateKey(k string) []byte { return []byte(t.id + "k" + k) }
+
+func (t *TemporalJoin) wmKey() []byte { return []byte(t.id + "w") }
+
+// Checkpoint implements Stateful: each key changed since the last
+// checkpoint (a header row with its number of table rows, its table
+// rows, then its waiting rows; a delete when it holds none) and the
+// watermarks.
+func (t *TemporalJoin) Checkpoint(w *state.Writer) error {
+	for k := range t.dirty {
+		e := t.keys[k]
+		if e == nil {
+			if err := w.Delete(t.stateKey(k)); err != nil {
+				return err
+			}
+			continue
+		}
+		rows := make([]types.Row, 0, 1+len(e.rows)+len(e.wait))
+		rows = append(rows, types.Row{types.IntValue(int64(len(e.rows)))})
+		rows = append(append(rows, e.rows...), e.wait...)
+		if err := w.Set(t.stateKey(k), state.EncodeValue(rows...)); err != nil {
+			return err
+		}
+	}
+	t.dirty = map[string]bool{}
+	if t.wmDirty {
+		// Every instance sees every watermark: they write one value.
+		v := state.EncodeValue(types.Row{types.IntValue(t.wm[0]), types.IntValue(t.wm[1]), types.IntValue(t.frontier)})
+		if err := w.Set(t.wmKey(), v); err != nil {
+			return err
+		}
+		t.wmDirty = false
+	}
+	return nil
+}
+
+// Restore implements Stateful: the watermarks, then the keys this
+// instance owns.
+func (t *TemporalJoin) Restore(st *state.Store) error {
+	if v, ok, err := st.Get(t.wmKey()); err != nil {
+		return err
+	} else if ok {
+		rows, err := state.DecodeValue(v)
+		if err != nil || len(rows) != 1 || len(rows[0]) != 3 {
+			return fmt.Errorf("%s: bad watermarks: %v", t.id, err)
+		}
+		t.wm[0], t.wm[1], t.frontier = rows[0][0].I, rows[0][1].I, rows[0][2].I
+	}
+	prefix := []byte(t.id + "k")
+	err := st.ScanOwned(prefix, t.owns(len(prefix)), func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 || len(rows[0]) != 1 || int(rows[0][0].I) > len(rows)-1 {
+			return fmt.Errorf("bad entry")
+		}
+		n := int(rows[0][0].I)
+		k := string(key[len(prefix):])
+		// Capped: appending a version must not overwrite the waiting rows.
+		e := &temporalKey{rows: rows[1 : 1+n : 1+n], wait: rows[1+n:]}
+		t.keys[k] = e
+		for _, r := range e.wait {
+			t.waiting[k] = true
+			t.minWait = min(t.minWait, r[t.n.LeftTime].I)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", t.id, err)
+	}
+	return nil
+}
+
+// owns returns the restore filter of this instance, for keys after a
+// prefix of length at.
+func (t *TemporalJoin) owns(at int) func(key []byte) (bool, error) {
+	return func(key []byte) (bool, error) {
+		if t.keep == nil {
+			return true, nil
+		}
+		kr, err := state.DecodeKeys(key[at:])
+		if err != nil {
+			return false, err
+		}
+		return t.keep(kr), nil
+	}
+}
+
+// StateKeys implements stateSizer: the keys held.
+func (t *TemporalJoin) StateKeys() int64 { return int64(len(t.keys)) }
