@@ -224,14 +224,14 @@ func (b *builder) orderLimit(s *ast.SelectStmt, out Node, _ *relScope, exprs []S
 	if s.Limit != nil {
 		l := &Limit{Input: out, Count: -1}
 		if s.Limit.Count != nil {
-			v, err := intLiteral(s.Limit.Count)
+			v, err := b.limitValue(s.Limit.Count, -1)
 			if err != nil {
 				return nil, err
 			}
 			l.Count = v
 		}
 		if s.Limit.Offset != nil {
-			v, err := intLiteral(s.Limit.Offset)
+			v, err := b.limitValue(s.Limit.Offset, 0)
 			if err != nil {
 				return nil, err
 			}
