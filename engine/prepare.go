@@ -76,7 +76,7 @@ type paramResolver struct {
 // Params implements planner.ParamResolver.
 func (r paramResolver) Params() []types.Value { return r.params }
 
-// Describe returns the columns p returns with params as its parameter
+// DescribePrepared returns the columns p returns with params as its parameter
 // values (nil: not bound yet, NULLs stand in), without running it (nil
 // for statements that return no rows). Queries are planned, not
 // executed; SHOW, DESCRIBE and EXPLAIN are read-only and run.

@@ -94,6 +94,16 @@ func TestPrepareExecute(t *testing.T) {
 		t.Errorf("constants: %s", got)
 	}
 
+	// A statement with a CTE, a subquery, a UNION and an aggregate runs
+	// from one parsed tree again and again.
+	multi := prepare("WITH small AS (SELECT id FROM kv WHERE id <= $1) SELECT count(*) FROM (SELECT id FROM small UNION ALL SELECT id FROM kv WHERE id IN (SELECT id FROM small) AND id > $2) AS u")
+	for i, want := range []string{"[1]", "[4]", "[6]", "[2]"} {
+		n, m := []int64{1, 2, 3, 1}[i], []int64{1, 0, 0, 0}[i]
+		if got := run(multi, types.IntValue(n), types.IntValue(m)); got != want {
+			t.Errorf("multi %d %d: %s, want %s", n, m, got, want)
+		}
+	}
+
 	// Too few values: the missing parameter is undefined.
 	if _, err := e.Execute(ctx, consts, []types.Value{types.IntValue(1)}); sqlerr.Code(err) != sqlerr.UndefinedParameter {
 		t.Errorf("missing $2: %v", err)
