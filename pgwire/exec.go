@@ -40,6 +40,7 @@ type prepared struct {
 	paramOIDs []uint32
 	prep      *engine.Prepared
 	prepErr   error
+	extended  bool // from Parse: the engine answers it through prep
 }
 
 // classify decides who answers sql, from its first words.
@@ -92,15 +93,17 @@ func classify(sql string) stmtKind {
 // prepare builds the statement for sql; oids are the parameter types the
 // client gave (0: unspecified: the engine infers them from where the
 // parameter stands, else text). A Parse (reused) of a statement the
-// engine may answer prepares it in the engine once (engine.Prepare); a
-// simple query's statement runs once, through Exec, which finds point
-// reads among those itself.
+// engine answers prepares it in the engine once (engine.Prepare); one
+// that pgcatalog may answer is prepared then only when it has
+// parameters (to type them), else when pgcatalog declines it
+// (enginePrepared). A simple query's statement runs once, through Exec,
+// which finds point reads among those itself.
 func (s *session) prepare(ctx context.Context, sql string, oids []uint32, reused bool) *prepared {
-	st := &prepared{sql: sql, kind: classify(sql)}
-	if reused && (st.kind == kindEngine || st.kind == kindCatalog) {
+	st := &prepared{sql: sql, kind: classify(sql), extended: reused}
+	n := max(len(oids), maxParam(sql))
+	if reused && (st.kind == kindEngine || st.kind == kindCatalog && n > 0) {
 		st.prep, st.prepErr = s.srv.cfg.Engine.Prepare(ctx, sql)
 	}
-	n := max(len(oids), maxParam(sql))
 	if st.prep != nil {
 		n = max(n, st.prep.NumParams())
 	}
@@ -210,6 +213,7 @@ func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.V
 			return res, err
 		}
 	}
+	s.enginePrepared(ctx, st)
 	var r *engine.Result
 	var err error
 	switch {
@@ -226,6 +230,14 @@ func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.V
 		return nil, located(err, st.sql, sameOffset)
 	}
 	return engineResult(r), nil
+}
+
+// enginePrepared prepares a Parse's statement in the engine if that
+// has not been done (a catalog query pgcatalog declined).
+func (s *session) enginePrepared(ctx context.Context, st *prepared) {
+	if st.extended && st.prep == nil && st.prepErr == nil {
+		st.prep, st.prepErr = s.srv.cfg.Engine.Prepare(ctx, st.sql)
+	}
 }
 
 // sameOffset maps an offset in a statement's text to itself: the engine
@@ -320,6 +332,7 @@ func (s *session) describeStmt(ctx context.Context, st *prepared, params []types
 			return res.cols, nil
 		}
 	}
+	s.enginePrepared(ctx, st)
 	var sch types.Schema
 	var err error
 	switch {
