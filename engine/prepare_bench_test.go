@@ -16,13 +16,15 @@ import (
 //
 //   - execute: a statement prepared once, executed with a new key each
 //     time (pgx's default statement cache);
+//
 //   - prepare_execute: Prepare then Execute each time (pgx's exec mode
 //     sends Parse for every query);
+//
 //   - kinds_point_run: what a Parse and Execute cost the engine before
 //     Prepare, ParamKinds and PreparePointQuery (a parse each) then
 //     RunPointQuery, for comparison.
 //
-//	go test -run XXX -bench PreparedPointQuery -benchmem ./engine
+//     go test -run XXX -bench PreparedPointQuery -benchmem ./engine
 func BenchmarkPreparedPointQuery(b *testing.B) {
 	const keys = 10000
 	e, err := Open(Options{StateDir: b.TempDir(), Settings: map[string]string{"strict": "off"}})
