@@ -14,17 +14,14 @@ import (
 // TABLE), without the sockets and the clients that make the pgwire
 // benchmarks noisy:
 //
-//   - execute: a statement prepared once, executed with a new key each
-//     time (pgx's default statement cache);
+//	go test -run XXX -bench PreparedPointQuery -benchmem ./engine
 //
-//   - prepare_execute: Prepare then Execute each time (pgx's exec mode
-//     sends Parse for every query);
-//
-//   - kinds_point_run: what a Parse and Execute cost the engine before
-//     Prepare, ParamKinds and PreparePointQuery (a parse each) then
-//     RunPointQuery, for comparison.
-//
-//     go test -run XXX -bench PreparedPointQuery -benchmem ./engine
+// execute is a statement prepared once, executed with a new key each
+// time (pgx's default statement cache); prepare_execute is Prepare then
+// Execute each time (pgx's exec mode sends Parse for every query);
+// kinds_point_run is what a Parse and Execute cost the engine before
+// Prepare existed, ParamKinds and PreparePointQuery (a parse each) then
+// RunPointQuery, for comparison.
 func BenchmarkPreparedPointQuery(b *testing.B) {
 	const keys = 10000
 	e, err := Open(Options{StateDir: b.TempDir(), Settings: map[string]string{"strict": "off"}})
