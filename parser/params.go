@@ -61,9 +61,13 @@ func (p *stmtParser) markParams(rw *rewriter, toks []token) {
 			// takes only the number.
 			rw.replace(n.off, n.end, n.text[1:len(n.text)-1])
 			i++
-		case (t.is("LIMIT") && (n.is("NULL") || n.is("ALL"))) || (t.is("OFFSET") && n.is("NULL")):
-			// LIMIT NULL and LIMIT ALL are no limit, OFFSET NULL none.
-			rw.blank(t.off, n.end)
+		case t.is("LIMIT") && (n.is("NULL") || n.is("ALL")):
+			// LIMIT NULL and LIMIT ALL are no limit (TiDB has neither,
+			// and wants a LIMIT before an OFFSET).
+			rw.replace(n.off, n.end, "9223372036854775807")
+			i++
+		case t.is("OFFSET") && n.is("NULL"):
+			rw.blank(t.off, n.end) // no offset
 			i++
 		}
 	}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -227,6 +228,9 @@ func (b *builder) orderLimit(s *ast.SelectStmt, out Node, _ *relScope, exprs []S
 			v, err := b.limitValue(s.Limit.Count, -1)
 			if err != nil {
 				return nil, err
+			}
+			if v == math.MaxInt64 { // LIMIT ALL and LIMIT NULL (parser/params.go)
+				v = -1
 			}
 			l.Count = v
 		}
