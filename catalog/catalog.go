@@ -54,8 +54,12 @@ type Object struct {
 	// Retracting marks a materialized view whose changelog deletes rows
 	// (a view reading it must accept retractions); false for sources and
 	// for append-only views.
-	Retracting bool  `json:",omitempty"`
-	Delay      int64 // watermark delay, microseconds
+	Retracting bool `json:",omitempty"`
+	// BoundBy names, for a materialized view over TABLEs alone, the
+	// TABLEs whose primary keys bound its rows, so that a view over it
+	// needs no STATE TTL under strict either.
+	BoundBy []string `json:",omitempty"`
+	Delay   int64    // watermark delay, microseconds
 	// Generated marks columns the engine fills instead of the input:
 	// GenIngestion (INGESTION_TIME()), GenProcTime (PROCTIME()) or
 	// GenComputed (AS (expression), the expression's text in Exprs).

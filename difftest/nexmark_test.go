@@ -101,9 +101,6 @@ type nexmarkCase struct {
 	kinds string
 	// read is the engine's query of the view; "" means SELECT * of it.
 	read string
-	// ttlJoin marks a regular join bounded by STATE TTL: its join_expired
-	// count is no loss (see nexmarkStream).
-	ttlJoin bool
 	// small runs the query over nexmarkSmall instead of nexmarkFull.
 	small bool
 	// ttl marks a view bounded by STATE TTL: it is read once every event
@@ -171,7 +168,7 @@ FROM (SELECT bidder, date_time, sum(brk) OVER (PARTITION BY bidder ORDER BY date
                    CASE WHEN date_time - lag(date_time) OVER (PARTITION BY bidder ORDER BY date_time) <= interval '10 seconds' THEN 0 ELSE 1 END AS brk
             FROM bid) s) t
 GROUP BY bidder, session`},
-	{name: "q4", view: "q4", ttlJoin: true, kinds: "xf",
+	{name: "q4", view: "q4", kinds: "xf",
 		batch: `SELECT Q.category, avg(Q.final)
 FROM (SELECT max(B.price) AS final, A.category
       FROM auction A, bid B
@@ -222,11 +219,11 @@ WHERE (regexp_match(url, '(&|^)channel_id=([^&]*)'))[2] IS NOT NULL
 	{name: "q12", view: "q12_out", small: true, kinds: "xx",
 		read:  `SELECT bidder, sum(bid_count) FROM q12_out GROUP BY bidder`,
 		batch: `SELECT bidder, count(*) FROM bid GROUP BY bidder`},
-	{name: "q3", view: "q3", ttlJoin: true, kinds: "xxxx",
+	{name: "q3", view: "q3", kinds: "xxxx",
 		batch: `SELECT P.name, P.city, P.state, A.id
 FROM auction AS A INNER JOIN person AS P ON A.seller = P.id
 WHERE A.category = 10 AND (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA')`},
-	{name: "q20", view: "q20", ttlJoin: true, kinds: "xxxxxxxxxxxxxx",
+	{name: "q20", view: "q20", kinds: "xxxxxxxxxxxxxx",
 		batch: `SELECT auction, bidder, price, channel, url, B.date_time, item_name, description,
        initial_bid, reserve, A.date_time, expires, seller, category
 FROM bid B INNER JOIN auction A ON B.auction = A.id
@@ -235,7 +232,7 @@ WHERE A.category = 10`},
 	// columns, ascending, in column order (docs/sql.md); Postgres leaves
 	// ties unordered, so the batch forms spell the engine's order out,
 	// comparing text byte-wise as the engine does.
-	{name: "q9", view: "q9", ttlJoin: true, kinds: "xxxxxxxxxxxxx",
+	{name: "q9", view: "q9", kinds: "xxxxxxxxxxxxx",
 		batch: `SELECT id, item_name, description, initial_bid, reserve, date_time, expires, seller, category, auction, bidder, price, bid_date_time
 FROM (SELECT A.*, B.auction, B.bidder, B.price, B.date_time AS bid_date_time,
              row_number() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.date_time,
@@ -362,14 +359,10 @@ func nexmarkStream(ctx context.Context, t *testing.T, c nexmarkCase, parallelism
 	}
 	// The corpus's disorder is within the watermark delay, so no window
 	// drops a row and the batch form excludes nothing; a late row would
-	// make it the wrong oracle. A TTL join's join_expired count is no
-	// such row: it counts a row that matched nothing on arrival and is
-	// not kept because the other input's watermark has passed its expiry
-	// (exec/join.go), here because that input has ended and its
-	// watermark is the end of time, so no partner can come.
+	// make it the wrong oracle.
 	for _, v := range e.Metrics().Views {
 		for k, n := range v.Late {
-			if n > 0 && !(c.ttlJoin && k.Reason == "join_expired") {
+			if n > 0 {
 				return nil, fmt.Errorf("view %s counted %d late rows (%v): the corpus must have none", v.Name, n, k)
 			}
 		}

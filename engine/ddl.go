@@ -211,6 +211,7 @@ func (e *Engine) createView(ctx context.Context, st *parser.CreateViewStmt) (*Re
 func describeChangelog(o *catalog.Object, vp *planner.ViewPlan) {
 	p := planner.PropsOf(vp.Optimized)
 	o.TimeCol, o.Retracting = p.TimeCol, !p.AppendOnly
+	o.BoundBy = planner.BoundingTables(vp.Optimized)
 }
 
 func (e *Engine) createSink(ctx context.Context, st *parser.CreateSinkStmt) (*Result, error) {

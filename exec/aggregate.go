@@ -422,16 +422,7 @@ func (a *Aggregate) owns(key []byte) (bool, error) { return a.ownsKey(string(key
 
 // ownsKey reports whether this instance keeps group key k (the group's
 // values in key form, which Owner hashes alike).
-func (a *Aggregate) ownsKey(k string) (bool, error) {
-	if a.keep == nil {
-		return true, nil
-	}
-	g, err := state.DecodeKeys([]byte(k))
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", a.id, err)
-	}
-	return a.keep(g), nil
-}
+func (a *Aggregate) ownsKey(k string) (bool, error) { return ownsKey(a.keep, a.id, []byte(k)) }
 
 // Restore implements Stateful. A spilling aggregate reads nothing: a
 // group comes into memory from the checkpoint when its next row arrives

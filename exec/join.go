@@ -247,8 +247,11 @@ func (j *Join) Process(port int, b *Batch) error {
 			if !matched && j.retracts() {
 				j.unmatched(port, r, out) // until its first match retracts it
 			}
-		} else if !matched && !j.unmatched(port, r, out) {
-			j.late.Add(lateness.Drop, "join_expired", 1)
+		} else if !matched {
+			// Nothing on the other side can match it any more: an inner
+			// side's row contributes nothing (it is not late, so it is not
+			// counted as a dropped row), a preserved side's is padded now.
+			j.unmatched(port, r, out)
 		}
 	}
 	if err := j.out.Emit(out); err != nil {

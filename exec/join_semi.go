@@ -462,16 +462,7 @@ func (s *SemiJoin) Restore(st *state.Store) error {
 // owns returns the restore filter of this instance, for keys after a
 // prefix of length at.
 func (s *SemiJoin) owns(at int) func(key []byte) (bool, error) {
-	return func(key []byte) (bool, error) {
-		if s.keep == nil {
-			return true, nil
-		}
-		kr, err := state.DecodeKeys(key[at:])
-		if err != nil {
-			return false, err
-		}
-		return s.keep(kr), nil
-	}
+	return func(key []byte) (bool, error) { return ownsKey(s.keep, s.id, key[at:]) }
 }
 
 // restoreKey loads the rows of key k of side.

@@ -55,14 +55,21 @@ func Owner(key types.Row, n int) int {
 // only one) keeps the entry an operator stored under key: id, then the
 // entry's key values in key form, which Owner hashes alike.
 func ownsStored(keep func(types.Row) bool, id string, key []byte) (bool, error) {
+	return ownsKey(keep, id, key[len(id):])
+}
+
+// ownsKey reports whether the instance keep belongs to (nil: the only
+// one) keeps the entry whose key values, in key form, are k; id names the
+// operator in an error.
+func ownsKey(keep func(types.Row) bool, id string, k []byte) (bool, error) {
 	if keep == nil {
 		return true, nil
 	}
-	k, err := state.DecodeKeys(key[len(id):])
+	vals, err := state.DecodeKeys(k)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", id, err)
 	}
-	return keep(k), nil
+	return keep(vals), nil
 }
 
 // Process implements Operator. An unkeyed (stateless) phase gets

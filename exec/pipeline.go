@@ -338,9 +338,9 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 			return NewOverAggregate(OverAggregateConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
 		})
 	case *planner.TopN:
-		id, all := b.id(), x.KeepsAll()
+		id, all, tc := b.id(), x.KeepsAll(), planner.TimeColumn(x.Input)
 		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
-			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep})
+			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep, TimeCol: tc, Now: b.env.Now})
 		})
 	case *planner.Union:
 		op := NewUnion(len(x.Inputs), out)

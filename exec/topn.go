@@ -29,6 +29,13 @@ import (
 // row of the partition, so a retracted top row gives way to the next. A
 // checkpoint writes the partitions changed since the previous one, one
 // key each (the partition columns), and deletes the emptied ones.
+//
+// STATE TTL bounds the partitions: one not updated for the TTL (on the
+// input's event time when it has a watermark column, else the wall
+// clock) is dropped and its ranked rows retracted, as an aggregate's
+// group is. When each partition expires is kept in memory buckets
+// (timerBuckets), rebuilt on restore from the last-update time a
+// checkpoint stores with each partition's rows.
 type TopN struct {
 	ranker
 	id      string
@@ -40,13 +47,20 @@ type TopN struct {
 	// gone are the keys of emptied partitions a checkpoint wrote.
 	gone   []string
 	keyBuf []byte
+
+	ttl     int64
+	timeCol int   // input event-time column, -1 for wall-clock TTL
+	now     int64 // the wall clock at the last Tick
+	timers  timerBuckets
 }
 
 // keyedPart is one partition of a TopN: its rows, sorted.
 type keyedPart struct {
 	rows      []types.Row
-	dirty     bool // changed since the last checkpoint
-	persisted bool // a checkpoint holds it
+	dirty     bool  // changed since the last checkpoint
+	persisted bool  // a checkpoint holds it
+	last      int64 // under STATE TTL: its last update (event time or wall clock)
+	queued    int64 // under STATE TTL: the time of its memory timer not yet fired (noTimer: none)
 }
 
 // TopNConfig configures a TopN.
@@ -58,12 +72,17 @@ type TopNConfig struct {
 	Out     Output
 	// Keep is the restore filter of a parallel instance (nil: all).
 	Keep func(key types.Row) bool
+	// TimeCol is the input's event-time column that STATE TTL runs on,
+	// -1 for the wall clock; Now is the wall clock at the start.
+	TimeCol int
+	Now     int64
 }
 
 // NewTopN returns the operator for c.Node.
 func NewTopN(c TopNConfig) *TopN {
 	return &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
-		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{}}
+		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{},
+		ttl: c.Node.TTL, timeCol: c.TimeCol, now: c.Now}
 }
 
 // Process implements Operator: apply the batch's inserts and retractions
@@ -79,9 +98,11 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			if b.Diff(i) < 0 {
 				continue // nothing to retract from
 			}
-			p = &keyedPart{}
+			p = &keyedPart{last: types.MinTime, queued: noTimer}
 			t.parts[string(t.keyBuf)] = p
-		} else if b.Diff(i) > 0 && t.beyond(p, r) {
+		}
+		t.touch(p, r)
+		if b.Diff(i) > 0 && len(p.rows) > 0 && t.beyond(p, r) {
 			continue
 		}
 		if _, ok := before[string(t.keyBuf)]; !ok {
@@ -96,6 +117,60 @@ func (t *TopN) Process(_ int, b *Batch) error {
 		}
 	}
 	return t.emit(touched, before)
+}
+
+// touch records, under STATE TTL, that r updated partition p, and covers
+// a partition without a pending timer at its expiry.
+func (t *TopN) touch(p *keyedPart, r types.Row) {
+	if t.ttl <= 0 {
+		return
+	}
+	last := p.last
+	if t.timeCol >= 0 && !r[t.timeCol].IsNull() {
+		last = max(last, r[t.timeCol].I)
+	} else if t.timeCol < 0 {
+		last = max(last, t.now)
+	}
+	if last != p.last { // a checkpoint stores it
+		p.last, p.dirty = last, true
+	}
+	if p.queued == noTimer && p.last != types.MinTime {
+		p.queued = p.last + t.ttl
+		t.timers.push(expiryItem{at: p.queued, key: string(t.keyBuf)})
+	}
+}
+
+// expire drops the partitions last updated more than the TTL before
+// limit and retracts the rows the view holds of them; a partition updated
+// since its timer was pushed is covered again at its new expiry.
+func (t *TopN) expire(limit int64) error {
+	if t.ttl <= 0 {
+		return nil
+	}
+	out := &Batch{}
+	for _, it := range t.timers.due(limit, nil, false) {
+		p := t.parts[it.key]
+		if p == nil || it.at != p.queued {
+			continue
+		}
+		p.queued = noTimer
+		if at := p.last + t.ttl; at > limit {
+			p.queued = at
+			t.timers.push(expiryItem{at: at, key: it.key})
+			continue
+		}
+		for _, r := range t.ranked(p.rows) {
+			out.Rows, out.Diffs = append(out.Rows, t.withRank(r)), append(out.Diffs, -1)
+		}
+		delete(t.parts, it.key)
+		if p.persisted {
+			t.gone = append(t.gone, it.key)
+		}
+	}
+	if len(out.Rows) == 0 {
+		return nil
+	}
+	return t.out.Emit(out)
 }
 
 // beyond reports whether r, inserted over an append-only input, would
@@ -227,11 +302,25 @@ func (t *TopN) withRank(r rankedRow) types.Row {
 }
 
 // Watermark implements Operator: the rows do not wait for event time;
+// under an event-time STATE TTL the partitions idle for the TTL expire;
 // the watermark passes on.
-func (t *TopN) Watermark(_ int, wm int64) error { return t.out.EmitWatermark(wm) }
+func (t *TopN) Watermark(_ int, wm int64) error {
+	if t.timeCol >= 0 {
+		if err := t.expire(wm); err != nil {
+			return err
+		}
+	}
+	return t.out.EmitWatermark(wm)
+}
 
-// Tick implements Operator (nothing runs on the wall clock).
-func (t *TopN) Tick(int64) error { return nil }
+// Tick implements Operator: a wall-clock STATE TTL expires partitions.
+func (t *TopN) Tick(now int64) error {
+	t.now = now
+	if t.timeCol < 0 {
+		return t.expire(now)
+	}
+	return nil
+}
 
 // Checkpoint implements Stateful: deletes for the emptied partitions a
 // checkpoint wrote, then every partition changed since, its rows as one
@@ -251,7 +340,11 @@ func (t *TopN) Checkpoint(w *state.Writer) error {
 		if !p.dirty {
 			continue
 		}
-		if err := w.Set([]byte(t.id+k), state.EncodeValue(p.rows...)); err != nil {
+		rows := p.rows
+		if t.ttl > 0 { // the last update first, for the timer a restore rebuilds
+			rows = append([]types.Row{{types.IntValue(p.last)}}, p.rows...)
+		}
+		if err := w.Set([]byte(t.id+k), state.EncodeValue(rows...)); err != nil {
 			return err
 		}
 		p.dirty, p.persisted = false, true
@@ -266,10 +359,23 @@ func (t *TopN) Restore(s *state.Store) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.id, err)
 		}
+		p := &keyedPart{persisted: true, last: types.MinTime, queued: noTimer}
+		if t.ttl > 0 {
+			if len(rows) == 0 || len(rows[0]) != 1 {
+				return errCorrupt(t.id)
+			}
+			p.last, rows = rows[0][0].I, rows[1:]
+		}
 		if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
 			return errCorrupt(t.id)
 		}
-		t.parts[string(key[len(t.id):])] = &keyedPart{rows: rows, persisted: true}
+		p.rows = rows
+		k := string(key[len(t.id):])
+		t.parts[k] = p
+		if t.ttl > 0 && p.last != types.MinTime {
+			p.queued = p.last + t.ttl
+			t.timers.push(expiryItem{at: p.queued, key: k})
+		}
 		return nil
 	})
 }
@@ -285,16 +391,11 @@ func (t *TopN) StateKeys() int64 { return int64(len(t.parts)) }
 // bytes in memory (the mean of a sample of them times their number);
 // nothing spills.
 func (t *TopN) stateSize() StateSize {
-	var s sampler
-	for k, p := range t.parts {
-		if s.full() {
-			break
-		}
+	return sampledParts(t.parts, func(k string, p *keyedPart) int64 {
 		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
 		for _, r := range p.rows {
 			n += rowBytes(r)
 		}
-		s.add(int(n))
-	}
-	return StateSize{Keys: t.StateKeys(), MemoryBytes: s.times(t.StateKeys())}
+		return n
+	})
 }

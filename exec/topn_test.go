@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/streamsql/streamsql/planner"
@@ -96,6 +97,62 @@ func TestTopNKeepsLimit(t *testing.T) {
 		}
 		if s := op.stateSize(); s.Keys != 1 || s.MemoryBytes <= 0 {
 			t.Fatalf("state size %+v, want 1 key and some bytes", s)
+		}
+	}
+}
+
+// changeLog is an Operator that records the changes it receives as
+// "+row" and "-row".
+type changeLog struct{ got []string }
+
+func (c *changeLog) Process(_ int, b *Batch) error {
+	for i, r := range b.Rows {
+		sign := "+"
+		if b.Diff(i) < 0 {
+			sign = "-"
+		}
+		c.got = append(c.got, sign+r.String())
+	}
+	return nil
+}
+func (*changeLog) Watermark(int, int64) error { return nil }
+func (*changeLog) Tick(int64) error           { return nil }
+
+// TestTopNWallClockTTL: with no event-time column STATE TTL runs on the
+// wall clock: a partition not updated for the TTL is dropped at the Tick
+// that passes its expiry and its ranked rows are retracted; a row that
+// ranks past the limit still counts as an update.
+func TestTopNWallClockTTL(t *testing.T) {
+	node := &planner.TopN{Fn: "row_number", Limit: 1, Partition: []int{0}, Order: []planner.SortKey{{Col: 1, Desc: true}},
+		RankCol: 2, RankName: "rn", TTL: 10}
+	log := &changeLog{}
+	op := NewTopN(TopNConfig{ID: "t/", Node: node, Out: Output{Op: log}, TimeCol: -1, Now: 0})
+	steps := []struct {
+		now  int64
+		rows []event
+		want []string
+	}{
+		{0, []event{keyedRow("a", 5, false), keyedRow("b", 1, false)}, []string{"+a 5 1", "+b 1 1"}},
+		{6, []event{keyedRow("b", 0, false)}, nil}, // past the limit: an update all the same
+		{10, nil, []string{"-a 5 1"}},
+		{15, nil, nil},
+		{16, nil, []string{"-b 1 1"}},
+		{17, []event{keyedRow("a", 2, false)}, []string{"+a 2 1"}},
+	}
+	for _, s := range steps {
+		log.got = nil
+		if err := op.Tick(s.now); err != nil {
+			t.Fatal(err)
+		}
+		b := &Batch{}
+		for _, e := range s.rows {
+			b.Rows = append(b.Rows, e.row)
+		}
+		if err := op.Process(0, b); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(log.got) != fmt.Sprint(s.want) {
+			t.Fatalf("at %d: got %v, want %v", s.now, log.got, s.want)
 		}
 	}
 }

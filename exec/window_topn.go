@@ -232,16 +232,11 @@ func (t *WindowTopN) StateKeys() int64 { return int64(len(t.parts)) }
 // and their estimated bytes in memory (the mean of a sample of them times
 // their number); nothing spills.
 func (t *WindowTopN) stateSize() StateSize {
-	var s sampler
-	for k, p := range t.parts {
-		if s.full() {
-			break
-		}
+	return sampledParts(t.parts, func(k string, p *topNPart) int64 {
 		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
 		for _, r := range p.rows {
 			n += rowBytes(r)
 		}
-		s.add(int(n))
-	}
-	return StateSize{Keys: t.StateKeys(), MemoryBytes: s.times(t.StateKeys())}
+		return n
+	})
 }

@@ -230,7 +230,7 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 		if !b.adhoc {
 			// A view reads the view's changelog: its rows (inserts, and
 			// deletes when it retracts) and its output watermark.
-			sc.TimeCol, sc.Retracting = o.TimeCol, o.Retracting
+			sc.TimeCol, sc.Retracting, sc.BoundBy = o.TimeCol, o.Retracting, o.BoundBy
 		}
 	default:
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "%s %q cannot be read", o.Kind, o.Name)

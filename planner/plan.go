@@ -56,6 +56,9 @@ type Scan struct {
 	// Retracting marks a scan of a materialized view whose changelog
 	// deletes rows; sources and append-only views insert only.
 	Retracting bool
+	// BoundBy names, for a scan of a view over TABLEs alone, the TABLEs
+	// whose keys bound the view's rows (catalog.Object.BoundBy).
+	BoundBy []string
 }
 
 // Filter keeps the rows for which Pred is true.

@@ -105,6 +105,10 @@ type TopN struct {
 	// name.
 	RankCol  int
 	RankName string
+	// TTL (STATE TTL, µs; 0 none) drops a partition not updated for that
+	// long, on the input's event time when it has a watermark column, the
+	// wall clock otherwise, retracting its rows.
+	TTL int64
 }
 
 func (*TopN) node() {}
@@ -141,15 +145,26 @@ func (n *TopN) KeepsAll() bool { return !PropsOf(n.Input).AppendOnly }
 // StateBound describes the operator's state bound for EXPLAIN and the
 // contract.
 func (n *TopN) StateBound() string {
+	rows := "every input row per partition (the input retracts; bounded by its keys)"
+	if !n.KeepsAll() {
+		rows = fmt.Sprintf("%d rows", n.Limit)
+		if n.Limit == 1 {
+			rows = "1 row"
+		}
+		if n.Fn != "row_number" {
+			rows += " (and their ties)"
+		}
+		rows += " per partition"
+	}
+	if n.TTL > 0 {
+		clock := "event time"
+		if TimeColumn(n.Input) < 0 {
+			clock = "wall clock"
+		}
+		return rows + ", a partition idle for STATE TTL " + types.FormatInterval(n.TTL) + " (" + clock + ") dropped"
+	}
 	if n.KeepsAll() {
-		return "every input row per partition (the input retracts; bounded by its keys)"
+		return rows
 	}
-	rows := fmt.Sprintf("%d rows", n.Limit)
-	if n.Limit == 1 {
-		rows = "1 row"
-	}
-	if n.Fn != "row_number" {
-		rows += " (and their ties)"
-	}
-	return rows + " per partition, partitions unbounded"
+	return rows + ", partitions unbounded"
 }

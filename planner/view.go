@@ -203,6 +203,13 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				cj.LeftTime, cj.RightTime = TimeColumn(cj.Left), TimeColumn(cj.Right)
 			}
 			return &cj
+		case *TopN:
+			ct := *w
+			ct.Input = walk(w.Input, false)
+			if sc.StateTTL != nil {
+				ct.TTL = *sc.StateTTL
+			}
+			return &ct
 		case *OverAggregate:
 			co := *w
 			co.Input = walk(w.Input, false)
@@ -297,8 +304,10 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 				fix = "add STATE TTL <interval> (a partition idle that long in event time is dropped)"
 			}
 		case *TopN:
-			msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
-			fix = "rank within windows (PARTITION BY window_start, window_end over a window TVF or window aggregate: window Top-N); STATE TTL does not bound a keyed Top-N yet"
+			if a.TTL == 0 {
+				msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
+				fix = "rank within windows (PARTITION BY window_start, window_end over a window TVF or window aggregate: window Top-N), or add STATE TTL <interval> (a partition idle that long is dropped and its rows retracted)"
+			}
 		case *SemiJoin:
 			if a.TTL == 0 {
 				msg = "unbounded state: " + a.String() + " (IN, EXISTS or their negation over a subquery) keeps the left rows and the right rows forever"
