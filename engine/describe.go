@@ -11,11 +11,18 @@ import (
 )
 
 // Describe returns the columns a statement would return, without running
-// it (nil for statements that return no rows): a wire server's answer to
-// Describe. Queries are planned, not executed; SHOW, DESCRIBE and EXPLAIN
-// are read-only and run. The text must be one statement with parameters
-// already replaced (by NULL, say).
+// it (nil for statements that return no rows), as DescribePrepared does
+// with its parameters NULL. The text must be one statement.
 func (e *Engine) Describe(ctx context.Context, sql string) (types.Schema, error) {
+	p, err := e.prepareText(sql)
+	if err != nil {
+		return nil, err
+	}
+	return e.DescribePrepared(ctx, p, nil)
+}
+
+// prepareText parses sql into a Prepared without looking at the catalog.
+func (e *Engine) prepareText(sql string) (*Prepared, error) {
 	stmts, err := parser.Parse(sql)
 	if err != nil {
 		return nil, err
@@ -23,35 +30,18 @@ func (e *Engine) Describe(ctx context.Context, sql string) (types.Schema, error)
 	if len(stmts) != 1 {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot describe %d statements at once", len(stmts))
 	}
-	if err := e.mu.LockContext(ctx); err != nil {
-		return nil, err
-	}
-	defer e.mu.Unlock()
-	switch st := stmts[0].(type) {
-	case *parser.QueryStmt:
-		n, err := planner.BuildQuery(st, e.queryResolver(), true, e.timeZone())
-		if err != nil {
-			return nil, err
-		}
-		return n.Schema(), nil
-	case *parser.ShowStmt, *parser.DescribeStmt, *parser.ExplainStmt:
-		res, err := e.execStmt(ctx, st)
-		if err != nil {
-			return nil, err
-		}
-		return res.Schema, nil
-	}
-	return nil, nil
+	return &Prepared{sql: sql, stmt: stmts[0], nParams: planner.MaxParam(stmts[0])}, nil
 }
 
 // ParamKinds infers the kinds of the Postgres parameters ($1, $2, ...) of
 // one statement from where they stand: an INSERT value takes its target
 // column's kind, a parameter compared with a column (=, <>, <, <=, >, >=,
 // IN, BETWEEN) takes that column's kind, an argument of a SQL function
-// its parameter's. Parameters it cannot place are
-// absent from the map (the caller treats them as text, which compares
-// with any column). Errors are swallowed: the statement's own execution
-// reports them, and so does a ctx that ends while it waits for the engine.
+// its parameter's, a LIMIT or OFFSET BIGINT. Parameters it cannot place
+// are absent from the map (the caller treats them as text, which
+// compares with any column). Errors are swallowed: the statement's own
+// execution reports them, and so does a ctx that ends while it waits for
+// the engine.
 func (e *Engine) ParamKinds(ctx context.Context, sql string) map[int]types.Kind {
 	out := map[int]types.Kind{}
 	stmts, err := parser.Parse(sql)
@@ -62,11 +52,17 @@ func (e *Engine) ParamKinds(ctx context.Context, sql string) map[int]types.Kind 
 		return out
 	}
 	defer e.mu.Unlock()
-	switch st := stmts[0].(type) {
+	e.paramKinds(stmts[0], out)
+	return out
+}
+
+// paramKinds is ParamKinds of a parsed statement; e.mu is held.
+func (e *Engine) paramKinds(s parser.Stmt, out map[int]types.Kind) {
+	switch st := s.(type) {
 	case *parser.InsertStmt:
 		o, ok := e.cat.Get(st.Table)
 		if !ok {
-			return out
+			return
 		}
 		cols := o.InputColumns()
 		if len(st.Columns) > 0 {
@@ -82,12 +78,13 @@ func (e *Engine) ParamKinds(ctx context.Context, sql string) map[int]types.Kind 
 		}
 	case *parser.QueryStmt:
 		e.queryParamKinds(planner.QueryParams(st), out)
+	case *parser.DeleteStmt, *parser.UpdateStmt:
+		e.queryParamKinds(planner.RowParams(st), out)
 	case *parser.ExplainStmt:
 		if q, ok := st.Stmt.(*parser.QueryStmt); ok {
 			e.queryParamKinds(planner.QueryParams(q), out)
 		}
 	}
-	return out
 }
 
 // queryParamKinds types a query's parameters from where they stand (u):
@@ -96,6 +93,9 @@ func (e *Engine) ParamKinds(ctx context.Context, sql string) map[int]types.Kind 
 // the relations read (a qualifier naming a relation narrows the search);
 // e.mu is held.
 func (e *Engine) queryParamKinds(u planner.ParamUses, out map[int]types.Kind) {
+	for _, p := range u.Limits {
+		out[p] = types.Int
+	}
 	for _, a := range u.Args {
 		if f, ok := e.cat.Function(a.Func); ok && a.NArgs == len(f.Params) {
 			out[a.Param] = f.Params[a.Arg].Type

@@ -29,7 +29,7 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 		}
 		vals := make([]types.Value, len(exprs))
 		for j, ex := range exprs {
-			s, err := planner.BindValue(ex)
+			s, err := planner.BindValue(ex, e.params)
 			if err != nil {
 				return nil, err
 			}

@@ -101,7 +101,10 @@ type Engine struct {
 	readMu lock
 	// sess is the settings of the session whose statement runs (nil for
 	// scripts); set by Exec under mu, see WithSession.
-	sess     map[string]string
+	sess map[string]string
+	// params are the parameter values of the prepared statement Execute
+	// runs (nil otherwise): INSERT, DELETE, UPDATE and queries bind them.
+	params   []types.Value
 	stepping bool // Step holds readMu and releases mu around Read
 	opts     Options
 	store    *state.Store

@@ -97,7 +97,12 @@ func (r queryResolver) Function(name string) (*catalog.Function, bool) {
 // OwnsSchema implements planner.SchemaResolver.
 func (r queryResolver) OwnsSchema(schema string) bool { return strings.EqualFold(schema, SystemSchema) }
 
-func (e *Engine) queryResolver() planner.Resolver { return queryResolver{cat: e.cat} }
+func (e *Engine) queryResolver() planner.Resolver {
+	if e.params != nil {
+		return paramResolver{queryResolver: queryResolver{cat: e.cat}, params: e.params}
+	}
+	return queryResolver{cat: e.cat}
+}
 
 // viewResolver is the catalog views and query sinks are planned with.
 func viewResolver(cat planner.Resolver) planner.Resolver { return queryResolver{cat: cat, views: true} }

@@ -58,7 +58,7 @@ func (e *Engine) deleteFrom(st *parser.DeleteStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, err := planner.BindRowFilter(st.Where, t.obj.Name, t.obj.Schema)
+	where, err := planner.BindRowFilter(st.Where, t.obj.Name, t.obj.Schema, e.params)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (e *Engine) update(st *parser.UpdateStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, err := planner.BindRowFilter(st.Where, t.obj.Name, t.obj.Schema)
+	where, err := planner.BindRowFilter(st.Where, t.obj.Name, t.obj.Schema, e.params)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (e *Engine) bindSet(t *tableRT, st *parser.UpdateStmt) (*setList, error) {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "multiple assignments to same column %q", name)
 		}
 		seen[c] = true
-		sc, err := planner.BindRowExpr(st.Values[i], t.obj.Name, t.obj.Schema)
+		sc, err := planner.BindRowExpr(st.Values[i], t.obj.Name, t.obj.Schema, e.params)
 		if err != nil {
 			return nil, err
 		}

@@ -18,6 +18,7 @@ import (
 // inside a $$ body point into the user's text.
 func (p *stmtParser) createFunction(c *cursor) (Stmt, *sqlerr.Error) {
 	s := &CreateFunctionStmt{StmtBase: p.base(c.toks)}
+	p.inFunction = true
 	c.next()
 	s.OrReplace = c.accept("OR", "REPLACE")
 	if err := c.expect("FUNCTION"); err != nil {

@@ -36,6 +36,8 @@ ALLOWED LATENESS INTERVAL '1' MINUTE LATE DATA UPDATE EMIT ON WINDOW CLOSE;`,
 	`SELECT count(*) FILTER (WHERE p < 10), max(x) FILTER (WHERE y)::int, lower(a) FILTER (WHERE b), filter FROM t`,
 	`CREATE OR REPLACE FUNCTION f(a bigint, text) RETURNS numeric(10,2) LANGUAGE SQL IMMUTABLE AS $x$ SELECT a * 1.5 || $2::text; $x$`,
 	`CREATE FUNCTION g(s varchar) RETURNS varchar RETURN upper(s) || $$it's$$; DROP FUNCTION IF EXISTS g(varchar)`,
+	`SELECT $1::int, a[$2] FROM t WHERE k = $1 AND v IN ($3, $4) ORDER BY k LIMIT $5 OFFSET '3'; SELECT * FROM t LIMIT ALL OFFSET NULL`,
+	`INSERT INTO t VALUES ($1, '$1'), ($2, NULL); UPDATE t SET v = $2 WHERE k = $1; DELETE FROM t WHERE k = $10`,
 }
 
 func FuzzParse(f *testing.F) {

@@ -66,6 +66,9 @@ type stmtParser struct {
 	comments []span
 	windows  int
 	explains int // EXPLAINs around the current statement
+	// inFunction is set while a CREATE FUNCTION's body is parsed: its $n
+	// are the function's parameters, not the statement's (markParams).
+	inFunction bool
 }
 
 // cursor walks the tokens of one statement (or of a part of one). end is

@@ -19,6 +19,7 @@ func (p *stmtParser) newRewriter(toks []token) *rewriter {
 			rw.blank(c.off, c.end)
 		}
 	}
+	p.markParams(rw, toks)
 	return rw
 }
 

@@ -18,6 +18,7 @@ type rewriter struct {
 	src         string
 	base, limit int
 	edits       []edit
+	params      int    // $n parameters turned into TiDB's ? markers (markParams)
 	firsts      []edit // insertions that go before every earlier edit at their offset (insertFirst), in call order
 }
 

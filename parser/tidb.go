@@ -43,6 +43,11 @@ func (p *stmtParser) tidbParse(rw *rewriter, end int) (ast.StmtNode, *sqlerr.Err
 	if err := p.checkDepth(stmts[0], rw.base); err != nil {
 		return nil, err
 	}
+	if rw.params > 0 || strings.Contains(text, "?") {
+		if err := p.paramsBack(stmts[0], m, end); err != nil {
+			return nil, err
+		}
+	}
 	return stmts[0], nil
 }
 

@@ -33,12 +33,16 @@
 //     connection; a malformed or oversized message does (the byte stream
 //     cannot be trusted after it), and only that connection.
 //   - Extended protocol: after an error, messages are skipped until Sync.
-//     Execute honours its row limit (PortalSuspended). Parameters ($n) are
-//     substituted into the statement as typed SQL literals outside strings
-//     and comments, because the parser reads $1 as a column name; a
-//     parameter whose type the client leaves open takes the type of the
-//     column it is compared with or inserted into, else text (which the
-//     engine converts where a typed value is expected).
+//     Execute honours its row limit (PortalSuspended). Parse prepares a
+//     statement the engine answers once (engine.Prepare: parsed once,
+//     parameter types, a point read's lookup); Describe and Execute use
+//     it, and Bind's values ($n) are bound as typed constants, never
+//     written into the text. A parameter whose type the client leaves
+//     open takes the type of the column it is compared with, inserted
+//     into or assigned, BIGINT in LIMIT/OFFSET, else text (which the
+//     engine converts where a typed value is expected). Only session
+//     statements (SET ... = $1) and the catalog answers still read their
+//     values as text.
 //   - Every statement commits on its own; BEGIN/COMMIT/ROLLBACK are
 //     accepted and do nothing.
 //   - Cancel: a CancelRequest (or statement_timeout) cancels the running

@@ -30,12 +30,17 @@ const (
 )
 
 // prepared is a statement: from Parse, or one statement of a simple
-// query.
+// query. A Parse of a statement the engine answers also holds the
+// engine's prepared statement (parsed once, its point-lookup plan if it
+// is a point read), or the error preparing it gave, which Describe and
+// Execute report.
 type prepared struct {
 	sql       string
 	kind      stmtKind
 	paramOIDs []uint32
-	point     *engine.PointQuery
+	prep      *engine.Prepared
+	prepErr   error
+	extended  bool // from Parse: the engine answers it through prep
 }
 
 // classify decides who answers sql, from its first words.
@@ -86,16 +91,23 @@ func classify(sql string) stmtKind {
 }
 
 // prepare builds the statement for sql; oids are the parameter types the
-// client gave (0: unspecified). A Parse (reused) also looks for a point
-// read; a simple query's statement runs once, and the engine finds point
-// reads among those itself.
+// client gave (0: unspecified: the engine infers them from where the
+// parameter stands, else text). A Parse (reused) of a statement the
+// engine answers prepares it in the engine once (engine.Prepare); one
+// that pgcatalog may answer is prepared then only when it has
+// parameters (to type them), else when pgcatalog declines it
+// (enginePrepared). A simple query's statement runs once, through Exec,
+// which finds point reads among those itself.
 func (s *session) prepare(ctx context.Context, sql string, oids []uint32, reused bool) *prepared {
-	st := &prepared{sql: sql, kind: classify(sql)}
+	st := &prepared{sql: sql, kind: classify(sql), extended: reused}
 	n := max(len(oids), maxParam(sql))
+	if reused && (st.kind == kindEngine || st.kind == kindCatalog && n > 0) {
+		st.prep, st.prepErr = s.srv.cfg.Engine.Prepare(ctx, sql)
+	}
+	if st.prep != nil {
+		n = max(n, st.prep.NumParams())
+	}
 	if n == 0 {
-		if reused && st.kind == kindEngine {
-			st.point = s.srv.cfg.Engine.PreparePointQuery(ctx, sql)
-		}
 		return st
 	}
 	st.paramOIDs = make([]uint32, n)
@@ -103,22 +115,16 @@ func (s *session) prepare(ctx context.Context, sql string, oids []uint32, reused
 	if st.kind == kindSession && reCancelBackend.MatchString(sql) && st.paramOIDs[0] == 0 {
 		st.paramOIDs[0] = types.OIDInt4 // pg_cancel_backend(integer)
 	}
-	var kinds map[int]types.Kind
 	for i, o := range st.paramOIDs {
 		if o != 0 {
 			continue
 		}
-		if kinds == nil && (st.kind == kindEngine || st.kind == kindCatalog) {
-			kinds = s.srv.cfg.Engine.ParamKinds(ctx, sql)
+		st.paramOIDs[i] = types.OIDText
+		if st.prep != nil {
+			if k, ok := st.prep.ParamKind(i + 1); ok {
+				st.paramOIDs[i] = types.OIDOf(k)
+			}
 		}
-		if k, ok := kinds[i+1]; ok && k != types.Null {
-			st.paramOIDs[i] = types.OIDOf(k)
-		} else {
-			st.paramOIDs[i] = types.OIDText
-		}
-	}
-	if st.kind == kindEngine {
-		st.point = s.srv.cfg.Engine.PreparePointQuery(ctx, sql)
 	}
 	return st
 }
@@ -207,26 +213,36 @@ func (s *session) runStmtCtx(ctx context.Context, st *prepared, params []types.V
 			return res, err
 		}
 	}
-	if st.point != nil {
-		r, err := e.RunPointQuery(ctx, st.point, params)
-		if !errors.Is(err, engine.ErrStalePointQuery) {
-			if err != nil {
-				return nil, err
-			}
-			return engineResult(r), nil
-		}
-		st.point = nil
+	s.enginePrepared(ctx, st)
+	var r *engine.Result
+	var err error
+	switch {
+	case st.prepErr != nil:
+		err = st.prepErr
+	case st.prep != nil:
+		r, err = e.Execute(ctx, st.prep, params)
+	case len(params) > 0:
+		return nil, pgError(codeProtocolViolation, "parameters given to an unprepared statement")
+	default:
+		r, err = e.Exec(ctx, st.sql)
 	}
-	sql, back, err := bindText(st.sql, params)
 	if err != nil {
-		return nil, err
-	}
-	r, err := e.Exec(ctx, sql)
-	if err != nil {
-		return nil, located(err, st.sql, back)
+		return nil, located(err, st.sql, sameOffset)
 	}
 	return engineResult(r), nil
 }
+
+// enginePrepared prepares a Parse's statement in the engine if that
+// has not been done (a catalog query pgcatalog declined).
+func (s *session) enginePrepared(ctx context.Context, st *prepared) {
+	if st.extended && st.prep == nil && st.prepErr == nil {
+		st.prep, st.prepErr = s.srv.cfg.Engine.Prepare(ctx, st.sql)
+	}
+}
+
+// sameOffset maps an offset in a statement's text to itself: the engine
+// ran that very text.
+func sameOffset(off int) int { return off }
 
 // stmtError is an error whose position is an offset into sql, a prepared
 // statement's text: the extended protocol reports Position against it.
@@ -239,7 +255,8 @@ func (e *stmtError) Error() string { return e.err.Error() }
 func (e *stmtError) Unwrap() error { return e.err }
 
 // located maps a positioned engine error from the text the engine ran
-// (parameters substituted) back to the statement's text.
+// (a session statement's parameters substituted) back to the
+// statement's text.
 func located(err error, sql string, back func(int) int) error {
 	var se *sqlerr.Error
 	if !errors.As(err, &se) || !se.Pos.IsValid() {
@@ -315,22 +332,25 @@ func (s *session) describeStmt(ctx context.Context, st *prepared, params []types
 			return res.cols, nil
 		}
 	}
-	if st.point != nil {
-		return columnsOf(st.point.Schema()), nil
+	s.enginePrepared(ctx, st)
+	var sch types.Schema
+	var err error
+	switch {
+	case st.prepErr != nil:
+		err = st.prepErr
+	case st.prep != nil:
+		if params == nil {
+			params = make([]types.Value, len(st.paramOIDs)) // NULLs
+		}
+		sch, err = s.srv.cfg.Engine.DescribePrepared(ctx, st.prep, params)
+	default:
+		sch, err = s.srv.cfg.Engine.Describe(ctx, st.sql)
 	}
-	if params == nil {
-		params = make([]types.Value, len(st.paramOIDs)) // NULLs
-	}
-	sql, back, err := bindText(st.sql, params)
 	if err != nil {
-		return nil, err
-	}
-	sch, err := s.srv.cfg.Engine.Describe(ctx, sql)
-	if err != nil {
-		if cols, ok := s.copyTargetColumns(ctx, sql); ok {
+		if cols, ok := s.copyTargetColumns(ctx, st.sql); ok {
 			return cols, nil
 		}
-		return nil, located(err, st.sql, back)
+		return nil, located(err, st.sql, sameOffset)
 	}
 	if sch == nil {
 		return nil, nil

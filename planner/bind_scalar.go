@@ -64,8 +64,11 @@ func BindScalarIn(e ast.ExprNode, scope Scope, zone string) (Scalar, error) {
 
 type binder struct {
 	scope Scope
-	depth int    // of the expression being bound, bounded by sqlerr.MaxDepth
-	zone  string // the session's TimeZone ("" is UTC)
+	// params are the values of the statement's $n parameters ($1 is
+	// params[0]), bound as constants of their kinds (params.go).
+	params []types.Value
+	depth  int    // of the expression being bound, bounded by sqlerr.MaxDepth
+	zone   string // the session's TimeZone ("" is UTC)
 	// fns are the SQL functions calls may name (nil: none); inlining the
 	// ones being inlined now (a call of one of them would recurse); used,
 	// when set, collects the names of those inlined.
@@ -96,6 +99,8 @@ func (b *binder) bind(e ast.ExprNode) (Scalar, error) {
 	switch n := e.(type) {
 	case nil:
 		return nil, sqlerr.New(sqlerr.InternalError, "missing expression")
+	case *parser.ParamExpr:
+		return bindParam(n, b.params)
 	case ast.ParamMarkerExpr:
 		return nil, notSupported(e, "parameter markers are")
 	case ast.ValueExpr:

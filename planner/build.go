@@ -35,7 +35,8 @@ type builder struct {
 	adhoc   bool   // an ad-hoc query over view snapshots (not a view body)
 	zone    string // the TimeZone expressions bind in ("" is UTC)
 	fns     FunctionResolver
-	used    []string // SQL functions inlined, in order, with repeats
+	params  []types.Value // the $n values (ParamResolver)
+	used    []string      // SQL functions inlined, in order, with repeats
 	// srf collects the set-returning calls of the SELECT list being bound
 	// (nil elsewhere: a call is refused); clause names the clause being
 	// bound for that refusal.
@@ -61,7 +62,7 @@ type builder struct {
 // bindScalar binds e over scope in the query's time zone, inlining the
 // catalog's SQL functions.
 func (b *builder) bindScalar(e ast.ExprNode, scope Scope) (Scalar, error) {
-	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause, over: b.over, overConst: b.overConst, overCols: b.overCols, scalarCols: b.scalarCols}
+	bd := &binder{scope: scope, params: b.params, zone: b.zone, fns: b.fns, used: &b.used, srf: b.srf, clause: b.clause, over: b.over, overConst: b.overConst, overCols: b.overCols, scalarCols: b.scalarCols}
 	s, err := bd.bind(e)
 	if err != nil {
 		return nil, err
@@ -96,7 +97,7 @@ type queryDeps struct {
 
 // buildQuery is BuildQuery that also returns what the query inlined.
 func buildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Node, queryDeps, error) {
-	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone, fns: functionsOf(cat)}
+	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone, fns: functionsOf(cat), params: paramsOf(cat)}
 	for _, w := range q.Windows {
 		b.windows[strings.ToLower(w.Placeholder)] = w
 	}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -224,14 +225,17 @@ func (b *builder) orderLimit(s *ast.SelectStmt, out Node, _ *relScope, exprs []S
 	if s.Limit != nil {
 		l := &Limit{Input: out, Count: -1}
 		if s.Limit.Count != nil {
-			v, err := intLiteral(s.Limit.Count)
+			v, err := b.limitValue(s.Limit.Count, -1)
 			if err != nil {
 				return nil, err
+			}
+			if v == math.MaxInt64 { // LIMIT ALL and LIMIT NULL (parser/params.go)
+				v = -1
 			}
 			l.Count = v
 		}
 		if s.Limit.Offset != nil {
-			v, err := intLiteral(s.Limit.Offset)
+			v, err := b.limitValue(s.Limit.Offset, 0)
 			if err != nil {
 				return nil, err
 			}

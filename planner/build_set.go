@@ -151,7 +151,7 @@ func (b *builder) setFrom(ts *ast.TableSource, in Node, scope *relScope, outer b
 // bindSetArgs binds the arguments of one set-returning call in FROM over
 // scope, the columns to its left.
 func (b *builder) bindSetArgs(n *ast.FuncCallExpr, f *funcs.Func, args []ast.ExprNode, scope *relScope) (SetCall, error) {
-	bd := &binder{scope: scope, zone: b.zone, fns: b.fns, used: &b.used, clause: "nested"}
+	bd := &binder{scope: scope, params: b.params, zone: b.zone, fns: b.fns, used: &b.used, clause: "nested"}
 	bound, err := bd.bindAll(args)
 	if err != nil {
 		return SetCall{}, err

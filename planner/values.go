@@ -10,8 +10,19 @@ import (
 
 // BindValue binds one expression of an INSERT's VALUES (an element of
 // parser.InsertStmt.Rows): constants only, no columns, no aggregates.
-func BindValue(ex ast.ExprNode) (Scalar, error) {
-	return BindScalar(ex, valuesScope{})
+// params are the values of the statement's $n parameters.
+func BindValue(ex ast.ExprNode, params []types.Value) (Scalar, error) {
+	return bindWithParams(ex, valuesScope{}, params)
+}
+
+// bindWithParams is BindScalar with the statement's $n values.
+func bindWithParams(ex ast.ExprNode, scope Scope, params []types.Value) (Scalar, error) {
+	b := &binder{scope: scope, params: params}
+	s, err := b.bind(ex)
+	if err != nil {
+		return nil, err
+	}
+	return b.zoned(s)
 }
 
 // valuesScope is the scope of INSERT VALUES: constants only.
@@ -38,16 +49,16 @@ func BindExpr(q *parser.QueryStmt, schema types.Schema) (Scalar, error) {
 
 // BindRowExpr binds an expression of DELETE's or UPDATE's WHERE or SET
 // over one row of table (its columns by name, qualified by the table's
-// name or not; no aggregates).
-func BindRowExpr(ex ast.ExprNode, table string, schema types.Schema) (Scalar, error) {
-	return BindScalar(ex, newRelScope(table, schema))
+// name or not; no aggregates); params are the statement's $n values.
+func BindRowExpr(ex ast.ExprNode, table string, schema types.Schema, params []types.Value) (Scalar, error) {
+	return bindWithParams(ex, newRelScope(table, schema), params)
 }
 
 // BindRowFilter is BindRowExpr for a DELETE's or UPDATE's WHERE: no
 // WHERE (nil) binds to nil, every row.
-func BindRowFilter(where ast.ExprNode, table string, schema types.Schema) (Scalar, error) {
+func BindRowFilter(where ast.ExprNode, table string, schema types.Schema, params []types.Value) (Scalar, error) {
 	if where == nil {
 		return nil, nil
 	}
-	return BindRowExpr(where, table, schema)
+	return BindRowExpr(where, table, schema, params)
 }

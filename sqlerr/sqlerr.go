@@ -54,6 +54,11 @@ const (
 	// AmbiguousColumn is ambiguous_column: a USING column found twice on
 	// one side.
 	AmbiguousColumn = "42702"
+	// UndefinedParameter is undefined_parameter: a $n the statement was
+	// not given a value for.
+	UndefinedParameter = "42P02"
+	// InvalidRowCount is invalid_row_count_in_limit_clause.
+	InvalidRowCount = "2201W"
 )
 
 // MaxDepth is how deeply a statement may nest: each parenthesis, operator,
