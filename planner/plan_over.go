@@ -125,6 +125,9 @@ func (n *OverAggregate) StateBound() string {
 		per = "the rows within " + types.FormatInterval(n.Preceding)
 	}
 	parts := "partitions unbounded"
+	if tb := tableBound(n.Input); tb != "" {
+		parts = "partitions " + tb
+	}
 	switch {
 	case n.TTL > 0 && n.Updating() && !n.LetsGo():
 		parts = "a partition kept until it is unchanged for STATE TTL " + types.FormatInterval(n.TTL) + " (wall clock)"

@@ -301,7 +301,7 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 				fix = "bound the join from below and above by the inputs' watermark columns (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
 			}
 		case *OverAggregate:
-			if a.TTL == 0 {
+			if a.TTL == 0 && tableBound(a.Input) == "" {
 				msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
 				fix = "add STATE TTL <interval> (a partition idle that long is dropped)"
 			}
