@@ -15,12 +15,19 @@ import (
 // so later rows change nothing). A ROWS frame orders peers (equal ts) by
 // the rows' other columns in column order, NULLs last, in streamsql;
 // Postgres' side spells that order out (strings in byte order).
+//
+// The updating form (no EMIT clause) draws as often: its view ends with
+// every row, each corrected by the rows that arrived after it out of
+// order, so it must equal Postgres' window functions over the whole
+// table, the closing rows included.
 type overAgg struct {
 	src   string
 	wm    string
 	keyed bool   // PARTITION BY k
 	frame string // the frame clause, "" for ORDER BY alone
 	rows  bool   // the frame is ROWS
+	// updating is the updating form (LATE DATA DROP, no EMIT clause).
+	updating bool
 }
 
 // overCalls are the aggregates every case computes, with their kinds.
@@ -43,10 +50,19 @@ func genOverAgg(g *gen, ds *dataset) query {
 	case 3:
 		q.frame, q.rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", true
 	}
+	q.updating = g.pick(2) == 0
 	return q
 }
 
 func (q overAgg) name() string {
+	if q.updating {
+		return q.formName() + "_updating"
+	}
+	return q.formName()
+}
+
+// formName names the frame.
+func (q overAgg) formName() string {
 	switch {
 	case q.frame == "":
 		return "over_range_unbounded"
@@ -77,6 +93,9 @@ func (q overAgg) sql(d dialect, order string) string {
 }
 
 func (q overAgg) stream() string {
+	if q.updating {
+		return q.sql(streaming, "ts") + " LATE DATA DROP " + ttl
+	}
 	return q.sql(streaming, "ts") + " LATE DATA DROP EMIT ON WINDOW CLOSE " + ttl
 }
 
@@ -84,6 +103,9 @@ func (q overAgg) batch() string {
 	order := "ts"
 	if q.rows {
 		order = `ts, k, v, d, s COLLATE "C", f, te`
+	}
+	if q.updating {
+		return q.sql(postgres, order)
 	}
 	return "SELECT * FROM (" + q.sql(postgres, order) + ") t WHERE ts < " + q.wm
 }
