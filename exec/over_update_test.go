@@ -97,3 +97,38 @@ func TestOverUpdateWallTTL(t *testing.T) {
 		t.Fatalf("after the TTL: %d partitions, view %q", op.StateKeys(), got)
 	}
 }
+
+// TestOverUpdateLetsGo: over an append-only input ordered by its
+// watermark column a partition keeps the rows at or above the watermark
+// plus the frame's reach below it (ROWS 2: two rows; RANGE 3: the rows
+// within 3 of the watermark; UNBOUNDED: none, folded into the base).
+func TestOverUpdateLetsGo(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		rows, unbounded bool
+		preceding       int64
+		want            int
+	}{{"rows 2", true, false, 2, 2 + 3}, {"range 3", false, false, 3, 3 + 3}, {"unbounded", true, true, 0, 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			op := overUpdBuild(true, c.rows, c.unbounded, c.preceding)(instance{ID: "o/", Out: Output{Op: NewMaterialize("v/", nil, nil)}}).(*OverUpdate)
+			var b Batch
+			for ts := int64(1); ts <= 20; ts++ {
+				b.Rows = append(b.Rows, types.Row{types.StringValue("a"), types.TimestampValue(ts), types.IntValue(ts)})
+			}
+			if err := op.Process(0, &b); err != nil {
+				t.Fatal(err)
+			}
+			if err := op.Watermark(0, 18); err != nil {
+				t.Fatal(err)
+			}
+			if len(op.parts) != 1 {
+				t.Fatalf("%d partitions, want 1", len(op.parts))
+			}
+			for _, p := range op.parts {
+				if len(p.rows) != c.want {
+					t.Fatalf("kept %d rows, want %d", len(p.rows), c.want)
+				}
+			}
+		})
+	}
+}
