@@ -6,6 +6,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -63,7 +64,7 @@ func (b *builder) overAggregate(s *ast.SelectStmt, in Node, scope *relScope, cal
 		extras = append(extras, e)
 		return len(inSchema) + len(extras) - 1
 	}
-	n := &OverAggregate{}
+	n := &OverAggregate{Emit: b.emit}
 	if err := b.overSpec(n, f, in, scope, extraCol); err != nil {
 		return nil, err
 	}
@@ -185,6 +186,17 @@ func overFrame(n *OverAggregate, f *ast.WindowFuncExpr) error {
 		n.Preceding = us
 	}
 	return nil
+}
+
+// overEmit is the EMIT mode a view's clauses give its running
+// aggregates while its query is built (attachContract sets the same):
+// the form decides whether ts carries the watermark out of them, which
+// the joins and windows built over them ask.
+func overEmit(sc parser.StreamingClauses) string {
+	if sc.Emit != nil && sc.Emit.Mode == parser.EmitOnWindowClose {
+		return "on_window_close"
+	}
+	return "on_update"
 }
 
 // checkOverContract refuses the view clauses a running aggregate cannot

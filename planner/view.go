@@ -46,7 +46,7 @@ type Settings struct {
 // PlanView plans CREATE MATERIALIZED VIEW: build, attach the lateness
 // contract, optimize, and check that every keyed state is bounded.
 func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, error) {
-	logical, deps, err := buildQuery(s.Query, cat, false, set.TimeZone)
+	logical, deps, err := buildViewQuery(s.Query, cat, false, set.TimeZone, overEmit(s.Streaming))
 	if err != nil {
 		return nil, err
 	}
