@@ -34,7 +34,8 @@ import (
 type OverAggregate struct {
 	Input     Node
 	Partition []int
-	// TimeCol is the ORDER BY column, which carries the watermark.
+	// TimeCol is the ORDER BY column (a TIMESTAMP; it carries the
+	// watermark in the EMIT ON WINDOW CLOSE form).
 	TimeCol int
 	// Rows says the frame counts rows (ROWS) rather than ts (RANGE).
 	Rows bool
@@ -45,10 +46,11 @@ type OverAggregate struct {
 	Preceding int64
 	Aggs      []AggCall
 	Names     []string
-	// TTL (STATE TTL, microseconds of event time; 0 = none) drops a
-	// partition with no buffered rows once the watermark passes its
-	// newest row's ts by TTL: its frame starts afresh if the key comes
-	// back.
+	// TTL (STATE TTL, microseconds; 0 = none) drops a partition with no
+	// buffered rows once the watermark passes its newest row's ts by TTL:
+	// its frame starts afresh if the key comes back. The updating form
+	// that cannot let go (!LetsGo) runs it on the wall clock instead: a
+	// partition unchanged for TTL is dropped and its rows retracted.
 	TTL int64
 	// Emit is the view's EMIT mode (attachContract): "on_window_close"
 	// (final rows), or "" and "on_update" (Updating).
