@@ -19,7 +19,10 @@ import (
 // The updating form (no EMIT clause) draws as often: its view ends with
 // every row, each corrected by the rows that arrived after it out of
 // order, so it must equal Postgres' window functions over the whole
-// table, the closing rows included.
+// table, the closing rows included. Half of those read a retracting
+// input instead: the rows grouped by (k, ts) with max(v) and min(d), whose
+// maxima and minima move as duplicates of a (k, ts) arrive, so the OVER
+// takes deletes; their ts carries no watermark.
 type overAgg struct {
 	src   string
 	wm    string
@@ -28,6 +31,9 @@ type overAgg struct {
 	rows  bool   // the frame is ROWS
 	// updating is the updating form (LATE DATA DROP, no EMIT clause).
 	updating bool
+	// grouped reads (SELECT k, ts, max(v) AS v, min(d) AS d FROM src
+	// GROUP BY k, ts), a retracting input (updating only).
+	grouped bool
 }
 
 // overCalls are the aggregates every case computes, with their kinds.
@@ -51,11 +57,15 @@ func genOverAgg(g *gen, ds *dataset) query {
 		q.frame, q.rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", true
 	}
 	q.updating = g.pick(2) == 0
+	q.grouped = q.updating && g.pick(2) == 0
 	return q
 }
 
 func (q overAgg) name() string {
-	if q.updating {
+	switch {
+	case q.grouped:
+		return q.formName() + "_retracting"
+	case q.updating:
 		return q.formName() + "_updating"
 	}
 	return q.formName()
@@ -89,7 +99,11 @@ func (q overAgg) sql(d dialect, order string) string {
 		}
 		calls[i] += fmt.Sprintf(" AS a%d", i)
 	}
-	return "SELECT k, v, d, ts, " + strings.Join(calls, ", ") + " FROM " + q.src
+	from := q.src
+	if q.grouped {
+		from = "(SELECT k, ts, max(v) AS v, min(d) AS d FROM " + q.src + " GROUP BY k, ts) q"
+	}
+	return "SELECT k, v, d, ts, " + strings.Join(calls, ", ") + " FROM " + from
 }
 
 func (q overAgg) stream() string {
@@ -101,7 +115,12 @@ func (q overAgg) stream() string {
 
 func (q overAgg) batch() string {
 	order := "ts"
-	if q.rows {
+	switch {
+	case q.grouped && q.rows:
+		// (k, ts) is unique, and streamsql orders peers by the input's
+		// columns: k first.
+		order = "ts, k"
+	case q.rows:
 		order = `ts, k, v, d, s COLLATE "C", f, te`
 	}
 	if q.updating {
