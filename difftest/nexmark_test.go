@@ -177,7 +177,7 @@ FROM (SELECT max(B.price) AS final, A.category
 GROUP BY Q.category`},
 	// q6: our tie-break among auctions closing at the same time is the
 	// OVER input's columns in order (final, then the rest).
-	{name: "q6", view: "q6", ttlJoin: true, kinds: "xf",
+	{name: "q6", view: "q6", kinds: "xf",
 		batch: `SELECT Q.seller, avg(Q.final) OVER (PARTITION BY Q.seller ORDER BY Q.date_time, Q.final ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)
 FROM (SELECT max(B.price) AS final, A.seller, A.expires AS date_time
       FROM auction A, bid B
