@@ -177,6 +177,14 @@ FROM (SELECT max(B.price) AS final, A.category
       WHERE A.id = B.auction AND B.date_time BETWEEN A.date_time AND A.expires
       GROUP BY A.id, A.category) Q
 GROUP BY Q.category`},
+	// q6: our tie-break among auctions closing at the same time is the
+	// OVER input's columns in order (final, then the rest).
+	{name: "q6", view: "q6", kinds: "xf",
+		batch: `SELECT Q.seller, avg(Q.final) OVER (PARTITION BY Q.seller ORDER BY Q.date_time, Q.final ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)
+FROM (SELECT max(B.price) AS final, A.seller, A.expires AS date_time
+      FROM auction A, bid B
+      WHERE A.id = B.auction AND B.date_time BETWEEN A.date_time AND A.expires
+      GROUP BY A.id, A.seller, A.expires) Q`},
 	{name: "q10", view: "q10_out", small: true, kinds: "xxxxxx",
 		batch: `SELECT auction, bidder, price, date_time, to_char(date_time, 'YYYY-MM-DD'), to_char(date_time, 'HH24:MI') FROM bid`},
 	{name: "q14", view: "q14_out", small: true, kinds: "xxnxxxx",

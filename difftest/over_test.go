@@ -15,12 +15,25 @@ import (
 // so later rows change nothing). A ROWS frame orders peers (equal ts) by
 // the rows' other columns in column order, NULLs last, in streamsql;
 // Postgres' side spells that order out (strings in byte order).
+//
+// The updating form (no EMIT clause) draws as often: its view ends with
+// every row, each corrected by the rows that arrived after it out of
+// order, so it must equal Postgres' window functions over the whole
+// table, the closing rows included. Half of those read a retracting
+// input instead: the rows grouped by (k, ts) with max(v) and min(d), whose
+// maxima and minima move as duplicates of a (k, ts) arrive, so the OVER
+// takes deletes; their ts carries no watermark.
 type overAgg struct {
 	src   string
 	wm    string
 	keyed bool   // PARTITION BY k
 	frame string // the frame clause, "" for ORDER BY alone
 	rows  bool   // the frame is ROWS
+	// updating is the updating form (LATE DATA DROP, no EMIT clause).
+	updating bool
+	// grouped reads (SELECT k, ts, max(v) AS v, min(d) AS d FROM src
+	// GROUP BY k, ts), a retracting input (updating only).
+	grouped bool
 }
 
 // overCalls are the aggregates every case computes, with their kinds.
@@ -43,10 +56,23 @@ func genOverAgg(g *gen, ds *dataset) query {
 	case 3:
 		q.frame, q.rows = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", true
 	}
+	q.updating = g.pick(2) == 0
+	q.grouped = q.updating && g.pick(2) == 0
 	return q
 }
 
 func (q overAgg) name() string {
+	switch {
+	case q.grouped:
+		return q.formName() + "_retracting"
+	case q.updating:
+		return q.formName() + "_updating"
+	}
+	return q.formName()
+}
+
+// formName names the frame.
+func (q overAgg) formName() string {
 	switch {
 	case q.frame == "":
 		return "over_range_unbounded"
@@ -73,17 +99,32 @@ func (q overAgg) sql(d dialect, order string) string {
 		}
 		calls[i] += fmt.Sprintf(" AS a%d", i)
 	}
-	return "SELECT k, v, d, ts, " + strings.Join(calls, ", ") + " FROM " + q.src
+	from := q.src
+	if q.grouped {
+		from = "(SELECT k, ts, max(v) AS v, min(d) AS d FROM " + q.src + " GROUP BY k, ts) q"
+	}
+	return "SELECT k, v, d, ts, " + strings.Join(calls, ", ") + " FROM " + from
 }
 
 func (q overAgg) stream() string {
+	if q.updating {
+		return q.sql(streaming, "ts") + " LATE DATA DROP " + ttl
+	}
 	return q.sql(streaming, "ts") + " LATE DATA DROP EMIT ON WINDOW CLOSE " + ttl
 }
 
 func (q overAgg) batch() string {
 	order := "ts"
-	if q.rows {
+	switch {
+	case q.grouped && q.rows:
+		// (k, ts) is unique, and streamsql orders peers by the input's
+		// columns: k first.
+		order = "ts, k"
+	case q.rows:
 		order = `ts, k, v, d, s COLLATE "C", f, te`
+	}
+	if q.updating {
+		return q.sql(postgres, order)
 	}
 	return "SELECT * FROM (" + q.sql(postgres, order) + ") t WHERE ts < " + q.wm
 }

@@ -336,7 +336,11 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	case *planner.OverAggregate:
 		id := b.id()
 		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
-			return NewOverAggregate(OverAggregateConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
+			c := OverAggregateConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep}
+			if x.Updating() {
+				return NewOverUpdate(c, b.env.Now)
+			}
+			return NewOverAggregate(c)
 		})
 	case *planner.TopN:
 		id, all, tc := b.id(), x.KeepsAll(), planner.TimeColumn(x.Input)

@@ -57,6 +57,9 @@ type builder struct {
 	// scalarCols binds the scalar subqueries planned as joins to their
 	// columns (build_scalar_subquery.go).
 	scalarCols map[*ast.SubqueryExpr]Scalar
+	// emit is the view's EMIT mode ("on_window_close" makes running
+	// aggregates final; build_over.go).
+	emit string
 }
 
 // bindScalar binds e over scope in the query's time zone, inlining the
@@ -97,7 +100,13 @@ type queryDeps struct {
 
 // buildQuery is BuildQuery that also returns what the query inlined.
 func buildQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone string) (Node, queryDeps, error) {
-	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone, fns: functionsOf(cat), params: paramsOf(cat)}
+	return buildViewQuery(q, cat, adhoc, zone, "")
+}
+
+// buildViewQuery is buildQuery for a view whose EMIT mode is emit
+// (Contract.Emit; the running aggregates' form depends on it).
+func buildViewQuery(q *parser.QueryStmt, cat Resolver, adhoc bool, zone, emit string) (Node, queryDeps, error) {
+	b := &builder{cat: cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: adhoc, zone: zone, fns: functionsOf(cat), params: paramsOf(cat), emit: emit}
 	for _, w := range q.Windows {
 		b.windows[strings.ToLower(w.Placeholder)] = w
 	}

@@ -144,7 +144,7 @@ func (b *builder) inlineView(o *catalog.Object) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := &builder{cat: b.cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: b.adhoc, zone: b.zone, fns: b.fns}
+	sub := &builder{cat: b.cat, windows: map[string]*parser.WindowTVFClause{}, adhoc: b.adhoc, zone: b.zone, fns: b.fns, emit: b.emit}
 	for _, w := range q.Windows {
 		sub.windows[strings.ToLower(w.Placeholder)] = w
 	}

@@ -6,7 +6,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/sqlerr"
+	"github.com/streamsql/streamsql/types"
 )
 
 // overAggFuncs are the aggregates an OverAggregate runs OVER a frame.
@@ -62,7 +64,7 @@ func (b *builder) overAggregate(s *ast.SelectStmt, in Node, scope *relScope, cal
 		extras = append(extras, e)
 		return len(inSchema) + len(extras) - 1
 	}
-	n := &OverAggregate{}
+	n := &OverAggregate{Emit: b.emit}
 	if err := b.overSpec(n, f, in, scope, extraCol); err != nil {
 		return nil, err
 	}
@@ -105,7 +107,8 @@ func (b *builder) overCall(c *ast.WindowFuncExpr, scope *relScope, extraCol func
 }
 
 // overSpec reads the window of f into n: PARTITION BY keys, the ORDER BY
-// column (one, ascending, carrying the watermark) and the frame (ROWS or
+// column (one, ascending, a TIMESTAMP; checkOverContract wants the
+// watermark on it for EMIT ON WINDOW CLOSE) and the frame (ROWS or
 // RANGE from some PRECEDING to CURRENT ROW; RANGE UNBOUNDED PRECEDING
 // when absent, as in SQL).
 func (b *builder) overSpec(n *OverAggregate, f *ast.WindowFuncExpr, in Node, scope *relScope, extraCol func(Scalar) int) error {
@@ -130,17 +133,17 @@ func (b *builder) overSpec(n *OverAggregate, f *ast.WindowFuncExpr, in Node, sco
 		return err
 	}
 	r, ok := e.(*ColRef)
-	if !ok || !TimeColumnOf(in, r.Index) {
+	if !ok || in.Schema()[r.Index].Type != types.Timestamp {
 		return overOrderErr(f)
 	}
 	n.TimeCol = r.Index
 	return overFrame(n, f)
 }
 
-// overOrderErr refuses an OVER ordered by anything but the watermark
+// overOrderErr refuses an OVER ordered by anything but one TIMESTAMP
 // column.
 func overOrderErr(f *ast.WindowFuncExpr) error {
-	return sqlerr.New(sqlerr.FeatureNotSupport, "%s is not supported: a running aggregate OVER must be ordered by one column that carries the watermark, ascending", exprText(f)).
+	return sqlerr.New(sqlerr.FeatureNotSupport, "%s is not supported: a running aggregate OVER must be ordered by one TIMESTAMP column, ascending", exprText(f)).
 		WithHint("OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT ROW), ts the source's WATERMARK FOR column")
 }
 
@@ -185,13 +188,35 @@ func overFrame(n *OverAggregate, f *ast.WindowFuncExpr) error {
 	return nil
 }
 
+// overEmit is the EMIT mode a view's clauses give its running
+// aggregates while its query is built (attachContract sets the same):
+// the form decides whether ts carries the watermark out of them, which
+// the joins and windows built over them ask.
+func overEmit(sc parser.StreamingClauses) string {
+	if sc.Emit != nil && sc.Emit.Mode == parser.EmitOnWindowClose {
+		return "on_window_close"
+	}
+	return "on_update"
+}
+
 // checkOverContract refuses the view clauses a running aggregate cannot
-// follow yet: it emits each row once, final, when the watermark passes
-// its ts, and drops late rows (the updating form is not built).
-func checkOverContract(c Contract) error {
-	if c.Emit == "on_window_close" && c.Policy == lateness.Drop {
+// follow. With LATE DATA DROP EMIT ON WINDOW CLOSE it emits each row
+// once, final, when the watermark passes its ts: ts must carry the
+// watermark (checkAppendOnlyInputs wants an append-only input). Without
+// an EMIT clause, or with EMIT ON UPDATE, it is the updating form; late
+// rows are dropped (LATE DATA DROP or none), as nothing could correct
+// the rows a late row's frame reaches once they are let go.
+func checkOverContract(c Contract, n *OverAggregate) error {
+	switch {
+	case c.Emit == "on_window_close" && c.Policy == lateness.Drop:
+		if !TimeColumnOf(n.Input, n.TimeCol) {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "a running aggregate OVER with EMIT ON WINDOW CLOSE must be ordered by a column that carries the watermark: %s", n.String()).
+				WithHint("order by the source's WATERMARK FOR column, or drop EMIT ON WINDOW CLOSE for the updating form")
+		}
+		return nil
+	case (c.Emit == "" || c.Emit == "on_update") && (c.Policy == 0 || c.Policy == lateness.Drop):
 		return nil
 	}
-	return sqlerr.New(sqlerr.FeatureNotSupport, "a running aggregate OVER is supported only with LATE DATA DROP EMIT ON WINDOW CLOSE (each row appears once the watermark passes its ts, with its final value); the updating form is not built yet").
-		WithHint("add LATE DATA DROP EMIT ON WINDOW CLOSE to the view")
+	return sqlerr.New(sqlerr.FeatureNotSupport, "a running aggregate OVER is supported without an EMIT clause (an updating view) or with LATE DATA DROP EMIT ON WINDOW CLOSE (each row appears once the watermark passes its ts, with its final value)").
+		WithHint("drop the EMIT and LATE DATA clauses, or write LATE DATA DROP EMIT ON WINDOW CLOSE")
 }

@@ -10,19 +10,32 @@ import (
 // OverAggregate is the running aggregate over an event-time order
 // (Flink's OVER aggregation): sum, avg, count, min and max OVER
 // (PARTITION BY … ORDER BY ts ROWS|RANGE BETWEEN … PRECEDING AND CURRENT
-// ROW), where ts carries the watermark. It buffers each partition's rows
-// until the watermark passes their ts, then emits them in ts order, each
-// with the aggregates of its frame appended to its columns. Its output
-// is append-only and final (the view says LATE DATA DROP EMIT ON WINDOW
-// CLOSE); a row whose ts the watermark had passed when it arrived is
-// late and dropped. State: the rows the watermark has not passed, plus
-// per partition the last Rows rows (ROWS), the rows within Range of the
-// newest (RANGE) or one accumulator per call (UNBOUNDED PRECEDING);
-// partitions are unbounded.
+// ROW), ts a TIMESTAMP column. Each row comes out with the aggregates of
+// its frame appended to its columns.
+//
+// With LATE DATA DROP EMIT ON WINDOW CLOSE (ts must carry the watermark
+// and the input be append-only) it buffers each partition's rows until
+// the watermark passes their ts, then emits them in ts order, final:
+// the output is append-only. State: the rows the watermark has not
+// passed, plus per partition the last Rows rows (ROWS), the rows within
+// Range of the newest (RANGE) or one accumulator per call (UNBOUNDED
+// PRECEDING).
+//
+// Without an EMIT clause (or with EMIT ON UPDATE) it is an updating view
+// (Updating): a row comes out at once over the rows seen so far, and a
+// row that lands earlier in the order, or a delete from a retracting
+// input, retracts and re-emits the later rows whose frames it reaches.
+// State: when LetsGo, the rows within the watermark delay plus the frame
+// per partition; otherwise every row of every partition.
+//
+// A row whose ts the watermark had passed when it arrived is late and
+// dropped (when ts carries the watermark). Partitions are unbounded
+// unless STATE TTL.
 type OverAggregate struct {
 	Input     Node
 	Partition []int
-	// TimeCol is the ORDER BY column, which carries the watermark.
+	// TimeCol is the ORDER BY column (a TIMESTAMP; it carries the
+	// watermark in the EMIT ON WINDOW CLOSE form).
 	TimeCol int
 	// Rows says the frame counts rows (ROWS) rather than ts (RANGE).
 	Rows bool
@@ -33,17 +46,29 @@ type OverAggregate struct {
 	Preceding int64
 	Aggs      []AggCall
 	Names     []string
-	// TTL (STATE TTL, microseconds of event time; 0 = none) drops a
-	// partition with no buffered rows once the watermark passes its
-	// newest row's ts by TTL: its frame starts afresh if the key comes
-	// back.
+	// TTL (STATE TTL, microseconds; 0 = none) drops a partition with no
+	// buffered rows once the watermark passes its newest row's ts by TTL:
+	// its frame starts afresh if the key comes back. The updating form
+	// that cannot let go (!LetsGo) runs it on the wall clock instead: a
+	// partition unchanged for TTL is dropped and its rows retracted.
 	TTL int64
-	// Emit is the view's EMIT mode (attachContract), "on_window_close"
-	// being the one supported.
+	// Emit is the view's EMIT mode (attachContract): "on_window_close"
+	// (final rows), or "" and "on_update" (Updating).
 	Emit string
 }
 
 func (*OverAggregate) node() {}
+
+// Updating reports whether the node is the updating form (no EMIT ON
+// WINDOW CLOSE): its output retracts and corrects rows.
+func (n *OverAggregate) Updating() bool { return n.Emit != "on_window_close" }
+
+// LetsGo reports whether the updating form can let go of rows the
+// watermark passed: its input is append-only and ts carries the
+// watermark, so no change can land before such a row.
+func (n *OverAggregate) LetsGo() bool {
+	return PropsOf(n.Input).AppendOnly && TimeColumnOf(n.Input, n.TimeCol)
+}
 
 // Schema implements Node: the input's columns, then one per call.
 func (n *OverAggregate) Schema() types.Schema {
@@ -102,8 +127,20 @@ func (n *OverAggregate) StateBound() string {
 		per = "the rows within " + types.FormatInterval(n.Preceding)
 	}
 	parts := "partitions unbounded"
-	if n.TTL > 0 {
+	if tb := tableBound(n.Input); tb != "" {
+		parts = "partitions " + tb
+	}
+	switch {
+	case n.TTL > 0 && n.Updating() && !n.LetsGo():
+		parts = "a partition kept until it is unchanged for STATE TTL " + types.FormatInterval(n.TTL) + " (wall clock)"
+	case n.TTL > 0:
 		parts = "a partition kept until the watermark passes its newest row by STATE TTL " + types.FormatInterval(n.TTL)
 	}
-	return "rows until the watermark passes their ts, plus " + per + " per partition, " + parts
+	switch {
+	case !n.Updating():
+		return "rows until the watermark passes their ts, plus " + per + " per partition, " + parts
+	case n.LetsGo():
+		return "rows within the watermark delay, plus " + per + " before them per partition, " + parts
+	}
+	return "every row of every partition (a retracting input or an order without a watermark), " + parts
 }

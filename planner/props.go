@@ -90,6 +90,9 @@ func PropsOf(n Node) Props {
 	case *TopN:
 		return Props{AppendOnly: false, TimeCol: -1, StateBound: x.StateBound()}
 	case *OverAggregate:
+		if x.Updating() {
+			return Props{AppendOnly: false, TimeCol: -1, StateBound: x.StateBound()}
+		}
 		return Props{AppendOnly: true, TimeCol: x.TimeCol, StateBound: x.StateBound()}
 	case *Materialize, *Sort, *Limit:
 		p := PropsOf(n.Children()[0])
@@ -143,8 +146,9 @@ func checkAppendOnlyInputs(n Node) error {
 				what = "a window Top-N over a retracting input"
 			}
 		case *OverAggregate:
-			if !PropsOf(y.Input).AppendOnly {
-				what = "a running aggregate OVER a retracting input"
+			// The updating form takes deletes (exec/over_update.go).
+			if !y.Updating() && !PropsOf(y.Input).AppendOnly {
+				what = "a running aggregate OVER a retracting input with EMIT ON WINDOW CLOSE"
 			}
 		case *Join:
 			// A regular join keeps every stored row and retracts the

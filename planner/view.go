@@ -46,7 +46,7 @@ type Settings struct {
 // PlanView plans CREATE MATERIALIZED VIEW: build, attach the lateness
 // contract, optimize, and check that every keyed state is bounded.
 func PlanView(s *parser.CreateViewStmt, cat Resolver, set Settings) (*ViewPlan, error) {
-	logical, deps, err := buildQuery(s.Query, cat, false, set.TimeZone)
+	logical, deps, err := buildViewQuery(s.Query, cat, false, set.TimeZone, overEmit(s.Streaming))
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,8 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 		case *WindowTopN:
 			windowed = windowed || topNReadsTVF(y)
 		case *OverAggregate:
-			windowed = true
+			// Late rows only exist for an order by the watermark column.
+			windowed = windowed || TimeColumnOf(y.Input, y.TimeCol)
 		}
 		return x, false
 	})
@@ -218,7 +219,7 @@ func (vp *ViewPlan) attachContract(n Node, sc parser.StreamingClauses, cat Resol
 				co.TTL = *sc.StateTTL
 			}
 			if werr == nil {
-				werr = checkOverContract(c)
+				werr = checkOverContract(c, &co)
 			}
 			return &co
 		case *Project, *Filter, *TemporalFilter:
@@ -258,8 +259,9 @@ func TimeColumnOf(n Node, col int) bool {
 	case *Union:
 		return unionTimeColumnOf(x, col)
 	case *OverAggregate:
-		// Rows come out, in ts order, before the watermark passes them.
-		return col == x.TimeCol
+		// Final rows come out, in ts order, before the watermark passes
+		// them; the updating form's output retracts and states none.
+		return col == x.TimeCol && !x.Updating()
 	case *WindowTopN:
 		// Like a window aggregate's: a window's rows come out before
 		// the watermark passes its end.
@@ -299,9 +301,9 @@ func (vp *ViewPlan) checkBounded(n Node, set Settings) error {
 				fix = "bound the join from below and above by the inputs' watermark columns (b.ts BETWEEN a.ts - INTERVAL ... AND a.ts + INTERVAL ...), join windows on window_start, or add STATE TTL <interval>"
 			}
 		case *OverAggregate:
-			if a.TTL == 0 {
+			if a.TTL == 0 && tableBound(a.Input) == "" {
 				msg = "unbounded state: " + a.String() + " keeps " + a.StateBound()
-				fix = "add STATE TTL <interval> (a partition idle that long in event time is dropped)"
+				fix = "add STATE TTL <interval> (a partition idle that long is dropped)"
 			}
 		case *TopN:
 			if a.TTL == 0 {
@@ -550,7 +552,14 @@ func (vp *ViewPlan) Contract(set Settings, sinks []string) []string {
 		case *TopN:
 			out = append(out, fmt.Sprintf("state: TopN key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *OverAggregate:
-			out = append(out, "running aggregate OVER: late data drop (a row whose ts the watermark passed is late), emit on window close (each row once the watermark passes its ts)")
+			switch {
+			case !n.Updating():
+				out = append(out, "running aggregate OVER: late data drop (a row whose ts the watermark passed is late), emit on window close (each row once the watermark passes its ts)")
+			case TimeColumnOf(n.Input, n.TimeCol):
+				out = append(out, "running aggregate OVER: updating (each row at once; a row out of order within the delay, or a delete, corrects the later rows of its partition), late data drop (a row whose ts the watermark passed is late)")
+			default:
+				out = append(out, "running aggregate OVER: updating (each row at once; a row earlier in the order, or a delete, corrects the later rows of its partition)")
+			}
 			out = append(out, fmt.Sprintf("state: OverAggregate key=[%s] bound=%s", colList(n.Partition, n.Input.Schema()), n.StateBound()))
 		case *TemporalFilter:
 			out = append(out, "clock: temporal filter on "+n.ClockText()+clockNote(n))

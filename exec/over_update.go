@@ -1,0 +1,495 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/lateness"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// OverUpdate is the updating form of the running aggregate
+// (planner.OverAggregate in a view without EMIT ON WINDOW CLOSE): each
+// row comes out at once with the aggregates of its frame over the rows
+// seen so far. A row that lands before others of its partition in the
+// order (out of order within the watermark delay), and a delete from a
+// retracting input, change the frames of the rows after it: each such
+// row whose aggregates changed is retracted and re-emitted. Rows are
+// ordered as in OverAggregate (ts, then every column), so a view's final
+// state is the batch answer over its final input whatever the arrival
+// order.
+//
+// Corrections are per batch: the batch's changes to a partition are
+// applied first, then the rows their frames reach are recomputed once
+// and only those whose aggregates moved are re-emitted.
+//
+// State, in memory, per partition: its rows in order, each with the row
+// last emitted for it. When the input is append-only and ordered by its
+// watermark column (the operator "lets go"), a row whose ts the watermark
+// passed is final (no on-time row can land before it) and is kept only
+// while a later row's frame can reach it: the last n such rows for ROWS n
+// PRECEDING, those within the interval of the watermark for RANGE,
+// folded into one accumulator per call for UNBOUNDED PRECEDING. So a
+// partition holds the rows within the watermark delay plus the frame;
+// rows behind the watermark are late, dropped and counted. Otherwise
+// (a retracting input, or an order column without a watermark) every
+// row stays, since a delete can reach any of them. Partitions are
+// unbounded unless STATE TTL: on event time (the watermark passes the
+// partition's newest row by the TTL; its final rows stay in the view)
+// when the operator lets go, else on the wall clock (a partition
+// unchanged for the TTL is dropped and its rows retracted, as an
+// Aggregate's groups are). A checkpoint writes each partition changed
+// since the previous one under its key; restore recomputes the emitted
+// rows.
+type OverUpdate struct {
+	id     string
+	n      *planner.OverAggregate
+	out    Output
+	late   *lateness.Counters
+	keep   func(key types.Row) bool
+	order  ranker
+	letsGo bool
+	wm     int64
+	now    int64
+	parts  map[string]*overUpdPart
+	// open are the partitions with rows the watermark has yet to pass
+	// (when the operator lets go).
+	open map[string]bool
+	// touched are the partitions the current batch changed.
+	touched []string
+	swept   int64
+	gone    []string
+	keyBuf  []byte
+}
+
+// overEntry is one input row and the row last emitted for it (nil before
+// the first emission).
+type overEntry struct {
+	row, out types.Row
+}
+
+// overUpdPart is one partition's state.
+type overUpdPart struct {
+	rows []overEntry // in order
+	base accs        // UNBOUNDED PRECEDING: the rows let go
+	// lo and hi are the least and greatest ts the current batch changed.
+	lo, hi  int64
+	changed bool
+	// last is the newest row's ts (event-time TTL) or the wall time of
+	// the last change (wall-clock TTL).
+	last   int64
+	dirty  bool
+	stored bool
+}
+
+// NewOverUpdate returns the updating operator for c.Node.
+func NewOverUpdate(c OverAggregateConfig, now int64) *OverUpdate {
+	return &OverUpdate{id: c.ID, n: c.Node, out: c.Out, late: c.Late, keep: c.Keep,
+		order:  ranker{order: []planner.SortKey{{Col: c.Node.TimeCol}}},
+		letsGo: c.Node.LetsGo(), wm: types.MinTime, now: now, swept: types.MinTime,
+		parts: map[string]*overUpdPart{}, open: map[string]bool{}}
+}
+
+func (o *OverUpdate) newPart() *overUpdPart {
+	p := &overUpdPart{}
+	if o.n.Unbounded {
+		p.base = newAccs(o.n.Aggs)
+	}
+	return p
+}
+
+func (o *OverUpdate) ts(e overEntry) int64 { return e.row[o.n.TimeCol].I }
+
+// find is the position of the first row of p not ordered before r, and
+// whether it equals r.
+func (o *OverUpdate) find(p *overUpdPart, r types.Row) (int, bool) {
+	return slices.BinarySearchFunc(p.rows, r, func(e overEntry, r types.Row) int { return o.order.cmp(e.row, r) })
+}
+
+// from is the position of p's first row with ts at least t.
+func (o *OverUpdate) from(p *overUpdPart, t int64) int {
+	i, _ := slices.BinarySearchFunc(p.rows, t, func(e overEntry, t int64) int {
+		return cmpInt(o.ts(e), t)
+	})
+	return i
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Process implements Operator: apply the batch's inserts and deletes,
+// then correct the rows whose frames they reach.
+func (o *OverUpdate) Process(_ int, b *Batch) error {
+	out := &Batch{}
+	o.touched = o.touched[:0]
+	for i, r := range b.Rows {
+		ts := r[o.n.TimeCol]
+		if ts.IsNull() {
+			continue
+		}
+		if o.letsGo {
+			wm := o.wm
+			if b.WM != nil {
+				wm = max(wm, b.WM[i])
+			}
+			if ts.I < wm {
+				if o.late != nil {
+					o.late.Add(lateness.Drop, "late", 1)
+				}
+				continue
+			}
+		}
+		o.keyBuf = state.AppendKeyCols(o.keyBuf[:0], r, o.n.Partition)
+		p := o.parts[string(o.keyBuf)]
+		if b.Diff(i) > 0 {
+			if p == nil {
+				p = o.newPart()
+				o.parts[string(o.keyBuf)] = p
+			}
+			at, _ := o.find(p, r)
+			p.rows = slices.Insert(p.rows, at, overEntry{row: append(types.Row(nil), r...)})
+		} else {
+			if p == nil {
+				continue // a row it does not hold (dropped by STATE TTL)
+			}
+			at, ok := o.find(p, r)
+			if !ok {
+				continue
+			}
+			if old := p.rows[at].out; old != nil {
+				out.Rows, out.Diffs = append(out.Rows, old), append(out.Diffs, -1)
+			}
+			clear(p.rows[at : at+1])
+			p.rows = slices.Delete(p.rows, at, at+1)
+		}
+		if !p.changed {
+			p.changed, p.lo, p.hi = true, ts.I, ts.I
+			o.touched = append(o.touched, string(o.keyBuf))
+		}
+		p.lo, p.hi = min(p.lo, ts.I), max(p.hi, ts.I)
+		p.dirty = true
+		if o.letsGo {
+			p.last = max(p.last, ts.I)
+			o.open[string(o.keyBuf)] = true
+		} else {
+			p.last = o.now
+		}
+	}
+	for _, k := range o.touched {
+		p := o.parts[k]
+		p.changed = false
+		if err := o.correct(p, p.lo, p.hi, out); err != nil {
+			return err
+		}
+		if len(p.rows) == 0 && !o.letsGo {
+			o.drop(k, p)
+		}
+	}
+	if len(out.Rows) == 0 {
+		return nil
+	}
+	return o.out.Emit(out)
+}
+
+// drop forgets partition k.
+func (o *OverUpdate) drop(k string, p *overUpdPart) {
+	delete(o.parts, k)
+	delete(o.open, k)
+	if p.stored {
+		o.gone = append(o.gone, k)
+	}
+}
+
+// correct recomputes the rows of p whose frames reach a row with ts in
+// [lo, hi] and emits, for each whose aggregates moved, the retraction of
+// its old row and its new row (out nil: only record them, as restore
+// does).
+func (o *OverUpdate) correct(p *overUpdPart, lo, hi int64, out *Batch) error {
+	a := o.from(p, lo)
+	z := len(p.rows)
+	switch {
+	case o.n.Unbounded:
+	case o.n.Rows:
+		z = min(z, o.from(p, hi+1)+int(o.n.Preceding))
+	default:
+		if end := hi + o.n.Preceding; end >= hi {
+			z = o.from(p, end+1)
+		}
+	}
+	if a >= z {
+		return nil
+	}
+	set := func(j int, vals accs) {
+		e := &p.rows[j]
+		row := o.result(e.row, vals)
+		if e.out != nil && rowsEqual(e.out, row) {
+			return
+		}
+		if out != nil {
+			if e.out != nil {
+				out.Rows, out.Diffs = append(out.Rows, e.out), append(out.Diffs, -1)
+			}
+			out.Rows, out.Diffs = append(out.Rows, row), append(out.Diffs, 1)
+		}
+		e.out = row
+	}
+	if o.n.Unbounded {
+		run, err := o.running(p, a)
+		if err != nil {
+			return err
+		}
+		for j := a; j < z; {
+			k := j + 1
+			if !o.n.Rows {
+				for k < z && o.ts(p.rows[k]) == o.ts(p.rows[j]) {
+					k++
+				}
+			}
+			for _, e := range p.rows[j:k] {
+				run.add(o.n.Aggs, e.row)
+			}
+			for i := j; i < k; i++ {
+				set(i, run)
+			}
+			j = k
+		}
+		return nil
+	}
+	for j := a; j < z; j++ {
+		var s, e int
+		if o.n.Rows {
+			s, e = max(0, j-int(o.n.Preceding)), j+1
+		} else {
+			t := o.ts(p.rows[j])
+			s, e = o.from(p, t-o.n.Preceding), o.from(p, t+1)
+		}
+		vals := newAccs(o.n.Aggs)
+		for _, x := range p.rows[s:e] {
+			vals.add(o.n.Aggs, x.row)
+		}
+		set(j, vals)
+	}
+	return nil
+}
+
+// running is the UNBOUNDED PRECEDING aggregates of p's rows let go and
+// its first a rows.
+func (o *OverUpdate) running(p *overUpdPart, a int) (accs, error) {
+	run := newAccs(o.n.Aggs)
+	if err := run.decode(p.base.encode()); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.id, err)
+	}
+	for _, e := range p.rows[:a] {
+		run.add(o.n.Aggs, e.row)
+	}
+	return run, nil
+}
+
+// result is r followed by the results of a.
+func (o *OverUpdate) result(r types.Row, a accs) types.Row {
+	row := make(types.Row, len(r), len(r)+len(a))
+	copy(row, r)
+	for _, x := range a {
+		row = append(row, x.result())
+	}
+	return row
+}
+
+// Watermark implements Operator: let go of the rows no later change can
+// reach, sweep STATE TTL on event time, forward the watermark.
+func (o *OverUpdate) Watermark(_ int, wm int64) error {
+	if wm <= o.wm {
+		return nil
+	}
+	o.wm = wm
+	if o.letsGo {
+		for k := range o.open {
+			p := o.parts[k]
+			o.letGo(p, wm)
+			if n := len(p.rows); n == 0 || o.ts(p.rows[n-1]) < wm {
+				delete(o.open, k)
+			}
+		}
+		o.sweepEvent(wm)
+	}
+	return o.out.EmitWatermark(wm)
+}
+
+// letGo drops the rows of p whose ts wm passed and that no later row's
+// frame reaches (folding them into the base for UNBOUNDED PRECEDING).
+func (o *OverUpdate) letGo(p *overUpdPart, wm int64) {
+	f := o.from(p, wm)
+	drop := f
+	switch {
+	case o.n.Unbounded:
+		for _, e := range p.rows[:f] {
+			p.base.add(o.n.Aggs, e.row)
+		}
+	case o.n.Rows:
+		drop = max(0, f-int(o.n.Preceding))
+	default:
+		if from := wm - o.n.Preceding; from <= wm {
+			drop = o.from(p, from)
+		} else {
+			drop = 0
+		}
+	}
+	if drop == 0 {
+		return
+	}
+	clear(p.rows[:drop])
+	p.rows = p.rows[drop:]
+	p.dirty = true
+}
+
+// sweepEvent drops, under STATE TTL on event time, the partitions whose
+// newest row the watermark passed by the TTL, once the watermark moved
+// half a TTL since the last sweep; their final rows stay in the view.
+func (o *OverUpdate) sweepEvent(wm int64) {
+	ttl := o.n.TTL
+	if ttl <= 0 || wm-ttl > wm || o.swept != types.MinTime && wm-o.swept < max(ttl/2, 1) {
+		return
+	}
+	o.swept = wm
+	for k, p := range o.parts {
+		if !o.open[k] && p.last <= wm-ttl {
+			o.drop(k, p)
+		}
+	}
+}
+
+// Tick implements Operator: STATE TTL on the wall clock retracts and
+// drops the partitions unchanged for the TTL, once the clock moved half
+// a TTL since the last sweep.
+func (o *OverUpdate) Tick(now int64) error {
+	o.now = now
+	ttl := o.n.TTL
+	if o.letsGo || ttl <= 0 || o.swept != types.MinTime && now-o.swept < max(ttl/2, 1) {
+		return nil
+	}
+	o.swept = now
+	out := &Batch{}
+	for k, p := range o.parts {
+		if p.last > now-ttl {
+			continue
+		}
+		for _, e := range p.rows {
+			if e.out != nil {
+				out.Rows, out.Diffs = append(out.Rows, e.out), append(out.Diffs, -1)
+			}
+		}
+		o.drop(k, p)
+	}
+	if len(out.Rows) == 0 {
+		return nil
+	}
+	return o.out.Emit(out)
+}
+
+// Checkpoint implements Stateful: every partition changed since the
+// previous checkpoint, as one value: a header row (row count, last),
+// the rows, then the base accumulators (UNBOUNDED PRECEDING).
+func (o *OverUpdate) Checkpoint(w *state.Writer) error {
+	for _, k := range o.gone {
+		if _, ok := o.parts[k]; ok {
+			continue // back since it was dropped: written below
+		}
+		if err := w.Delete([]byte(o.id + k)); err != nil {
+			return err
+		}
+	}
+	o.gone = o.gone[:0]
+	for k, p := range o.parts {
+		if !p.dirty {
+			continue
+		}
+		rows := make([]types.Row, 0, 1+len(p.rows)+len(p.base))
+		rows = append(rows, types.Row{types.IntValue(int64(len(p.rows))), types.IntValue(p.last)})
+		for _, e := range p.rows {
+			rows = append(rows, e.row)
+		}
+		rows = append(rows, p.base.encode()...)
+		if err := w.Set([]byte(o.id+k), state.EncodeValue(rows...)); err != nil {
+			return err
+		}
+		p.dirty, p.stored = false, true
+	}
+	return nil
+}
+
+// Restore implements Stateful: reload the partitions this instance owns
+// and recompute the rows emitted for them. (A row already let go of may
+// get a partial frame here; no change can reach it, so that row is never
+// emitted again.)
+func (o *OverUpdate) Restore(s *state.Store) error {
+	return s.ScanOwned([]byte(o.id), o.owns, func(key, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.id, err)
+		}
+		na := 0
+		if o.n.Unbounded {
+			na = len(o.n.Aggs)
+		}
+		if len(rows) == 0 || len(rows[0]) != 2 || int(rows[0][0].I) < 0 || 1+int(rows[0][0].I)+na != len(rows) {
+			return errCorrupt(o.id)
+		}
+		nr := int(rows[0][0].I)
+		p := o.newPart()
+		p.last, p.stored = rows[0][1].I, true
+		if o.n.Unbounded {
+			if err := p.base.decode(rows[1+nr:]); err != nil {
+				return fmt.Errorf("%s: %w", o.id, err)
+			}
+		}
+		p.rows = make([]overEntry, nr)
+		for i, r := range rows[1 : 1+nr] {
+			p.rows[i].row = r
+		}
+		if nr > 0 {
+			if err := o.correct(p, o.ts(p.rows[0]), o.ts(p.rows[nr-1]), nil); err != nil {
+				return err
+			}
+		}
+		k := string(key[len(o.id):])
+		o.parts[k] = p
+		if o.letsGo {
+			o.open[k] = true
+		}
+		return nil
+	})
+}
+
+// owns reports whether this instance keeps the partition stored under
+// key, from the key alone.
+func (o *OverUpdate) owns(key []byte) (bool, error) { return ownsStored(o.keep, o.id, key) }
+
+// StateKeys implements stateSizer: the partitions.
+func (o *OverUpdate) StateKeys() int64 { return int64(len(o.parts)) }
+
+// stateSize implements stateMeasurer: the partitions and their estimated
+// bytes in memory (the mean of a sample of them times their number).
+func (o *OverUpdate) stateSize() StateSize {
+	var s sampler
+	for k, p := range o.parts {
+		if s.full() {
+			break
+		}
+		n := keyBytes(k) + int64(unsafe.Sizeof(*p))
+		for _, e := range p.rows {
+			n += rowBytes(e.row) + rowBytes(e.out)
+		}
+		s.add(int(n))
+	}
+	return StateSize{Keys: o.StateKeys(), MemoryBytes: s.times(o.StateKeys())}
+}
