@@ -71,6 +71,9 @@ func PropsOf(n Node) Props {
 			// table does: joined rows never change.
 			return Props{AppendOnly: l.AppendOnly, TimeCol: x.LeftTime, StateBound: TemporalJoinBound(x)}
 		}
+		if tb := tableBound(x); tb != "" && x.Kind == Unbounded {
+			bound = tb
+		}
 		if x.TTL > 0 {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL) + ttlClock(x)
 		}
