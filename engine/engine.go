@@ -392,6 +392,39 @@ func (e *Engine) strict() bool {
 
 func (e *Engine) now() int64 { return e.opts.Clock().UnixMicro() }
 
+// enter takes the locks statements stmts run under (the read lock first
+// when one reads what a step writes, then the engine's) and binds the
+// caller's session and the parameters' values (nil: none) until the
+// returned func releases them.
+func (e *Engine) enter(ctx context.Context, stmts []parser.Stmt, params []types.Value) (func(), error) {
+	read := needsReadLock(stmts)
+	if read {
+		if err := e.readMu.LockContext(ctx); err != nil {
+			return nil, err
+		}
+	}
+	release := func() {
+		if read {
+			e.readMu.Unlock()
+		}
+	}
+	if err := e.mu.LockContext(ctx); err != nil {
+		release()
+		return nil, err
+	}
+	if e.closed {
+		e.mu.Unlock()
+		release()
+		return nil, errors.New("engine is closed")
+	}
+	e.sess, e.params = sessionOf(ctx), params
+	return func() {
+		e.sess, e.params = nil, nil
+		e.mu.Unlock()
+		release()
+	}, nil
+}
+
 // Exec parses and runs a script; it returns the result of the last
 // statement. Statements before a failing one stay applied.
 func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
@@ -402,21 +435,11 @@ func (e *Engine) Exec(ctx context.Context, sql string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if needsReadLock(stmts) {
-		if err := e.readMu.LockContext(ctx); err != nil {
-			return nil, err
-		}
-		defer e.readMu.Unlock()
-	}
-	if err := e.mu.LockContext(ctx); err != nil {
+	unlock, err := e.enter(ctx, stmts, nil)
+	if err != nil {
 		return nil, err
 	}
-	defer e.mu.Unlock()
-	if e.closed {
-		return nil, errors.New("engine is closed")
-	}
-	e.sess = sessionOf(ctx)
-	defer func() { e.sess = nil }()
+	defer unlock()
 	var res *Result
 	var notices []string
 	for _, s := range stmts {

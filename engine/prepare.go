@@ -122,22 +122,11 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared, params []types.Value)
 		}
 		p.point = nil // the relation changed: plan the query from now on
 	}
-	if needsReadLock([]parser.Stmt{p.stmt}) {
-		if err := e.readMu.LockContext(ctx); err != nil {
-			return nil, err
-		}
-		defer e.readMu.Unlock()
-	}
-	if err := e.mu.LockContext(ctx); err != nil {
+	unlock, err := e.enter(ctx, []parser.Stmt{p.stmt}, params)
+	if err != nil {
 		return nil, err
 	}
-	defer e.mu.Unlock()
-	if e.closed {
-		return nil, errors.New("engine is closed")
-	}
-	e.sess = sessionOf(ctx)
-	e.params = params
-	defer func() { e.sess, e.params = nil, nil }()
+	defer unlock()
 	res, err := e.execStmt(ctx, p.stmt)
 	if err != nil {
 		return nil, locate(err, p.sql, p.stmt)
