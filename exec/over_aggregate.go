@@ -213,7 +213,7 @@ func (o *OverAggregate) fire(p *overPart, wm int64, out *Batch) {
 func (o *OverAggregate) advance(p *overPart, r types.Row) types.Row {
 	if o.n.Unbounded {
 		p.accs.add(o.n.Aggs, r)
-		return o.result(r, p.accs)
+		return withResults(r, p.accs)
 	}
 	p.frame = append(p.frame, r)
 	vals := o.fold(p.frame)
@@ -221,7 +221,7 @@ func (o *OverAggregate) advance(p *overPart, r types.Row) types.Row {
 		clear(p.frame[:drop])
 		p.frame = p.frame[drop:]
 	}
-	return o.result(r, vals)
+	return withResults(r, vals)
 }
 
 // advanceRange moves a RANGE frame on by peers, the rows of one ts, and
@@ -245,7 +245,7 @@ func (o *OverAggregate) advanceRange(p *overPart, peers []types.Row, out *Batch)
 		vals = o.fold(p.frame)
 	}
 	for _, r := range peers {
-		out.Rows = append(out.Rows, o.result(r, vals))
+		out.Rows = append(out.Rows, withResults(r, vals))
 	}
 }
 
@@ -258,8 +258,9 @@ func (o *OverAggregate) fold(rows []types.Row) accs {
 	return a
 }
 
-// result is r followed by the results of a.
-func (o *OverAggregate) result(r types.Row, a accs) types.Row {
+// withResults is r followed by the results of a: a running aggregate's
+// output row (OverAggregate and OverUpdate).
+func withResults(r types.Row, a accs) types.Row {
 	row := make(types.Row, len(r), len(r)+len(a))
 	copy(row, r)
 	for _, x := range a {
@@ -353,11 +354,7 @@ func (o *OverAggregate) StateKeys() int64 { return int64(len(o.parts)) }
 // stateSize implements stateMeasurer: the partitions and their estimated
 // bytes in memory (the mean of a sample of them times their number).
 func (o *OverAggregate) stateSize() StateSize {
-	var s sampler
-	for k, p := range o.parts {
-		if s.full() {
-			break
-		}
+	return sampledParts(o.parts, func(k string, p *overPart) int64 {
 		n := keyBytes(k) + int64(unsafe.Sizeof(*p))
 		for _, r := range p.pending {
 			n += rowBytes(r)
@@ -365,7 +362,6 @@ func (o *OverAggregate) stateSize() StateSize {
 		for _, r := range p.frame {
 			n += rowBytes(r)
 		}
-		s.add(int(n))
-	}
-	return StateSize{Keys: o.StateKeys(), MemoryBytes: s.times(o.StateKeys())}
+		return n
+	})
 }

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -112,19 +113,9 @@ func (o *OverUpdate) find(p *overUpdPart, r types.Row) (int, bool) {
 // from is the position of p's first row with ts at least t.
 func (o *OverUpdate) from(p *overUpdPart, t int64) int {
 	i, _ := slices.BinarySearchFunc(p.rows, t, func(e overEntry, t int64) int {
-		return cmpInt(o.ts(e), t)
+		return cmp.Compare(o.ts(e), t)
 	})
 	return i
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Process implements Operator: apply the batch's inserts and deletes,
@@ -231,7 +222,7 @@ func (o *OverUpdate) correct(p *overUpdPart, lo, hi int64, out *Batch) error {
 	}
 	set := func(j int, vals accs) {
 		e := &p.rows[j]
-		row := o.result(e.row, vals)
+		row := withResults(e.row, vals)
 		if e.out != nil && rowsEqual(e.out, row) {
 			return
 		}
@@ -293,16 +284,6 @@ func (o *OverUpdate) running(p *overUpdPart, a int) (accs, error) {
 		run.add(o.n.Aggs, e.row)
 	}
 	return run, nil
-}
-
-// result is r followed by the results of a.
-func (o *OverUpdate) result(r types.Row, a accs) types.Row {
-	row := make(types.Row, len(r), len(r)+len(a))
-	copy(row, r)
-	for _, x := range a {
-		row = append(row, x.result())
-	}
-	return row
 }
 
 // Watermark implements Operator: let go of the rows no later change can
@@ -480,16 +461,11 @@ func (o *OverUpdate) StateKeys() int64 { return int64(len(o.parts)) }
 // stateSize implements stateMeasurer: the partitions and their estimated
 // bytes in memory (the mean of a sample of them times their number).
 func (o *OverUpdate) stateSize() StateSize {
-	var s sampler
-	for k, p := range o.parts {
-		if s.full() {
-			break
-		}
+	return sampledParts(o.parts, func(k string, p *overUpdPart) int64 {
 		n := keyBytes(k) + int64(unsafe.Sizeof(*p))
 		for _, e := range p.rows {
 			n += rowBytes(e.row) + rowBytes(e.out)
 		}
-		s.add(int(n))
-	}
-	return StateSize{Keys: o.StateKeys(), MemoryBytes: s.times(o.StateKeys())}
+		return n
+	})
 }
