@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -10,14 +11,6 @@ import (
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
 )
-
-// Change is one entry of a view's changelog as a subscriber sees it: a
-// row inserted (for a view with a key: upserted, replacing the row with
-// that key) or deleted.
-type Change struct {
-	Delete bool
-	Row    types.Row
-}
 
 // Subscription is a live feed of one view: the rows it held when the
 // subscription began, then every change after them, in order. The
@@ -32,9 +25,9 @@ type Subscription struct {
 	Snapshot []types.Row
 	// C delivers change batches; it is closed when the subscription ends
 	// (Err says why).
-	C <-chan []Change
+	C <-chan []connectors.Change
 
-	ch   chan []Change
+	ch   chan []connectors.Change
 	mu   sync.Mutex
 	err  error
 	done bool
@@ -68,7 +61,7 @@ func (e *Engine) Subscribe(name string, buffer int) (*Subscription, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan []Change, max(buffer, 1))
+	ch := make(chan []connectors.Change, max(buffer, 1))
 	s := &Subscription{Schema: o.Schema, Keyed: len(o.Key) > 0, Snapshot: rows, C: ch, ch: ch, e: e, rt: rt}
 	rt.subs = append(rt.subs, s)
 	return s, nil
@@ -116,10 +109,7 @@ func (v *viewRT) notify(ch []connectors.Change) {
 	if len(v.subs) == 0 || len(ch) == 0 {
 		return
 	}
-	out := make([]Change, len(ch))
-	for i, c := range ch {
-		out[i] = Change{Delete: c.Op == connectors.Delete, Row: c.Row}
-	}
+	out := slices.Clone(ch) // one batch for every subscriber, whatever the caller does with ch
 	kept := v.subs[:0]
 	for _, s := range v.subs {
 		select {

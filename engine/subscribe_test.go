@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/streamsql/streamsql/connectors"
 	"sort"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestSubscribe(t *testing.T) {
 	var rows []string
 	for len(rows) < 2 {
 		for _, c := range <-sub.C {
-			rows = append(rows, c.Row.String()+map[bool]string{true: " delete", false: " upsert"}[c.Delete])
+			rows = append(rows, c.Row.String()+map[bool]string{true: " delete", false: " upsert"}[c.Op == connectors.Delete])
 		}
 	}
 	sort.Strings(rows) // batches of different keys come in any order

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/engine"
 	"github.com/streamsql/streamsql/sqlerr"
 	"github.com/streamsql/streamsql/types"
@@ -323,10 +324,10 @@ func (c *cursor) drain(n int) error {
 }
 
 // add appends a batch of changes to pending.
-func (c *cursor) add(batch []engine.Change) {
+func (c *cursor) add(batch []connectors.Change) {
 	for _, ch := range batch {
 		op := c.sub.added
-		if ch.Delete {
+		if ch.Op == connectors.Delete {
 			op = "delete"
 		}
 		c.pending = append(c.pending, c.row(ch.Row, op))
