@@ -664,7 +664,7 @@ func sourceErrors(n Node, cat Resolver) string {
 		return x, false
 	})
 	if typed {
-		return "fail (memory/datagen inputs are typed)"
+		return "fail (typed inputs: nothing to decode)"
 	}
 	return strings.Join(parts, ", ")
 }
