@@ -349,13 +349,16 @@ func (a *Aggregate) remove(e *aggEntry) {
 	}
 }
 
-// Watermark implements Operator: event-time TTL expiry.
+// Watermark implements Operator: event-time TTL expiry. The end of a
+// bounded input (EndOfTime) expires nothing: no row will come to update
+// a group, so the view keeps the final answer of the groups active within
+// the TTL of the last real watermark.
 func (a *Aggregate) Watermark(_ int, wm int64) error {
 	if wm <= a.wm {
 		return nil
 	}
 	a.wm = wm
-	if a.timeCol >= 0 {
+	if a.timeCol >= 0 && wm != types.EndOfTime {
 		if err := a.expire(wm); err != nil {
 			return err
 		}

@@ -204,6 +204,20 @@ func TestHarnessAggregate(t *testing.T) {
 		want:    []string{"a 1 5"},
 		reorder: true,
 	})
+	// The end of a bounded input expires nothing: the groups active within
+	// the TTL of the last real watermark stay, with their final rows.
+	runHarness(t, harnessCase{
+		name:  "aggregate/ttl end of input",
+		keys:  [][]int{{0}},
+		build: aggregateBuild(node),
+		events: []event{
+			in("a", 1, 1), in("b", 9, 2), in("b", 12, 3),
+			wmAt(0, 15), // a (last 1) expires
+			wmAt(0, types.EndOfTime),
+		},
+		want:    []string{"b 2 5"},
+		reorder: true,
+	})
 }
 
 // joinBuild builds a Join over rows (k VARCHAR, ts TIMESTAMP, x BIGINT).

@@ -302,10 +302,11 @@ func (t *TopN) withRank(r rankedRow) types.Row {
 }
 
 // Watermark implements Operator: the rows do not wait for event time;
-// under an event-time STATE TTL the partitions idle for the TTL expire;
-// the watermark passes on.
+// under an event-time STATE TTL the partitions idle for the TTL expire
+// (not at the end of a bounded input, EndOfTime: the view keeps its final
+// answer); the watermark passes on.
 func (t *TopN) Watermark(_ int, wm int64) error {
-	if t.timeCol >= 0 {
+	if t.timeCol >= 0 && wm != types.EndOfTime {
 		if err := t.expire(wm); err != nil {
 			return err
 		}

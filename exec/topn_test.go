@@ -156,3 +156,26 @@ func TestTopNWallClockTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestTopNEndOfInputKeepsPartitions: under an event-time STATE TTL the
+// watermark of an input that ended (EndOfTime) expires no partition, so
+// the view keeps its final answer; a real watermark past the TTL does.
+func TestTopNEndOfInputKeepsPartitions(t *testing.T) {
+	node := &planner.TopN{Fn: "row_number", Limit: 1, Partition: []int{0}, Order: []planner.SortKey{{Col: 1, Desc: true}},
+		RankCol: 2, RankName: "rn", TTL: 10}
+	log := &changeLog{}
+	op := NewTopN(TopNConfig{ID: "t/", Node: node, Out: Output{Op: log}, TimeCol: 1})
+	if err := op.Process(0, &Batch{Rows: []types.Row{keyedRow("a", 5, false).row, keyedRow("b", 20, false).row}}); err != nil {
+		t.Fatal(err)
+	}
+	log.got = nil
+	if err := op.Watermark(0, 16); err != nil { // a (last 5) expires, b (last 20) stays
+		t.Fatal(err)
+	}
+	if err := op.Watermark(0, types.EndOfTime); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(log.got) != "[-a 5 1]" {
+		t.Fatalf("got %v, want only a's row retracted", log.got)
+	}
+}

@@ -20,6 +20,10 @@ const (
 // MinTime is the watermark before any event: it is below every timestamp.
 const MinTime int64 = -1 << 63
 
+// EndOfTime is the watermark of a bounded input that has ended: every
+// window closes, and nothing more will come.
+const EndOfTime int64 = 1<<63 - 1
+
 // FormatTimestamp prints microseconds since the epoch as Postgres prints a
 // timestamp: `2024-01-01 00:00:05`, with fractional digits only when they
 // are non-zero (trailing zeros trimmed).
