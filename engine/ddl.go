@@ -119,7 +119,7 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 	if o.Kind == catalog.Table {
 		t, err := e.startTable(ctx, o)
 		if err == nil && t.rd != nil {
-			err = t.rd.open(ctx)
+			err = t.rd.Open(ctx)
 		}
 		if err != nil {
 			delete(e.tables, strings.ToLower(o.Name))
@@ -350,8 +350,8 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 			delete(e.dlq, strings.ToLower(o.Name))
 		}
 		if t := e.tables[strings.ToLower(o.Name)]; t != nil {
-			if t.rd != nil && t.rd.src != nil {
-				_ = t.rd.src.Close()
+			if t.rd != nil {
+				_ = t.rd.Close()
 			}
 			if err := e.store.DeletePrefix([]byte(t.prefix())); err != nil {
 				return nil, err
@@ -379,7 +379,7 @@ func (e *Engine) reads(d *catalog.Object, name string) bool {
 	}
 	if v := e.views[strings.ToLower(d.Name)]; v != nil {
 		for _, r := range v.readers {
-			if strings.EqualFold(r.obj.Name, name) {
+			if strings.EqualFold(r.Object().Name, name) {
 				return true
 			}
 		}

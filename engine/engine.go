@@ -4,14 +4,14 @@
 // Connectors come in through a registry that cmd/streamsql fills.
 //
 //	INSERT ──▶ memory log (Badger, synced) ─┐
-//	datagen / kafka / file ─────────────────┼─▶ source reader (watermarks)
+//	datagen / kafka / file ─────────────────┼─▶ exec.Source (watermarks)
 //	                                        ▼
 //	                   view pipeline: filter/project/window/agg/join
 //	                                        ▼
 //	                     Materialize (view contents) ──▶ sinks
 //
 // A checkpoint writes, in one Badger transaction, every pipeline's changed
-// state, every reader's position and watermark, and the catalog. Recovery
+// state, every source operator's position and watermark, and the catalog. Recovery
 // loads the last checkpoint and replays inputs from the stored positions.
 package engine
 

@@ -293,12 +293,12 @@ func (e *Engine) figures() Snapshot {
 		vs := ViewStats{Name: v.plan.Name, RowsOut: v.updated, Late: v.late.Totals(), Stalled: v.stall.stalled,
 			Parallelism: v.par, Operators: v.operators()}
 		if r, ok := v.holder(); ok {
-			vs.Watermark, vs.HasWatermark = r.gen.Current(), true
+			vs.Watermark, vs.HasWatermark = r.Watermark(), true
 		}
 		for _, r := range v.readers {
-			vs.RowsIn += r.total()
-			vs.Sources = append(vs.Sources, r.obj.Name)
-			s.Sources = append(s.Sources, r.stats(v.plan.Name))
+			vs.RowsIn += r.Total()
+			vs.Sources = append(vs.Sources, r.Object().Name)
+			s.Sources = append(s.Sources, sourceStats(r, v.plan.Name))
 		}
 		for _, f := range v.upstream { // views read: their changelog and output watermark
 			vs.Sources = append(vs.Sources, f.from.plan.Name)
@@ -319,7 +319,7 @@ func (e *Engine) figures() Snapshot {
 	}
 	for _, name := range sortedKeys(e.tables) {
 		if t := e.tables[name]; t.rd != nil {
-			s.Sources = append(s.Sources, t.rd.stats(t.obj.Name))
+			s.Sources = append(s.Sources, sourceStats(t.rd, t.obj.Name))
 		}
 	}
 	_ = e.eachSink(func(k *sinkRT) error {
@@ -389,52 +389,16 @@ func stopwatch() func() int64 {
 	return func() int64 { return int64(time.Since(start)) }
 }
 
-// count adds n records read from partition part.
-func (r *reader) count(part, n int) {
-	if part >= len(r.read) {
-		r.read = append(r.read, make([]int64, part+1-len(r.read))...)
-	}
-	r.read[part] += int64(n)
-}
-
-// countBytes adds n bytes read from partition part.
-func (r *reader) countBytes(part int, n int64) {
-	if n == 0 {
-		return
-	}
-	if part >= len(r.bytes) {
-		r.bytes = append(r.bytes, make([]int64, part+1-len(r.bytes))...)
-	}
-	r.bytes[part] += n
-}
-
-// at is xs[i], 0 past its end.
-func at(xs []int64, i int) int64 {
-	if i < len(xs) {
-		return xs[i]
-	}
-	return 0
-}
-
-// total is the number of records r read.
-func (r *reader) total() int64 {
-	var n int64
-	for _, c := range r.read {
-		n += c
-	}
-	return n
-}
-
-// stats copies r's figures; pipeline names what reads it.
-func (r *reader) stats(pipeline string) SourceStats {
-	s := SourceStats{Pipeline: pipeline, Source: r.obj.Name, OnError: r.onError, DecodeErrors: r.decodeErrs,
-		Watermark: r.gen.Current(), HasWatermark: r.obj.TimeCol >= 0, Done: r.progDone, Total: r.progTotal}
-	for p := 0; p < r.gen.Partitions(); p++ {
-		ps := r.gen.Partition(p)
-		st := PartitionStats{Read: at(r.read, p), Bytes: at(r.bytes, p), Watermark: ps.Watermark, Idle: ps.Idle}
-		if p < len(r.backlog) && r.backlog[p] >= 0 {
-			st.Lag, st.HasLag = r.backlog[p], true
-		}
+// sourceStats copies r's figures; pipeline names what reads it.
+func sourceStats(r *exec.Source, pipeline string) SourceStats {
+	s := SourceStats{Pipeline: pipeline, Source: r.Object().Name, OnError: r.OnError(), DecodeErrors: r.DecodeErrors(),
+		Watermark: r.Watermark(), HasWatermark: r.Object().TimeCol >= 0}
+	s.Done, s.Total = r.Progress()
+	g := r.Generator()
+	for p := 0; p < g.Partitions(); p++ {
+		ps := g.Partition(p)
+		st := PartitionStats{Watermark: ps.Watermark, Idle: ps.Idle}
+		st.Read, st.Bytes, st.Lag, st.HasLag = r.PartitionCounters(p)
 		s.Partitions = append(s.Partitions, st)
 	}
 	return s

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/exec"
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -21,7 +22,7 @@ import (
 // State: one row per live key, in memory and under t/<table>/ in Badger.
 type tableRT struct {
 	obj   *catalog.Object
-	rd    *reader // nil for memory tables
+	rd    *exec.Source // nil for memory tables
 	rows  map[string]types.Row
 	index *keyIndex       // rows in key order
 	dirty map[string]bool // keys changed since the last checkpoint (deleted keys too)
@@ -130,8 +131,8 @@ func (t *tableRT) deliver(changes []connectors.Change) {
 
 // close closes the table's source and sinks.
 func (t *tableRT) close() {
-	if t.rd != nil && t.rd.src != nil {
-		_ = t.rd.src.Close()
+	if t.rd != nil {
+		_ = t.rd.Close()
 	}
 	for _, s := range t.sinks {
 		_ = s.sink.Close()
@@ -176,7 +177,7 @@ func (t *tableRT) checkpoint(w *state.Writer) error {
 	}
 	clear(t.dirty)
 	if t.rd != nil {
-		return w.Set([]byte(t.prefix()+"reader"), t.rd.encode())
+		return w.Set([]byte(t.prefix()+"reader"), t.rd.Encode())
 	}
 	return t.checkpointLog(w)
 }
@@ -198,7 +199,7 @@ func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
 	if t.rd == nil {
 		return t.restoreLog(st)
 	}
-	return t.rd.restore(ctx, st, []byte(t.prefix()+"reader"))
+	return t.rd.Restore(ctx, st, []byte(t.prefix()+"reader"))
 }
 
 // startTable builds the runtime of TABLE o.
@@ -220,7 +221,7 @@ func (e *Engine) stepTable(ctx context.Context, t *tableRT, max int) (bool, erro
 	if t.rd == nil {
 		return false, nil
 	}
-	progressed, err := e.readBatch(ctx, t.rd, max, func(b connectors.Batch, rows []types.Row) error {
+	progressed, err := t.rd.Pull(ctx, max, func(b connectors.Batch, rows []types.Row) error {
 		t.apply(rows, b.Ops)
 		return nil
 	})

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/streamsql/streamsql/exec"
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -121,15 +122,15 @@ func (e *Engine) Topology() Topology {
 
 // readerNode adds the source r reads (and the edge of its dead letters)
 // and returns the source's id.
-func (e *Engine) readerNode(b *topoBuilder, r *reader) string {
+func (e *Engine) readerNode(b *topoBuilder, r *exec.Source) string {
 	kind := "source"
-	if r.obj.Kind == catalog.View {
+	if r.Object().Kind == catalog.View {
 		kind = "view"
 	}
-	fresh := !b.seen[kind+":"+r.obj.Name]
-	id := b.node(kind, r.obj.Name, strings.ToLower(r.obj.Options["connector"]))
-	if fresh && r.onError == onErrorDeadLetter {
-		b.edge(id, b.node("dead_letter", r.obj.DeadLetterTable(), ""), "dead letters")
+	fresh := !b.seen[kind+":"+r.Object().Name]
+	id := b.node(kind, r.Object().Name, strings.ToLower(r.Object().Options["connector"]))
+	if fresh && r.OnError() == onErrorDeadLetter {
+		b.edge(id, b.node("dead_letter", r.Object().DeadLetterTable(), ""), "dead letters")
 	}
 	return id
 }

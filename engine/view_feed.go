@@ -87,8 +87,8 @@ func (f *viewFeed) push(ch []connectors.Change, wm int64) {
 func (f *viewFeed) emit(b *exec.Batch) error {
 	for _, sc := range f.scans {
 		out := b
-		if !identity(sc.Cols, len(f.from.plan.Optimized.Schema())) {
-			out = &exec.Batch{Rows: project(b.Rows, sc.Cols), Diffs: b.Diffs, WM: b.WM}
+		if !exec.IdentityCols(sc.Cols, len(f.from.plan.Optimized.Schema())) {
+			out = &exec.Batch{Rows: exec.ProjectRows(b.Rows, sc.Cols), Diffs: b.Diffs, WM: b.WM}
 		}
 		if err := sc.Out.Emit(out); err != nil {
 			return err
