@@ -63,7 +63,7 @@ type deadLetters struct {
 	// insert keyed by (source, partition, offset), when it is added. A
 	// replayed record is new again only if the checkpoint that would have
 	// held it was not stored, and then so were the sinks' changes.
-	sinks []*sinkRT
+	sinks exec.Sinks
 }
 
 func newDeadLetters(name string, store *state.Store) *deadLetters {
@@ -81,14 +81,14 @@ func (d *deadLetters) addAll(source string, errs []connectors.DecodeError, now i
 		if err != nil {
 			return err
 		}
-		if row != nil && len(d.sinks) > 0 {
+		if row != nil && d.sinks.Len() > 0 {
 			added = append(added, connectors.Change{Op: connectors.Upsert, Row: row})
 		}
 	}
 	if len(added) == 0 {
 		return nil
 	}
-	if err := writeSinks(d.sinks, added, false); err != nil {
+	if err := d.sinks.Write(added, false); err != nil {
 		return fmt.Errorf("dead_letter table %s: %w", d.name, err)
 	}
 	return nil

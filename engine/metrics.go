@@ -259,24 +259,6 @@ func (e *Engine) storedCheckpoint(id uint64, changes int, bytes int64) {
 	s.mu.Unlock()
 }
 
-// commitTimed runs commit (the sink's Commit of checkpoint id) and
-// records its latency and, when it succeeds, the id.
-func (s *sinkRT) commitTimed(id uint64, commit func() error) error {
-	start := time.Now()
-	err := commit()
-	d := time.Since(start)
-	s.statsMu.Lock()
-	if s.commits.Counts == nil {
-		s.commits = newHistogram()
-	}
-	s.commits.observe(d)
-	if err == nil {
-		s.committed = id
-	}
-	s.statsMu.Unlock()
-	return err
-}
-
 // Metrics returns a copy of the engine's figures.
 func (e *Engine) Metrics() Snapshot {
 	e.mu.Lock()
@@ -309,8 +291,8 @@ func (e *Engine) figures() Snapshot {
 		for _, f := range v.tables { // TABLEs read: their changelog, no watermark
 			vs.Sources = append(vs.Sources, f.t.obj.Name)
 		}
-		for _, k := range v.sinks {
-			vs.Sinks = append(vs.Sinks, k.name)
+		for _, k := range v.sinks.List() {
+			vs.Sinks = append(vs.Sinks, k.Name())
 		}
 		s.Views = append(s.Views, vs)
 	}
@@ -322,14 +304,17 @@ func (e *Engine) figures() Snapshot {
 			s.Sources = append(s.Sources, sourceStats(t.rd, t.obj.Name))
 		}
 	}
-	_ = e.eachSink(func(k *sinkRT) error {
-		k.statsMu.Lock()
-		st := SinkStats{Name: k.name, Connector: k.conn, Rows: k.rows.Load(), Commit: k.commits.clone(), LastCommitted: k.committed}
-		if r, ok := k.sink.(connectors.Retrier); ok {
+	_ = e.eachSink(func(k *exec.Sink) error {
+		st := SinkStats{Name: k.Name(), Connector: k.Connector(), Rows: k.Rows()}
+		counts, sum, n, committed := k.CommitStats()
+		if n > 0 {
+			st.Commit = Histogram{Bounds: durationBounds, Counts: counts, Sum: sum, Count: n}
+		}
+		st.LastCommitted = committed
+		if r, ok := k.Conn().(connectors.Retrier); ok {
 			st.Retries = r.Retries()
 		}
 		s.Sinks = append(s.Sinks, st)
-		k.statsMu.Unlock()
 		return nil
 	})
 	slices.SortFunc(s.Sinks, func(a, b SinkStats) int { return strings.Compare(a.Name, b.Name) })

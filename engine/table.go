@@ -28,7 +28,7 @@ type tableRT struct {
 	dirty map[string]bool // keys changed since the last checkpoint (deleted keys too)
 	// sinks read the table's changes (CREATE SINK ... FROM table): every
 	// upsert and delete by key as it is applied.
-	sinks []*sinkRT
+	sinks exec.Sinks
 	err   error // the first sink Write error; the table's reading stops
 	// feeds carry the table's changes into the views reading it
 	// (table_feed.go); seq numbers a memory table's changes, and pending
@@ -108,7 +108,7 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 			out, diffs = append(out, r), append(diffs, 1)
 		}
 		t.dirty[k] = true
-		if len(t.sinks) > 0 {
+		if t.sinks.Len() > 0 {
 			changes = append(changes, connectors.Change{Op: op, Row: r})
 		}
 	}
@@ -124,7 +124,7 @@ func (t *tableRT) deliver(changes []connectors.Change) {
 	if len(changes) == 0 {
 		return
 	}
-	if err := writeSinks(t.sinks, changes, false); err != nil && t.err == nil {
+	if err := t.sinks.Write(changes, false); err != nil && t.err == nil {
 		t.err = err
 	}
 }
@@ -134,15 +134,13 @@ func (t *tableRT) close() {
 	if t.rd != nil {
 		_ = t.rd.Close()
 	}
-	for _, s := range t.sinks {
-		_ = s.sink.Close()
-	}
+	t.sinks.Close()
 }
 
 // connectTableSink builds sink o and adds it to sinks, those of TABLE t
 // or of dead-letter table t: it gets the table's changes from now on, by
 // the table's primary key. A dead-letter table only ever inserts.
-func (e *Engine) connectTableSink(sinks *[]*sinkRT, t *catalog.Object, o *catalog.Object) error {
+func (e *Engine) connectTableSink(sinks *exec.Sinks, t *catalog.Object, o *catalog.Object) error {
 	var names []string
 	for _, k := range t.Key {
 		names = append(names, t.Schema[k].Name)
@@ -151,11 +149,11 @@ func (e *Engine) connectTableSink(sinks *[]*sinkRT, t *catalog.Object, o *catalo
 	if pk := strings.TrimSpace(o.Options["primary_key"]); pk != "" {
 		key = pk
 	}
-	rt, err := e.buildSink(o, t.DeadLetter, key)
+	s, err := e.buildSink(o, t.DeadLetter, key, false)
 	if err != nil {
 		return err
 	}
-	*sinks = append(*sinks, rt)
+	sinks.Add(s)
 	return nil
 }
 
@@ -327,7 +325,7 @@ func (e *Engine) writeTable(t *tableRT, edits []tableEdit) error {
 			changes = append(changes, connectors.Change{Op: connectors.Delete, Row: old})
 		}
 	}
-	if len(t.sinks) > 0 {
+	if t.sinks.Len() > 0 {
 		t.deliver(changes)
 	}
 	for _, f := range t.feeds {

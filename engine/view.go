@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
@@ -28,15 +26,15 @@ type viewRT struct {
 	plan    *planner.ViewPlan
 	pipe    *exec.Pipeline
 	readers []*exec.Source
-	sinks   []*sinkRT
+	sinks   *exec.Sinks     // the sink operators under its Materialize
 	subs    []*Subscription // SUBSCRIBE feeds (engine/subscribe.go)
 	updated int64
 	// late counts the view's late rows (its operators add to it).
 	late lateness.Counters
 	// stall watches the view's watermark (stall.go).
 	stall stallState
-	// err is the first error a sink returned from Write; the pipeline
-	// stops with it (sinks retry transient failures themselves).
+	// err is the first error a feed between views met; the pipeline
+	// stops with it, as with its sinks' first error (sinks.Err).
 	err error
 	// par is the parallelism the pipeline was built with.
 	par int
@@ -45,18 +43,6 @@ type viewRT struct {
 	upstream, feeds []*viewFeed
 	// tables feed the TABLEs this pipeline reads into its scans.
 	tables []*tableFeed
-}
-
-type sinkRT struct {
-	name, conn string
-	sink       connectors.Sink
-	key        string // the columns the sink writes by, for the contract
-	side       bool   // reads the view's side table, not the view
-	rows       atomic.Int64
-	// statsMu guards commits: sinks commit with e.mu released.
-	statsMu   sync.Mutex
-	commits   Histogram
-	committed uint64 // the last checkpoint committed
 }
 
 // sinkKey is what sink o writes by: its primary_key option (the postgres
@@ -75,13 +61,12 @@ func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, 
 // startPipeline builds and registers the runtime of a view, or (with
 // passThrough) of a sink with its own query, which keeps no view store.
 func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
-	rt := &viewRT{plan: vp, par: e.parallelism()}
+	rt := &viewRT{plan: vp, par: e.parallelism(), sinks: &exec.Sinks{}}
 	env := exec.Env{PassThrough: passThrough, Parallelism: rt.par, Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
-		Store: e.store, StateBudget: e.stateBudget(), Memory: e.mem, Stopwatch: stopwatch()}
-	env.Sink = func(ch []connectors.Change) { rt.deliver(ch, false) }
-	// Called by the window operators that write late rows, one at a time
-	// (the side table's lock), while the step waits for them.
-	env.SideSink = func(ch []connectors.Change) { rt.deliver(ch, true) }
+		Store: e.store, StateBudget: e.stateBudget(), Memory: e.mem, Stopwatch: stopwatch(), Sinks: rt.sinks}
+	// The view's changes go to its sink operators in exec; the engine
+	// only counts them and feeds SUBSCRIBE.
+	env.Sink = rt.observe
 	p, err := exec.BuildPipeline(vp.Optimized, env)
 	if err != nil {
 		return nil, err
@@ -262,11 +247,11 @@ func (e *Engine) attachSink(o *catalog.Object) error {
 func (e *Engine) detachSink(o *catalog.Object) {
 	switch in := e.sinkInput(o.From); {
 	case in.table != nil:
-		in.table.sinks = removeSink(in.table.sinks, o.Name)
+		in.table.sinks.Remove(o.Name)
 	case in.dead != nil:
-		in.dead.sinks = removeSink(in.dead.sinks, o.Name)
+		in.dead.sinks.Remove(o.Name)
 	case in.view != nil:
-		in.view.sinks = removeSink(in.view.sinks, o.Name)
+		in.view.sinks.Remove(o.Name)
 	}
 }
 
@@ -277,32 +262,32 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object, side bool) error {
 	if side {
 		key = ""
 	}
-	rt, err := e.buildSink(o, side || planner.PropsOf(v.plan.Optimized).AppendOnly, key)
+	s, err := e.buildSink(o, side || planner.PropsOf(v.plan.Optimized).AppendOnly, key, side)
 	if err != nil {
 		return err
 	}
-	rt.side = side
-	v.sinks = append(v.sinks, rt)
+	v.sinks.Add(s)
 	return nil
 }
 
 // buildSink validates sink o's options, opens it (plan-only engines open
 // nothing) and hands it the changes it had staged before a crash.
-func (e *Engine) buildSink(o *catalog.Object, appendOnly bool, key string) (*sinkRT, error) {
+func (e *Engine) buildSink(o *catalog.Object, appendOnly bool, key string, side bool) (*exec.Sink, error) {
 	f, err := e.sinkFactory(o.Name, o.Options)
 	if err != nil {
 		return nil, err
 	}
 	if e.opts.PlanOnly {
-		return &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: key}, nil
+		return exec.NewSink(o.Name, o.Options["connector"], key, side, newPlannedSink(f, o.Options), durationBounds), nil
 	}
 	spec := connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options, AppendOnly: appendOnly}
 	s, err := f.New(spec)
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}
-	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s, key: key}
-	if err := e.recoverStaged(rt); err != nil {
+	rt := exec.NewSink(o.Name, o.Options["connector"], key, side, s, durationBounds)
+	// The changes it had staged before a crash.
+	if err := rt.Recover(e.store); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
@@ -323,34 +308,25 @@ func (e *Engine) sinkFactory(name string, opts map[string]string) (connectors.Si
 	return f, nil
 }
 
-// contractLine is the sink's line in EXPLAIN and the contract.
-func (s *sinkRT) contractLine() string {
-	delivery := "at-least-once"
-	if d, ok := s.sink.(connectors.Delivery); ok {
-		delivery = d.Delivery()
-	}
-	return fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, s.key)
-}
-
 // eachSink calls fn for every sink: the views' (their side tables'
 // included), the tables' and the dead-letter tables'.
-func (e *Engine) eachSink(fn func(*sinkRT) error) error {
+func (e *Engine) eachSink(fn func(*exec.Sink) error) error {
 	for _, v := range e.views {
-		for _, s := range v.sinks {
+		for _, s := range v.sinks.List() {
 			if err := fn(s); err != nil {
 				return err
 			}
 		}
 	}
 	for _, t := range e.tables {
-		for _, s := range t.sinks {
+		for _, s := range t.sinks.List() {
 			if err := fn(s); err != nil {
 				return err
 			}
 		}
 	}
 	for _, d := range e.dlq {
-		for _, s := range d.sinks {
+		for _, s := range d.sinks.List() {
 			if err := fn(s); err != nil {
 				return err
 			}
@@ -359,46 +335,21 @@ func (e *Engine) eachSink(fn func(*sinkRT) error) error {
 	return nil
 }
 
-// removeSink closes sink name and returns sinks without it.
-func removeSink(sinks []*sinkRT, name string) []*sinkRT {
-	for i, s := range sinks {
-		if strings.EqualFold(s.name, name) {
-			_ = s.sink.Close()
-			return append(sinks[:i], sinks[i+1:]...)
-		}
-	}
-	return sinks
+// observe counts the view's changes and feeds them to its
+// subscriptions; its sink operators write them (exec.Env.Sinks).
+func (v *viewRT) observe(ch []connectors.Change) {
+	v.updated += int64(len(ch))
+	v.notify(ch)
 }
 
-// writeSinks writes changes to the sinks whose side flag is side and
-// returns the first error (sinks retry transient failures themselves).
-func writeSinks(sinks []*sinkRT, changes []connectors.Change, side bool) error {
-	var first error
-	for _, s := range sinks {
-		if s.side != side {
-			continue
-		}
-		s.rows.Add(int64(len(changes)))
-		if err := s.sink.Write(context.Background(), changes); err != nil && first == nil {
-			first = fmt.Errorf("sink %s: %w", s.name, err)
-		}
+// fault is the error that stops the view's pipeline: a feed's, or the
+// first a sink returned from Write (sinks retry transient failures
+// themselves).
+func (v *viewRT) fault() error {
+	if v.err != nil {
+		return v.err
 	}
-	return first
-}
-
-// deliver writes the view's changes (side: its side table's) to the
-// sinks reading them.
-func (v *viewRT) deliver(ch []connectors.Change, side bool) {
-	if !side {
-		v.updated += int64(len(ch))
-		v.notify(ch)
-	}
-	if len(v.sinks) == 0 {
-		return
-	}
-	if err := writeSinks(v.sinks, ch, side); err != nil && v.err == nil {
-		v.err = err
-	}
+	return v.sinks.Err()
 }
 
 func (v *viewRT) close() {
@@ -410,9 +361,7 @@ func (v *viewRT) close() {
 	for _, r := range v.readers {
 		_ = r.Close()
 	}
-	for _, s := range v.sinks {
-		_ = s.sink.Close()
-	}
+	v.sinks.Close()
 }
 
 func (v *viewRT) prefix() string { return "v/" + v.plan.Name + "/" }
@@ -466,7 +415,7 @@ func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 			return err
 		}
 	}
-	return v.err
+	return v.fault()
 }
 
 func pick(s types.Schema, cols []int) types.Schema {
@@ -594,8 +543,8 @@ func (e *Engine) replayLog(ctx context.Context) error {
 				if _, err := r.Pull(ctx, flushBatchRows, nil); err != nil {
 					return err
 				}
-				if v.err != nil {
-					return v.err
+				if err := v.fault(); err != nil {
+					return err
 				}
 			}
 		}
@@ -618,7 +567,7 @@ func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 		}
 		progressed = progressed || p
 	}
-	return progressed, v.err
+	return progressed, v.fault()
 }
 
 // Step reads and processes one batch per external source of every view;
@@ -657,8 +606,8 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 			}
 		}
 		e.checkStall(v, e.now(), stallAfter)
-		if v.err != nil {
-			return false, false, v.err
+		if err := v.fault(); err != nil {
+			return false, false, err
 		}
 	}
 	for _, t := range e.tables {
@@ -689,34 +638,4 @@ func (e *Engine) Stats() (updates int64, watermark int64) {
 		}
 	}
 	return updates, watermark
-}
-
-// Staged sink changes live under sinkstage/<sink>: the id of the
-// checkpoint they belong to, then the bytes the sink's PreCommit returned.
-// Each checkpoint replaces them; only the last one can be uncommitted.
-func stagedKey(sink string) []byte { return []byte("sinkstage/" + strings.ToLower(sink)) }
-
-func writeStaged(w *state.Writer, sink string, id uint64, b []byte) error {
-	if b == nil {
-		return w.Delete(stagedKey(sink))
-	}
-	v := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(b)), id)
-	return w.Set(stagedKey(sink), append(v, b...))
-}
-
-// recoverStaged hands an exactly-once sink the changes of the last
-// checkpoint, which the crash may have kept from being committed.
-func (e *Engine) recoverStaged(s *sinkRT) error {
-	r, ok := s.sink.(connectors.Recoverer)
-	if !ok {
-		return nil
-	}
-	b, found, err := e.store.Get(stagedKey(s.name))
-	if err != nil || !found || len(b) < 8 {
-		return err
-	}
-	if err := r.Recover(context.Background(), binary.BigEndian.Uint64(b), b[8:]); err != nil {
-		return fmt.Errorf("sink %s: recover checkpoint %d: %w", s.name, binary.BigEndian.Uint64(b), err)
-	}
-	return nil
 }
