@@ -119,7 +119,7 @@ func (e *Engine) createSource(ctx context.Context, st *parser.CreateSourceStmt) 
 	if o.Kind == catalog.Table {
 		t, err := e.startTable(ctx, o)
 		if err == nil && t.rd != nil {
-			err = t.rd.open(ctx)
+			err = t.rd.Open(ctx)
 		}
 		if err != nil {
 			delete(e.tables, strings.ToLower(o.Name))
@@ -252,22 +252,22 @@ func (e *Engine) sendSnapshot(o *catalog.Object) error {
 		return nil
 	}
 	var rows []types.Row
-	var sinks []*sinkRT
+	var sinks []*exec.Sink
 	var err error
 	switch in := e.sinkInput(o.From); {
 	case in.table != nil:
-		rows, sinks = in.table.Rows(), in.table.sinks
+		rows, sinks = in.table.Rows(), in.table.sinks.List()
 	case in.dead != nil:
 		rows, err = in.dead.Rows()
-		sinks = in.dead.sinks
+		sinks = in.dead.sinks.List()
 	case in.view != nil && in.side:
 		if in.view.pipe.Side != nil {
 			rows, err = in.view.pipe.Side.Rows()
 		}
-		sinks = in.view.sinks
+		sinks = in.view.sinks.List()
 	case in.view != nil:
 		rows, err = in.view.pipe.View0.Rows()
-		sinks = in.view.sinks
+		sinks = in.view.sinks.List()
 	}
 	if err != nil || len(rows) == 0 {
 		return err
@@ -277,8 +277,8 @@ func (e *Engine) sendSnapshot(o *catalog.Object) error {
 		changes[i] = connectors.Change{Op: connectors.Upsert, Row: r}
 	}
 	for _, s := range sinks {
-		if strings.EqualFold(s.name, o.Name) {
-			if err := s.sink.Write(context.Background(), changes); err != nil {
+		if strings.EqualFold(s.Name(), o.Name) {
+			if err := s.Snapshot(changes); err != nil {
 				return fmt.Errorf("sink %s: snapshot of %s: %w", o.Name, o.From, err)
 			}
 		}
@@ -331,7 +331,7 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 		} else {
 			e.detachSink(o)
 		}
-		if err := e.store.Update(func(w *state.Writer) error { return w.Delete(stagedKey(o.Name)) }); err != nil {
+		if err := e.store.Update(func(w *state.Writer) error { return exec.DropStaged(w, o.Name) }); err != nil {
 			return nil, err
 		}
 	case catalog.Table:
@@ -350,8 +350,8 @@ func (e *Engine) drop(st *parser.DropStmt) (*Result, error) {
 			delete(e.dlq, strings.ToLower(o.Name))
 		}
 		if t := e.tables[strings.ToLower(o.Name)]; t != nil {
-			if t.rd != nil && t.rd.src != nil {
-				_ = t.rd.src.Close()
+			if t.rd != nil {
+				_ = t.rd.Close()
 			}
 			if err := e.store.DeletePrefix([]byte(t.prefix())); err != nil {
 				return nil, err
@@ -379,7 +379,7 @@ func (e *Engine) reads(d *catalog.Object, name string) bool {
 	}
 	if v := e.views[strings.ToLower(d.Name)]; v != nil {
 		for _, r := range v.readers {
-			if strings.EqualFold(r.obj.Name, name) {
+			if strings.EqualFold(r.Object().Name, name) {
 				return true
 			}
 		}
@@ -498,8 +498,8 @@ func (e *Engine) Explain() (text string, gaps []string) {
 			continue
 		}
 		var sinks []string
-		for _, s := range v.sinks {
-			sinks = append(sinks, s.contractLine())
+		for _, s := range v.sinks.List() {
+			sinks = append(sinks, s.ContractLine())
 		}
 		if len(sinks) == 0 {
 			gaps = append(gaps, fmt.Sprintf("view %s: no sink delivers its results (it is only queryable)", o.Name))
@@ -516,19 +516,19 @@ func (e *Engine) Explain() (text string, gaps []string) {
 		}
 	}
 	for _, o := range e.cat.List(catalog.Table) {
-		var sinks []*sinkRT
+		var sinks []*exec.Sink
 		switch in := e.sinkInput(o.Name); {
 		case in.table != nil:
-			sinks = in.table.sinks
+			sinks = in.table.sinks.List()
 		case in.dead != nil:
-			sinks = in.dead.sinks
+			sinks = in.dead.sinks.List()
 		}
 		if len(sinks) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "table %s\ncontract:\n", o.Name)
 		for _, s := range sinks {
-			fmt.Fprintf(&b, "  %s\n", s.contractLine())
+			fmt.Fprintf(&b, "  %s\n", s.ContractLine())
 		}
 		b.WriteString("\n")
 	}
@@ -572,8 +572,8 @@ func (e *Engine) explainSink(st *parser.CreateSinkStmt) (string, error) {
 		vp = v.plan
 	}
 	o := &catalog.Object{Kind: catalog.Sink, Name: st.Name, Options: opts}
-	s := &sinkRT{name: st.Name, conn: opts["connector"], sink: newPlannedSink(f, opts), key: sinkKey(o, vp)}
-	return vp.Explain(e.settingsForPlan(), []string{s.contractLine()}), nil
+	s := exec.NewSink(st.Name, opts["connector"], sinkKey(o, vp), false, newPlannedSink(f, opts), durationBounds)
+	return vp.Explain(e.settingsForPlan(), []string{s.ContractLine()}), nil
 }
 
 // createQuerySink plans CREATE SINK name AS query WITH (...): the query

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/exec"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -15,9 +16,9 @@ import (
 
 // Source error policies (WITH on_error = ...).
 const (
-	onErrorFail       = "fail"
-	onErrorSkip       = "skip"
-	onErrorDeadLetter = "dead_letter"
+	onErrorFail       = exec.OnErrorFail
+	onErrorSkip       = exec.OnErrorSkip
+	onErrorDeadLetter = exec.OnErrorDeadLetter
 )
 
 // deadLetterSchema is the schema of every dead-letter table. A record is
@@ -62,7 +63,7 @@ type deadLetters struct {
 	// insert keyed by (source, partition, offset), when it is added. A
 	// replayed record is new again only if the checkpoint that would have
 	// held it was not stored, and then so were the sinks' changes.
-	sinks []*sinkRT
+	sinks exec.Sinks
 }
 
 func newDeadLetters(name string, store *state.Store) *deadLetters {
@@ -80,14 +81,14 @@ func (d *deadLetters) addAll(source string, errs []connectors.DecodeError, now i
 		if err != nil {
 			return err
 		}
-		if row != nil && len(d.sinks) > 0 {
+		if row != nil && d.sinks.Len() > 0 {
 			added = append(added, connectors.Change{Op: connectors.Upsert, Row: row})
 		}
 	}
 	if len(added) == 0 {
 		return nil
 	}
-	if err := writeSinks(d.sinks, added, false); err != nil {
+	if err := d.sinks.Write(added, false); err != nil {
 		return fmt.Errorf("dead_letter table %s: %w", d.name, err)
 	}
 	return nil
@@ -239,23 +240,4 @@ func (e *Engine) deadLetterTable(name string) *deadLetters {
 		e.dlq[k] = d
 	}
 	return d
-}
-
-// poison applies source o's on_error policy to a batch's undecodable
-// records.
-func (e *Engine) poison(r *reader, errs []connectors.DecodeError, now int64) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	r.decodeErrs += int64(len(errs))
-	switch r.onError {
-	case onErrorSkip:
-		return nil
-	case onErrorDeadLetter:
-		return e.deadLetterTable(r.obj.DeadLetterTable()).addAll(r.obj.Name, errs, now)
-	}
-	de := errs[0]
-	return &sqlerr.Error{Code: sqlerr.DataException,
-		Msg:  fmt.Sprintf("source %s: undecodable record at partition %d offset %d", r.obj.Name, de.Partition, de.Offset),
-		Hint: "set on_error = 'skip' or 'dead_letter' on the source to keep going", Err: de.Err}
 }

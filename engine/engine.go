@@ -4,15 +4,20 @@
 // Connectors come in through a registry that cmd/streamsql fills.
 //
 //	INSERT ──▶ memory log (Badger, synced) ─┐
-//	datagen / kafka / file ─────────────────┼─▶ source reader (watermarks)
+//	datagen / kafka / file ─────────────────┼─▶ exec.Source (watermarks)
 //	                                        ▼
 //	                   view pipeline: filter/project/window/agg/join
 //	                                        ▼
-//	                     Materialize (view contents) ──▶ sinks
+//	                     Materialize (view contents) ──▶ exec.Sink
 //
-// A checkpoint writes, in one Badger transaction, every pipeline's changed
-// state, every reader's position and watermark, and the catalog. Recovery
-// loads the last checkpoint and replays inputs from the stored positions.
+// The pipeline, its source and sink operators live in exec; the engine
+// keeps statements, the catalog and the checkpoint driver. A checkpoint
+// pre-commits every sink operator, then writes, in one Badger
+// transaction, every pipeline's changed state, every source operator's
+// position and watermark, the sinks' staged changes and the catalog; the
+// sinks commit once it is stored. Recovery loads the last checkpoint,
+// hands each sink its staged changes and replays inputs from the stored
+// positions.
 package engine
 
 import (
@@ -570,13 +575,13 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 	id := e.ckpt + 1
 	ctx := context.Background()
 	staged := map[string][]byte{}
-	err := e.eachSink(func(s *sinkRT) error {
-		b, err := s.sink.PreCommit(ctx, id)
+	err := e.eachSink(func(s *exec.Sink) error {
+		b, err := s.PreCommit(ctx, id)
 		if err != nil {
-			return fmt.Errorf("checkpoint %d: sink %s: %w", id, s.name, err)
+			return err
 		}
 		if b != nil {
-			staged[s.name] = b
+			staged[s.Name()] = b
 		}
 		return nil
 	})
@@ -593,7 +598,7 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 				return err
 			}
 		}
-		if err := e.eachSink(func(s *sinkRT) error { return writeStaged(w, s.name, id, staged[s.name]) }); err != nil {
+		if err := e.eachSink(func(s *exec.Sink) error { return s.Stage(w, id, staged[s.Name()]) }); err != nil {
 			return err
 		}
 		for _, d := range e.dlq {
@@ -630,12 +635,7 @@ func (e *Engine) storeCheckpoint() (uint64, error) {
 // commitSinks makes checkpoint id visible in every sink's destination.
 func (e *Engine) commitSinks(id uint64) error {
 	ctx := context.Background()
-	return e.eachSink(func(s *sinkRT) error {
-		if err := s.commitTimed(id, func() error { return s.sink.Commit(ctx, id) }); err != nil {
-			return fmt.Errorf("checkpoint %d: sink %s commit: %w", id, s.name, err)
-		}
-		return nil
-	})
+	return e.eachSink(func(s *exec.Sink) error { return s.Commit(ctx, id) })
 }
 
 // Close checkpoints and closes the engine.
@@ -685,8 +685,6 @@ func (e *Engine) closeAll() {
 		t.close()
 	}
 	for _, d := range e.dlq {
-		for _, s := range d.sinks {
-			_ = s.sink.Close()
-		}
+		d.sinks.Close()
 	}
 }

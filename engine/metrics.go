@@ -259,24 +259,6 @@ func (e *Engine) storedCheckpoint(id uint64, changes int, bytes int64) {
 	s.mu.Unlock()
 }
 
-// commitTimed runs commit (the sink's Commit of checkpoint id) and
-// records its latency and, when it succeeds, the id.
-func (s *sinkRT) commitTimed(id uint64, commit func() error) error {
-	start := time.Now()
-	err := commit()
-	d := time.Since(start)
-	s.statsMu.Lock()
-	if s.commits.Counts == nil {
-		s.commits = newHistogram()
-	}
-	s.commits.observe(d)
-	if err == nil {
-		s.committed = id
-	}
-	s.statsMu.Unlock()
-	return err
-}
-
 // Metrics returns a copy of the engine's figures.
 func (e *Engine) Metrics() Snapshot {
 	e.mu.Lock()
@@ -293,12 +275,12 @@ func (e *Engine) figures() Snapshot {
 		vs := ViewStats{Name: v.plan.Name, RowsOut: v.updated, Late: v.late.Totals(), Stalled: v.stall.stalled,
 			Parallelism: v.par, Operators: v.operators()}
 		if r, ok := v.holder(); ok {
-			vs.Watermark, vs.HasWatermark = r.gen.Current(), true
+			vs.Watermark, vs.HasWatermark = r.Watermark(), true
 		}
 		for _, r := range v.readers {
-			vs.RowsIn += r.total()
-			vs.Sources = append(vs.Sources, r.obj.Name)
-			s.Sources = append(s.Sources, r.stats(v.plan.Name))
+			vs.RowsIn += r.Total()
+			vs.Sources = append(vs.Sources, r.Object().Name)
+			s.Sources = append(s.Sources, sourceStats(r, v.plan.Name))
 		}
 		for _, f := range v.upstream { // views read: their changelog and output watermark
 			vs.Sources = append(vs.Sources, f.from.plan.Name)
@@ -309,8 +291,8 @@ func (e *Engine) figures() Snapshot {
 		for _, f := range v.tables { // TABLEs read: their changelog, no watermark
 			vs.Sources = append(vs.Sources, f.t.obj.Name)
 		}
-		for _, k := range v.sinks {
-			vs.Sinks = append(vs.Sinks, k.name)
+		for _, k := range v.sinks.List() {
+			vs.Sinks = append(vs.Sinks, k.Name())
 		}
 		s.Views = append(s.Views, vs)
 	}
@@ -319,17 +301,20 @@ func (e *Engine) figures() Snapshot {
 	}
 	for _, name := range sortedKeys(e.tables) {
 		if t := e.tables[name]; t.rd != nil {
-			s.Sources = append(s.Sources, t.rd.stats(t.obj.Name))
+			s.Sources = append(s.Sources, sourceStats(t.rd, t.obj.Name))
 		}
 	}
-	_ = e.eachSink(func(k *sinkRT) error {
-		k.statsMu.Lock()
-		st := SinkStats{Name: k.name, Connector: k.conn, Rows: k.rows.Load(), Commit: k.commits.clone(), LastCommitted: k.committed}
-		if r, ok := k.sink.(connectors.Retrier); ok {
+	_ = e.eachSink(func(k *exec.Sink) error {
+		st := SinkStats{Name: k.Name(), Connector: k.Connector(), Rows: k.Rows()}
+		counts, sum, n, committed := k.CommitStats()
+		if n > 0 {
+			st.Commit = Histogram{Bounds: durationBounds, Counts: counts, Sum: sum, Count: n}
+		}
+		st.LastCommitted = committed
+		if r, ok := k.Conn().(connectors.Retrier); ok {
 			st.Retries = r.Retries()
 		}
 		s.Sinks = append(s.Sinks, st)
-		k.statsMu.Unlock()
 		return nil
 	})
 	slices.SortFunc(s.Sinks, func(a, b SinkStats) int { return strings.Compare(a.Name, b.Name) })
@@ -389,52 +374,16 @@ func stopwatch() func() int64 {
 	return func() int64 { return int64(time.Since(start)) }
 }
 
-// count adds n records read from partition part.
-func (r *reader) count(part, n int) {
-	if part >= len(r.read) {
-		r.read = append(r.read, make([]int64, part+1-len(r.read))...)
-	}
-	r.read[part] += int64(n)
-}
-
-// countBytes adds n bytes read from partition part.
-func (r *reader) countBytes(part int, n int64) {
-	if n == 0 {
-		return
-	}
-	if part >= len(r.bytes) {
-		r.bytes = append(r.bytes, make([]int64, part+1-len(r.bytes))...)
-	}
-	r.bytes[part] += n
-}
-
-// at is xs[i], 0 past its end.
-func at(xs []int64, i int) int64 {
-	if i < len(xs) {
-		return xs[i]
-	}
-	return 0
-}
-
-// total is the number of records r read.
-func (r *reader) total() int64 {
-	var n int64
-	for _, c := range r.read {
-		n += c
-	}
-	return n
-}
-
-// stats copies r's figures; pipeline names what reads it.
-func (r *reader) stats(pipeline string) SourceStats {
-	s := SourceStats{Pipeline: pipeline, Source: r.obj.Name, OnError: r.onError, DecodeErrors: r.decodeErrs,
-		Watermark: r.gen.Current(), HasWatermark: r.obj.TimeCol >= 0, Done: r.progDone, Total: r.progTotal}
-	for p := 0; p < r.gen.Partitions(); p++ {
-		ps := r.gen.Partition(p)
-		st := PartitionStats{Read: at(r.read, p), Bytes: at(r.bytes, p), Watermark: ps.Watermark, Idle: ps.Idle}
-		if p < len(r.backlog) && r.backlog[p] >= 0 {
-			st.Lag, st.HasLag = r.backlog[p], true
-		}
+// sourceStats copies r's figures; pipeline names what reads it.
+func sourceStats(r *exec.Source, pipeline string) SourceStats {
+	s := SourceStats{Pipeline: pipeline, Source: r.Object().Name, OnError: r.OnError(), DecodeErrors: r.DecodeErrors(),
+		Watermark: r.Watermark(), HasWatermark: r.Object().TimeCol >= 0}
+	s.Done, s.Total = r.Progress()
+	g := r.Generator()
+	for p := 0; p < g.Partitions(); p++ {
+		ps := g.Partition(p)
+		st := PartitionStats{Watermark: ps.Watermark, Idle: ps.Idle}
+		st.Read, st.Bytes, st.Lag, st.HasLag = r.PartitionCounters(p)
 		s.Partitions = append(s.Partitions, st)
 	}
 	return s

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/streamsql/streamsql/exec"
 	"time"
 
 	"github.com/streamsql/streamsql/connectors"
@@ -41,12 +42,12 @@ func (e *Engine) stallTimeout() time.Duration {
 // holder is the reader whose watermark is the view's: the lowest over its
 // readers with an event-time watermark that are still reading; ok is
 // false when there is none.
-func (v *viewRT) holder() (r *reader, ok bool) {
+func (v *viewRT) holder() (r *exec.Source, ok bool) {
 	for _, c := range v.readers {
-		if c.obj.TimeCol < 0 || c.ended {
+		if c.Object().TimeCol < 0 || c.Ended() {
 			continue
 		}
-		if !ok || c.gen.Current() < r.gen.Current() {
+		if !ok || c.Watermark() < r.Watermark() {
 			r, ok = c, true
 		}
 	}
@@ -63,10 +64,10 @@ func (e *Engine) checkStall(v *viewRT, now int64, timeout time.Duration) {
 	}
 	var in int64
 	for _, c := range v.readers {
-		in += c.total()
+		in += c.Total()
 	}
 	st := &v.stall
-	wm := r.gen.Current()
+	wm := r.Watermark()
 	if !st.seen || wm != st.wm {
 		if st.stalled {
 			e.opts.Logger.Info("watermark moved again", "view", v.plan.Name, "watermark", fmtWatermark(wm))
@@ -86,19 +87,19 @@ func (e *Engine) checkStall(v *viewRT, now int64, timeout time.Duration) {
 
 // stallMessage names the source and partition holding view's watermark
 // and what would release them.
-func stallMessage(view string, r *reader, now int64, stuck time.Duration) string {
-	msg := fmt.Sprintf("view %s: watermark stuck at %s: rows have arrived for %s without moving it", view, fmtWatermark(r.gen.Current()), stuck.Round(time.Second))
-	p, ok := r.gen.Holder()
+func stallMessage(view string, r *exec.Source, now int64, stuck time.Duration) string {
+	msg := fmt.Sprintf("view %s: watermark stuck at %s: rows have arrived for %s without moving it", view, fmtWatermark(r.Watermark()), stuck.Round(time.Second))
+	p, ok := r.Generator().Holder()
 	if !ok {
 		return msg
 	}
-	ps := r.gen.Partition(p)
+	ps := r.Generator().Partition(p)
 	quiet := time.Duration(now-ps.LastSeen) * time.Microsecond
-	msg += fmt.Sprintf("; source %s partition %d holds it (its watermark %s, last row %s ago)", r.obj.Name, p, fmtWatermark(ps.Watermark), quiet.Round(time.Second))
-	if idle := r.gen.IdleTimeout(); idle > 0 {
+	msg += fmt.Sprintf("; source %s partition %d holds it (its watermark %s, last row %s ago)", r.Object().Name, p, fmtWatermark(ps.Watermark), quiet.Round(time.Second))
+	if idle := r.Generator().IdleTimeout(); idle > 0 {
 		return msg + fmt.Sprintf("; it is not idle (idle_timeout %s): its producer is behind, sending old events (a late producer), and the watermark moves when it catches up", time.Duration(idle)*time.Microsecond)
 	}
-	return msg + fmt.Sprintf("; set idle_timeout on source %s so a quiet partition stops holding the watermark, or get partition %d's producer going (a late producer)", r.obj.Name, p)
+	return msg + fmt.Sprintf("; set idle_timeout on source %s so a quiet partition stops holding the watermark, or get partition %d's producer going (a late producer)", r.Object().Name, p)
 }
 
 // fmtWatermark shows a watermark as a timestamp, or says there is none
@@ -112,10 +113,10 @@ func fmtWatermark(wm int64) string {
 
 // stallAttrs are the structured fields of a stall warning: the view, and
 // the source and partition holding its watermark when one does.
-func stallAttrs(view string, r *reader) []any {
-	attrs := []any{"view", view, "watermark", fmtWatermark(r.gen.Current())}
-	if p, ok := r.gen.Holder(); ok {
-		attrs = append(attrs, "source", r.obj.Name, "partition", p)
+func stallAttrs(view string, r *exec.Source) []any {
+	attrs := []any{"view", view, "watermark", fmtWatermark(r.Watermark())}
+	if p, ok := r.Generator().Holder(); ok {
+		attrs = append(attrs, "source", r.Object().Name, "partition", p)
 	}
 	return attrs
 }

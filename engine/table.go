@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/exec"
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -21,13 +22,13 @@ import (
 // State: one row per live key, in memory and under t/<table>/ in Badger.
 type tableRT struct {
 	obj   *catalog.Object
-	rd    *reader // nil for memory tables
+	rd    *exec.Source // nil for memory tables
 	rows  map[string]types.Row
 	index *keyIndex       // rows in key order
 	dirty map[string]bool // keys changed since the last checkpoint (deleted keys too)
 	// sinks read the table's changes (CREATE SINK ... FROM table): every
 	// upsert and delete by key as it is applied.
-	sinks []*sinkRT
+	sinks exec.Sinks
 	err   error // the first sink Write error; the table's reading stops
 	// feeds carry the table's changes into the views reading it
 	// (table_feed.go); seq numbers a memory table's changes, and pending
@@ -107,7 +108,7 @@ func (t *tableRT) apply(rows []types.Row, ops []connectors.Op) {
 			out, diffs = append(out, r), append(diffs, 1)
 		}
 		t.dirty[k] = true
-		if len(t.sinks) > 0 {
+		if t.sinks.Len() > 0 {
 			changes = append(changes, connectors.Change{Op: op, Row: r})
 		}
 	}
@@ -123,25 +124,23 @@ func (t *tableRT) deliver(changes []connectors.Change) {
 	if len(changes) == 0 {
 		return
 	}
-	if err := writeSinks(t.sinks, changes, false); err != nil && t.err == nil {
+	if err := t.sinks.Write(changes, false); err != nil && t.err == nil {
 		t.err = err
 	}
 }
 
 // close closes the table's source and sinks.
 func (t *tableRT) close() {
-	if t.rd != nil && t.rd.src != nil {
-		_ = t.rd.src.Close()
+	if t.rd != nil {
+		_ = t.rd.Close()
 	}
-	for _, s := range t.sinks {
-		_ = s.sink.Close()
-	}
+	t.sinks.Close()
 }
 
 // connectTableSink builds sink o and adds it to sinks, those of TABLE t
 // or of dead-letter table t: it gets the table's changes from now on, by
 // the table's primary key. A dead-letter table only ever inserts.
-func (e *Engine) connectTableSink(sinks *[]*sinkRT, t *catalog.Object, o *catalog.Object) error {
+func (e *Engine) connectTableSink(sinks *exec.Sinks, t *catalog.Object, o *catalog.Object) error {
 	var names []string
 	for _, k := range t.Key {
 		names = append(names, t.Schema[k].Name)
@@ -150,11 +149,11 @@ func (e *Engine) connectTableSink(sinks *[]*sinkRT, t *catalog.Object, o *catalo
 	if pk := strings.TrimSpace(o.Options["primary_key"]); pk != "" {
 		key = pk
 	}
-	rt, err := e.buildSink(o, t.DeadLetter, key)
+	s, err := e.buildSink(o, t.DeadLetter, key, false)
 	if err != nil {
 		return err
 	}
-	*sinks = append(*sinks, rt)
+	sinks.Add(s)
 	return nil
 }
 
@@ -176,7 +175,7 @@ func (t *tableRT) checkpoint(w *state.Writer) error {
 	}
 	clear(t.dirty)
 	if t.rd != nil {
-		return w.Set([]byte(t.prefix()+"reader"), t.rd.encode())
+		return w.Set([]byte(t.prefix()+"reader"), t.rd.Encode())
 	}
 	return t.checkpointLog(w)
 }
@@ -198,7 +197,7 @@ func (t *tableRT) restore(ctx context.Context, st *state.Store) error {
 	if t.rd == nil {
 		return t.restoreLog(st)
 	}
-	return t.rd.restore(ctx, st, []byte(t.prefix()+"reader"))
+	return t.rd.Restore(ctx, st, []byte(t.prefix()+"reader"))
 }
 
 // startTable builds the runtime of TABLE o.
@@ -220,7 +219,7 @@ func (e *Engine) stepTable(ctx context.Context, t *tableRT, max int) (bool, erro
 	if t.rd == nil {
 		return false, nil
 	}
-	progressed, err := e.readBatch(ctx, t.rd, max, func(b connectors.Batch, rows []types.Row) error {
+	progressed, err := t.rd.Pull(ctx, max, func(b connectors.Batch, rows []types.Row) error {
 		t.apply(rows, b.Ops)
 		return nil
 	})
@@ -326,7 +325,7 @@ func (e *Engine) writeTable(t *tableRT, edits []tableEdit) error {
 			changes = append(changes, connectors.Change{Op: connectors.Delete, Row: old})
 		}
 	}
-	if len(t.sinks) > 0 {
+	if t.sinks.Len() > 0 {
 		t.deliver(changes)
 	}
 	for _, f := range t.feeds {

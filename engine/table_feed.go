@@ -101,7 +101,7 @@ func (f *tableFeed) pushDiffs(rows []types.Row, diffs []int8) {
 	}
 	for _, sc := range f.scans {
 		// Copies: operators may keep the rows, the table replaces its own.
-		if err := sc.Out.Emit(&exec.Batch{Rows: project(rows, sc.Cols), Diffs: diffs}); err != nil {
+		if err := sc.Out.Emit(&exec.Batch{Rows: exec.ProjectRows(rows, sc.Cols), Diffs: diffs}); err != nil {
 			if f.to.err == nil {
 				f.to.err = fmt.Errorf("view %s reading table %s: %w", f.to.plan.Name, f.t.obj.Name, err)
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/streamsql/streamsql/exec"
 	"strings"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -88,13 +89,13 @@ func (e *Engine) Topology() Topology {
 			b.edge(b.node("table", f.t.obj.Name, ""), id, "changelog")
 		}
 		var contract []string
-		for _, k := range v.sinks {
+		for _, k := range v.sinks.List() {
 			label := ""
-			if k.side {
+			if k.Side() {
 				label = "late rows"
 			}
-			b.edge(id, b.node("sink", k.name, k.conn), label)
-			contract = append(contract, k.contractLine())
+			b.edge(id, b.node("sink", k.Name(), k.Connector()), label)
+			contract = append(contract, k.ContractLine())
 		}
 		b.t.Plans[v.plan.Name] = PipelinePlan{Graph: planner.Graph(v.plan.Optimized, v.par), Parallelism: v.par,
 			Explain: redact(v.plan.Explain(set, contract))}
@@ -105,15 +106,15 @@ func (e *Engine) Topology() Topology {
 		if t.rd != nil {
 			b.edge(e.readerNode(b, t.rd), id, "")
 		}
-		for _, k := range t.sinks {
-			b.edge(id, b.node("sink", k.name, k.conn), "")
+		for _, k := range t.sinks.List() {
+			b.edge(id, b.node("sink", k.Name(), k.Connector()), "")
 		}
 	}
 	for _, name := range sortedKeys(e.dlq) {
 		d := e.dlq[name]
 		id := b.node("dead_letter", d.name, "")
-		for _, k := range d.sinks {
-			b.edge(id, b.node("sink", k.name, k.conn), "")
+		for _, k := range d.sinks.List() {
+			b.edge(id, b.node("sink", k.Name(), k.Connector()), "")
 		}
 	}
 	return b.t
@@ -121,15 +122,15 @@ func (e *Engine) Topology() Topology {
 
 // readerNode adds the source r reads (and the edge of its dead letters)
 // and returns the source's id.
-func (e *Engine) readerNode(b *topoBuilder, r *reader) string {
+func (e *Engine) readerNode(b *topoBuilder, r *exec.Source) string {
 	kind := "source"
-	if r.obj.Kind == catalog.View {
+	if r.Object().Kind == catalog.View {
 		kind = "view"
 	}
-	fresh := !b.seen[kind+":"+r.obj.Name]
-	id := b.node(kind, r.obj.Name, strings.ToLower(r.obj.Options["connector"]))
-	if fresh && r.onError == onErrorDeadLetter {
-		b.edge(id, b.node("dead_letter", r.obj.DeadLetterTable(), ""), "dead letters")
+	fresh := !b.seen[kind+":"+r.Object().Name]
+	id := b.node(kind, r.Object().Name, strings.ToLower(r.Object().Options["connector"]))
+	if fresh && r.OnError() == onErrorDeadLetter {
+		b.edge(id, b.node("dead_letter", r.Object().DeadLetterTable(), ""), "dead letters")
 	}
 	return id
 }

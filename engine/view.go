@@ -3,15 +3,12 @@ package engine
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/streamsql/streamsql/catalog"
 	"github.com/streamsql/streamsql/connectors"
@@ -28,16 +25,16 @@ import (
 type viewRT struct {
 	plan    *planner.ViewPlan
 	pipe    *exec.Pipeline
-	readers []*reader
-	sinks   []*sinkRT
+	readers []*exec.Source
+	sinks   *exec.Sinks     // the sink operators under its Materialize
 	subs    []*Subscription // SUBSCRIBE feeds (engine/subscribe.go)
 	updated int64
 	// late counts the view's late rows (its operators add to it).
 	late lateness.Counters
 	// stall watches the view's watermark (stall.go).
 	stall stallState
-	// err is the first error a sink returned from Write; the pipeline
-	// stops with it (sinks retry transient failures themselves).
+	// err is the first error a feed between views met; the pipeline
+	// stops with it, as with its sinks' first error (sinks.Err).
 	err error
 	// par is the parallelism the pipeline was built with.
 	par int
@@ -46,18 +43,6 @@ type viewRT struct {
 	upstream, feeds []*viewFeed
 	// tables feed the TABLEs this pipeline reads into its scans.
 	tables []*tableFeed
-}
-
-type sinkRT struct {
-	name, conn string
-	sink       connectors.Sink
-	key        string // the columns the sink writes by, for the contract
-	side       bool   // reads the view's side table, not the view
-	rows       atomic.Int64
-	// statsMu guards commits: sinks commit with e.mu released.
-	statsMu   sync.Mutex
-	commits   Histogram
-	committed uint64 // the last checkpoint committed
 }
 
 // sinkKey is what sink o writes by: its primary_key option (the postgres
@@ -69,36 +54,6 @@ func sinkKey(o *catalog.Object, vp *planner.ViewPlan) string {
 	return keyNames(vp)
 }
 
-// reader feeds one source into every scan of it in one view and tracks
-// the source's position and watermark.
-type reader struct {
-	obj   *catalog.Object
-	scans []exec.ScanInput
-	gen   *lateness.Generator
-	src   connectors.Source
-	offs  []int64 // the offset per partition after the last batch read
-	ended bool
-	parts int
-	// onError is the source's policy for undecodable records.
-	onError string
-	// in lists the columns the connector supplies (obj.InputColumns()).
-	in []int
-	// read counts the records read per partition; decodeErrs the
-	// undecodable ones (checkpointed with the position).
-	read       []int64
-	decodeErrs int64
-	// bytes counts the bytes read per partition (as the connector
-	// measures them); backlog is its last Backlog (nil: it has none).
-	bytes   []int64
-	backlog []int64
-	// computed are the source's computed columns, filled from each row
-	// before anything reads it; evalErrs counts their failures.
-	computed []computedCol
-	evalErrs exec.EvalErrors
-	// progDone and progTotal are its last Progress (total ≤ 0: it has none).
-	progDone, progTotal int64
-}
-
 func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, error) {
 	return e.startPipeline(ctx, vp, false)
 }
@@ -106,13 +61,12 @@ func (e *Engine) startView(ctx context.Context, vp *planner.ViewPlan) (*viewRT, 
 // startPipeline builds and registers the runtime of a view, or (with
 // passThrough) of a sink with its own query, which keeps no view store.
 func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passThrough bool) (*viewRT, error) {
-	rt := &viewRT{plan: vp, par: e.parallelism()}
+	rt := &viewRT{plan: vp, par: e.parallelism(), sinks: &exec.Sinks{}}
 	env := exec.Env{PassThrough: passThrough, Parallelism: rt.par, Late: &rt.late, EvalErrors: &e.evalErrs, Now: e.now(), SideSchema: vp.SideSchema,
-		Store: e.store, StateBudget: e.stateBudget(), Memory: e.mem, Stopwatch: stopwatch()}
-	env.Sink = func(ch []connectors.Change) { rt.deliver(ch, false) }
-	// Called by the window operators that write late rows, one at a time
-	// (the side table's lock), while the step waits for them.
-	env.SideSink = func(ch []connectors.Change) { rt.deliver(ch, true) }
+		Store: e.store, StateBudget: e.stateBudget(), Memory: e.mem, Stopwatch: stopwatch(), Sinks: rt.sinks}
+	// The view's changes go to its sink operators in exec; the engine
+	// only counts them and feeds SUBSCRIBE.
+	env.Sink = rt.observe
 	p, err := exec.BuildPipeline(vp.Optimized, env)
 	if err != nil {
 		return nil, err
@@ -120,7 +74,7 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 	rt.pipe = p
 	p.View0.OnWatermark(rt.outWatermark)
 	p.View0.OnChanges(rt.outChanges)
-	byName := map[string]*reader{}
+	byName := map[string]*exec.Source{}
 	for _, sc := range p.Scans {
 		if sc.View || sc.Table {
 			link := e.linkFeed
@@ -146,7 +100,7 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 			byName[strings.ToLower(sc.Source)] = r
 			rt.readers = append(rt.readers, r)
 		}
-		r.scans = append(r.scans, sc)
+		r.AddScan(sc)
 	}
 	e.views[strings.ToLower(vp.Name)] = rt
 	return rt, nil
@@ -155,29 +109,24 @@ func (e *Engine) startPipeline(ctx context.Context, vp *planner.ViewPlan, passTh
 // openFresh opens the connectors of a view created just now.
 func (v *viewRT) openFresh(ctx context.Context) error {
 	for _, r := range v.readers {
-		if err := r.open(ctx); err != nil {
+		if err := r.Open(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*reader, error) {
-	r := &reader{obj: o, parts: 1, in: o.InputColumns()}
-	var err error
-	if r.onError, err = onErrorPolicy(o); err != nil {
-		return nil, err
-	}
-	if r.computed, err = compileComputed(o, &r.evalErrs); err != nil {
-		return nil, err
-	}
-	src, err := e.openSource(ctx, o)
+// newReader builds the source operator that reads o for one pipeline
+// (or one TABLE); its connector is built but not opened.
+func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*exec.Source, error) {
+	onError, err := onErrorPolicy(o)
 	if err != nil {
 		return nil, err
 	}
-	r.src = src
-	r.parts = src.Partitions()
-	r.offs = make([]int64, r.parts)
+	computed, err := compileComputed(o, new(exec.EvalErrors))
+	if err != nil {
+		return nil, err
+	}
 	idle := int64(0)
 	if s := o.Options["idle_timeout"]; s != "" {
 		// The forms the option spec validates: Go durations ('30s'),
@@ -188,8 +137,28 @@ func (e *Engine) newReader(ctx context.Context, o *catalog.Object) (*reader, err
 		}
 		idle = d.Microseconds()
 	}
-	r.gen = lateness.NewGenerator(r.parts, o.Delay, idle, e.now())
-	return r, nil
+	src, err := e.openSource(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return exec.NewSource(exec.SourceConfig{Object: o, Conn: src, OnError: onError, Computed: computed, IdleTimeout: idle,
+		Now: e.now, Wait: e.waitRead,
+		DeadLetter: func(errs []connectors.DecodeError, at int64) error {
+			return e.deadLetterTable(o.DeadLetterTable()).addAll(o.Name, errs, at)
+		}}), nil
+}
+
+// waitRead runs a connector's Read: while Step holds readMu no statement
+// touches sources, so it releases the statement lock and queries need not
+// wait while the source waits for data.
+func (e *Engine) waitRead(read func()) {
+	if !e.stepping {
+		read()
+		return
+	}
+	e.mu.Unlock()
+	read()
+	e.mu.Lock()
 }
 
 func (e *Engine) openSource(ctx context.Context, o *catalog.Object) (connectors.Source, error) {
@@ -278,11 +247,11 @@ func (e *Engine) attachSink(o *catalog.Object) error {
 func (e *Engine) detachSink(o *catalog.Object) {
 	switch in := e.sinkInput(o.From); {
 	case in.table != nil:
-		in.table.sinks = removeSink(in.table.sinks, o.Name)
+		in.table.sinks.Remove(o.Name)
 	case in.dead != nil:
-		in.dead.sinks = removeSink(in.dead.sinks, o.Name)
+		in.dead.sinks.Remove(o.Name)
 	case in.view != nil:
-		in.view.sinks = removeSink(in.view.sinks, o.Name)
+		in.view.sinks.Remove(o.Name)
 	}
 }
 
@@ -293,32 +262,32 @@ func (e *Engine) connectSink(v *viewRT, o *catalog.Object, side bool) error {
 	if side {
 		key = ""
 	}
-	rt, err := e.buildSink(o, side || planner.PropsOf(v.plan.Optimized).AppendOnly, key)
+	s, err := e.buildSink(o, side || planner.PropsOf(v.plan.Optimized).AppendOnly, key, side)
 	if err != nil {
 		return err
 	}
-	rt.side = side
-	v.sinks = append(v.sinks, rt)
+	v.sinks.Add(s)
 	return nil
 }
 
 // buildSink validates sink o's options, opens it (plan-only engines open
 // nothing) and hands it the changes it had staged before a crash.
-func (e *Engine) buildSink(o *catalog.Object, appendOnly bool, key string) (*sinkRT, error) {
+func (e *Engine) buildSink(o *catalog.Object, appendOnly bool, key string, side bool) (*exec.Sink, error) {
 	f, err := e.sinkFactory(o.Name, o.Options)
 	if err != nil {
 		return nil, err
 	}
 	if e.opts.PlanOnly {
-		return &sinkRT{name: o.Name, conn: o.Options["connector"], sink: newPlannedSink(f, o.Options), key: key}, nil
+		return exec.NewSink(o.Name, o.Options["connector"], key, side, newPlannedSink(f, o.Options), durationBounds), nil
 	}
 	spec := connectors.SinkSpec{Name: o.Name, Schema: o.Schema, Key: o.Key, Options: o.Options, AppendOnly: appendOnly}
 	s, err := f.New(spec)
 	if err != nil {
 		return nil, &sqlerr.Error{Code: sqlerr.InvalidParameter, Msg: "sink " + o.Name, Err: redactedError{err}}
 	}
-	rt := &sinkRT{name: o.Name, conn: o.Options["connector"], sink: s, key: key}
-	if err := e.recoverStaged(rt); err != nil {
+	rt := exec.NewSink(o.Name, o.Options["connector"], key, side, s, durationBounds)
+	// The changes it had staged before a crash.
+	if err := rt.Recover(e.store); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
@@ -339,34 +308,25 @@ func (e *Engine) sinkFactory(name string, opts map[string]string) (connectors.Si
 	return f, nil
 }
 
-// contractLine is the sink's line in EXPLAIN and the contract.
-func (s *sinkRT) contractLine() string {
-	delivery := "at-least-once"
-	if d, ok := s.sink.(connectors.Delivery); ok {
-		delivery = d.Delivery()
-	}
-	return fmt.Sprintf("sink %s: %s, %s, key [%s]", s.name, s.conn, delivery, s.key)
-}
-
 // eachSink calls fn for every sink: the views' (their side tables'
 // included), the tables' and the dead-letter tables'.
-func (e *Engine) eachSink(fn func(*sinkRT) error) error {
+func (e *Engine) eachSink(fn func(*exec.Sink) error) error {
 	for _, v := range e.views {
-		for _, s := range v.sinks {
+		for _, s := range v.sinks.List() {
 			if err := fn(s); err != nil {
 				return err
 			}
 		}
 	}
 	for _, t := range e.tables {
-		for _, s := range t.sinks {
+		for _, s := range t.sinks.List() {
 			if err := fn(s); err != nil {
 				return err
 			}
 		}
 	}
 	for _, d := range e.dlq {
-		for _, s := range d.sinks {
+		for _, s := range d.sinks.List() {
 			if err := fn(s); err != nil {
 				return err
 			}
@@ -375,46 +335,21 @@ func (e *Engine) eachSink(fn func(*sinkRT) error) error {
 	return nil
 }
 
-// removeSink closes sink name and returns sinks without it.
-func removeSink(sinks []*sinkRT, name string) []*sinkRT {
-	for i, s := range sinks {
-		if strings.EqualFold(s.name, name) {
-			_ = s.sink.Close()
-			return append(sinks[:i], sinks[i+1:]...)
-		}
-	}
-	return sinks
+// observe counts the view's changes and feeds them to its
+// subscriptions; its sink operators write them (exec.Env.Sinks).
+func (v *viewRT) observe(ch []connectors.Change) {
+	v.updated += int64(len(ch))
+	v.notify(ch)
 }
 
-// writeSinks writes changes to the sinks whose side flag is side and
-// returns the first error (sinks retry transient failures themselves).
-func writeSinks(sinks []*sinkRT, changes []connectors.Change, side bool) error {
-	var first error
-	for _, s := range sinks {
-		if s.side != side {
-			continue
-		}
-		s.rows.Add(int64(len(changes)))
-		if err := s.sink.Write(context.Background(), changes); err != nil && first == nil {
-			first = fmt.Errorf("sink %s: %w", s.name, err)
-		}
+// fault is the error that stops the view's pipeline: a feed's, or the
+// first a sink returned from Write (sinks retry transient failures
+// themselves).
+func (v *viewRT) fault() error {
+	if v.err != nil {
+		return v.err
 	}
-	return first
-}
-
-// deliver writes the view's changes (side: its side table's) to the
-// sinks reading them.
-func (v *viewRT) deliver(ch []connectors.Change, side bool) {
-	if !side {
-		v.updated += int64(len(ch))
-		v.notify(ch)
-	}
-	if len(v.sinks) == 0 {
-		return
-	}
-	if err := writeSinks(v.sinks, ch, side); err != nil && v.err == nil {
-		v.err = err
-	}
+	return v.sinks.Err()
 }
 
 func (v *viewRT) close() {
@@ -424,13 +359,9 @@ func (v *viewRT) close() {
 		v.pipe.Release() // its share of the memory budget goes to the other views
 	}
 	for _, r := range v.readers {
-		if r.src != nil {
-			_ = r.src.Close()
-		}
+		_ = r.Close()
 	}
-	for _, s := range v.sinks {
-		_ = s.sink.Close()
-	}
+	v.sinks.Close()
 }
 
 func (v *viewRT) prefix() string { return "v/" + v.plan.Name + "/" }
@@ -449,92 +380,11 @@ func (v *viewRT) checkpoint(w *state.Writer) error {
 		return err
 	}
 	for _, r := range v.readers {
-		if err := w.Set([]byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name)), r.encode()); err != nil {
+		if err := w.Set([]byte(v.prefix()+"reader/"+strings.ToLower(r.Object().Name)), r.Encode()); err != nil {
 			return err
 		}
 	}
 	return v.checkpointTables(w)
-}
-
-// encode is the reader's checkpointed position: the per-partition offsets
-// (a memory source's: log sequence numbers), and the watermark state.
-// The first value is 0; checkpoints before memory sources had offsets
-// held a memory source's position there.
-func (r *reader) encode() []byte {
-	parts, cur := r.gen.State()
-	row := types.Row{types.IntValue(0), types.IntValue(cur), types.BoolValue(r.ended)}
-	offs := make(types.Row, len(r.offs))
-	for i, o := range r.offs {
-		offs[i] = types.IntValue(o)
-	}
-	wms := make(types.Row, len(parts))
-	for i, p := range parts {
-		wms[i] = types.IntValue(p)
-	}
-	return state.EncodeValue(row, offs, wms, types.Row{types.IntValue(r.decodeErrs)})
-}
-
-// restore loads a position written by encode (found is false for a
-// reader that was never checkpointed) and opens the connector there.
-func (r *reader) restore(ctx context.Context, st *state.Store, key []byte) error {
-	b, ok, err := st.Get(key)
-	if err != nil {
-		return err
-	}
-	if ok {
-		rows, err := state.DecodeValue(b)
-		if err != nil {
-			return fmt.Errorf("restore reader %s: %w", r.obj.Name, err)
-		}
-		r.ended = rows[0][2].Bool()
-		if len(rows[1]) > len(r.offs) {
-			return fmt.Errorf("restore reader %s: the checkpoint has %d partitions and the source now %d; partitions only go away when the input is recreated: drop and recreate the source to read it anew", r.obj.Name, len(rows[1]), len(r.offs))
-		}
-		for i := range r.offs {
-			switch {
-			case i < len(rows[1]):
-				r.offs[i] = rows[1][i].I
-			case len(rows[1]) == 0: // an older memory source's one log position (0 for other sources)
-				r.offs[i] = rows[0][0].I
-			}
-		}
-		parts := make([]int64, len(rows[2]))
-		for i, p := range rows[2] {
-			parts[i] = p.I
-		}
-		r.gen.Restore(parts, rows[0][1].I)
-		if len(rows) > 3 && len(rows[3]) > 0 { // checkpoints before the counters have none
-			r.decodeErrs = rows[3][0].I
-		}
-	}
-	if !ok {
-		return r.open(ctx)
-	}
-	if err := r.src.Open(ctx, r.offs); err != nil {
-		return fmt.Errorf("open source %s: %w", r.obj.Name, err)
-	}
-	return nil
-}
-
-// grow follows a source that gained partitions while running: the new
-// ones get offset 0 (their start) until their first batch, and a
-// watermark slot that holds the source watermark like any partition that
-// has not yet seen a row.
-func (r *reader) grow(now int64) {
-	if n := r.src.Partitions(); n > len(r.offs) {
-		r.offs = append(r.offs, make([]int64, n-len(r.offs))...)
-		r.parts = n
-		r.gen.Grow(n, now)
-	}
-}
-
-// open starts a connector that has no checkpointed position: nil offsets
-// let it begin where its options say (the start, or a startup mode).
-func (r *reader) open(ctx context.Context) error {
-	if err := r.src.Open(ctx, nil); err != nil {
-		return fmt.Errorf("open source %s: %w", r.obj.Name, err)
-	}
-	return nil
 }
 
 func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
@@ -548,7 +398,7 @@ func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 		return err
 	}
 	for _, r := range v.readers {
-		if err := r.restore(ctx, st, []byte(v.prefix()+"reader/"+strings.ToLower(r.obj.Name))); err != nil {
+		if err := r.Restore(ctx, st, []byte(v.prefix()+"reader/"+strings.ToLower(r.Object().Name))); err != nil {
 			return err
 		}
 	}
@@ -556,7 +406,7 @@ func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 	// view read here was restored before this one (it was created first)
 	// and its output watermark is where the checkpoint left it.
 	for _, r := range v.readers {
-		if err := r.emitWatermark(r.gen.Current()); err != nil {
+		if err := r.EmitWatermark(r.Watermark()); err != nil {
 			return err
 		}
 	}
@@ -565,57 +415,7 @@ func (v *viewRT) restore(ctx context.Context, st *state.Store) error {
 			return err
 		}
 	}
-	return v.err
-}
-
-// feed pushes rows of partition part through every scan of r, computing
-// the watermark in force before each row and advancing it after.
-func (r *reader) feed(part int, rows []types.Row, now int64, owned bool) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	rows = r.fillComputed(r.fillProcTime(rows, now))
-	wms := make([]int64, len(rows))
-	tc := r.obj.TimeCol
-	for i, row := range rows {
-		wms[i] = r.gen.Current()
-		if tc >= 0 && !row[tc].IsNull() {
-			r.gen.Observe(part, row[tc].I, now)
-		}
-	}
-	// Scans reading the same columns share one projection (rows are
-	// immutable once emitted).
-	var done [][]int
-	var projected [][]types.Row
-	for _, sc := range r.scans {
-		out := rows
-		if !identity(sc.Cols, len(r.obj.Schema)) {
-			i := slices.IndexFunc(done, func(c []int) bool { return slices.Equal(c, sc.Cols) })
-			if i < 0 {
-				p := projectInPlace(rows, sc.Cols, owned && len(r.scans) == 1)
-				done, projected = append(done, sc.Cols), append(projected, p)
-				i = len(done) - 1
-			}
-			out = projected[i]
-		}
-		if err := sc.Out.Emit(&exec.Batch{Rows: out, WM: wms}); err != nil {
-			return err
-		}
-		if err := sc.Out.EmitWatermark(r.gen.Current()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// emitWatermark sends wm to every scan of the source.
-func (r *reader) emitWatermark(wm int64) error {
-	for _, sc := range r.scans {
-		if err := sc.Out.EmitWatermark(wm); err != nil {
-			return err
-		}
-	}
-	return nil
+	return v.fault()
 }
 
 func pick(s types.Schema, cols []int) types.Schema {
@@ -624,130 +424,6 @@ func pick(s types.Schema, cols []int) types.Schema {
 		out[i] = s[c]
 	}
 	return out
-}
-
-// expand places connector rows (input columns only) into full source
-// rows, filling INGESTION_TIME() columns with the row's ingestion time
-// (times[i], else the batch's).
-func (r *reader) expand(rows []types.Row, ingested int64, times []int64) []types.Row {
-	in := r.in
-	if len(in) == len(r.obj.Schema) {
-		return rows
-	}
-	n := len(r.obj.Schema)
-	slab := make([]types.Value, len(rows)*n)
-	out := make([]types.Row, len(rows))
-	for i, src := range rows {
-		row := slab[i*n : (i+1)*n : (i+1)*n]
-		for j, c := range in {
-			row[c] = src[j]
-		}
-		at := ingested
-		if i < len(times) {
-			at = times[i]
-		}
-		for c, g := range r.obj.Generated {
-			if g == catalog.GenIngestion {
-				row[c] = types.TimestampValue(at)
-			}
-		}
-		out[i] = row
-	}
-	return out
-}
-
-// fillProcTime sets PROCTIME() columns to now.
-func (r *reader) fillProcTime(rows []types.Row, now int64) []types.Row {
-	has := false
-	for _, g := range r.obj.Generated {
-		has = has || g == catalog.GenProcTime
-	}
-	if !has {
-		return rows
-	}
-	out := make([]types.Row, len(rows))
-	for i, src := range rows {
-		row := src.Clone()
-		for c, g := range r.obj.Generated {
-			if g == catalog.GenProcTime {
-				row[c] = types.TimestampValue(now)
-			}
-		}
-		out[i] = row
-	}
-	return out
-}
-
-// tick advances the source's watermark on the wall clock: partitions idle
-// for longer than idle_timeout stop holding it back, and a processing-time
-// watermark moves to now, so windows fire even when no rows arrive.
-func (r *reader) tick(now int64) error {
-	before := r.gen.Current()
-	r.gen.Tick(now)
-	tc := r.obj.TimeCol
-	if tc >= 0 && tc < len(r.obj.Generated) && r.obj.Generated[tc] == catalog.GenProcTime {
-		for p := 0; p < r.parts; p++ {
-			r.gen.Observe(p, now, now)
-		}
-	}
-	if r.gen.Current() == before {
-		return nil
-	}
-	return r.emitWatermark(r.gen.Current())
-}
-
-func identity(cols []int, n int) bool {
-	if len(cols) != n {
-		return false
-	}
-	for i, c := range cols {
-		if c != i {
-			return false
-		}
-	}
-	return true
-}
-
-func project(rows []types.Row, cols []int) []types.Row {
-	out := make([]types.Row, len(rows))
-	slab := make([]types.Value, len(rows)*len(cols))
-	for i, r := range rows {
-		row := slab[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
-		for j, c := range cols {
-			row[j] = r[c]
-		}
-		out[i] = row
-	}
-	return out
-}
-
-// projectInPlace is project, reusing rows and their arrays when mayReuse
-// (the rows are the caller's and nothing else reads them) and cols are
-// ascending: each row's kept values move to its front (a value moves only
-// to a place before it, never over one still to move). It saves the
-// projection's allocation per row of a source read from a connector.
-func projectInPlace(rows []types.Row, cols []int, mayReuse bool) []types.Row {
-	if !mayReuse || !ascending(cols) {
-		return project(rows, cols)
-	}
-	for i, r := range rows {
-		for j, c := range cols {
-			r[j] = r[c]
-		}
-		rows[i] = r[:len(cols):len(cols)]
-	}
-	return rows
-}
-
-// ascending reports whether cols are column numbers in strictly ascending
-// order.
-func ascending(cols []int) bool {
-	for k, c := range cols {
-		if c < 0 || (k > 0 && c <= cols[k-1]) {
-			return false
-		}
-	}
-	return true
 }
 
 // logEntry is one INSERT into a memory source: where the log holds it.
@@ -770,7 +446,7 @@ func (e *Engine) flush(ctx context.Context) error {
 	}
 	for _, v := range e.views {
 		for _, r := range v.readers {
-			if err := r.tick(e.now()); err != nil {
+			if err := r.Tick(e.now()); err != nil {
 				return err
 			}
 		}
@@ -833,8 +509,8 @@ func (e *Engine) replayLog(ctx context.Context) error {
 	from := e.logSeq
 	for _, v := range e.views {
 		for _, r := range v.readers {
-			if logged(r.obj) {
-				from = min(from, uint64(slices.Min(r.offs)))
+			if logged(r.Object()) {
+				from = min(from, uint64(slices.Min(r.Offsets())))
 			}
 		}
 	}
@@ -861,16 +537,14 @@ func (e *Engine) replayLog(ctx context.Context) error {
 		}
 		for _, v := range e.views {
 			for _, r := range v.readers {
-				if !logged(r.obj) || !strings.EqualFold(r.obj.Name, en.source) || en.part >= len(r.offs) || r.offs[en.part] >= int64(en.seq) {
+				if !logged(r.Object()) || !strings.EqualFold(r.Object().Name, en.source) || en.part >= len(r.Offsets()) || r.Offsets()[en.part] >= int64(en.seq) {
 					continue
 				}
-				if _, err := e.readBatch(ctx, r, flushBatchRows, func(b connectors.Batch, rows []types.Row) error {
-					return r.feed(b.Partition, rows, e.now(), true)
-				}); err != nil {
+				if _, err := r.Pull(ctx, flushBatchRows, nil); err != nil {
 					return err
 				}
-				if v.err != nil {
-					return v.err
+				if err := v.fault(); err != nil {
+					return err
 				}
 			}
 		}
@@ -884,75 +558,16 @@ func (e *Engine) replayLog(ctx context.Context) error {
 func (e *Engine) step(ctx context.Context, v *viewRT, max int) (bool, error) {
 	progressed := false
 	for _, r := range v.readers {
-		if logged(r.obj) {
+		if logged(r.Object()) {
 			continue
 		}
-		p, err := e.readBatch(ctx, r, max, func(b connectors.Batch, rows []types.Row) error {
-			return r.feed(b.Partition, rows, e.now(), true) // a connector's rows are the engine's
-		})
+		p, err := r.Pull(ctx, max, nil)
 		if err != nil {
 			return false, err
 		}
 		progressed = progressed || p
 	}
-	return progressed, v.err
-}
-
-// readBatch reads one batch from r's connector, applies the source's
-// on_error policy to its poison records, hands the good rows (expanded to
-// the full source schema) to apply, and advances r's offset. It reports
-// whether the source produced anything.
-func (e *Engine) readBatch(ctx context.Context, r *reader, max int, apply func(b connectors.Batch, rows []types.Row) error) (bool, error) {
-	if r.ended {
-		return false, nil
-	}
-	var b connectors.Batch
-	var err error
-	if e.stepping {
-		// Step holds readMu: no statement touches sources meanwhile, and
-		// queries need not wait while the source waits for data.
-		e.mu.Unlock()
-		b, err = r.src.Read(ctx, max)
-		e.mu.Lock()
-	} else {
-		b, err = r.src.Read(ctx, max)
-	}
-	if errors.Is(err, connectors.ErrEndOfInput) {
-		r.ended = true
-		// A bounded input that ended closes every window: event time is
-		// complete.
-		return false, r.emitWatermark(1<<63 - 1)
-	}
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", r.obj.Name, err)
-	}
-	r.grow(e.now())
-	if bl, ok := r.src.(connectors.Backlogger); ok {
-		r.backlog = bl.Backlog()
-	}
-	if pr, ok := r.src.(connectors.Progresser); ok {
-		r.progDone, r.progTotal = pr.Progress()
-	}
-	if b.Partition < 0 || b.Partition >= len(r.offs) {
-		return false, fmt.Errorf("read %s: batch for partition %d of %d", r.obj.Name, b.Partition, len(r.offs))
-	}
-	if len(b.Rows) == 0 && b.Next == r.offs[b.Partition] {
-		return false, nil
-	}
-	ingested := b.Ingested
-	if ingested == 0 {
-		ingested = e.now()
-	}
-	if err := e.poison(r, b.Errors, ingested); err != nil {
-		return false, err
-	}
-	if err := apply(b, r.expand(b.Rows, ingested, b.Times)); err != nil {
-		return false, err
-	}
-	r.count(b.Partition, len(b.Rows))
-	r.countBytes(b.Partition, b.Bytes)
-	r.offs[b.Partition] = b.Next
-	return true, nil
+	return progressed, v.fault()
 }
 
 // Step reads and processes one batch per external source of every view;
@@ -976,12 +591,12 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 		}
 		progressed = progressed || p
 		for _, r := range v.readers {
-			if !logged(r.obj) && !r.ended {
+			if !logged(r.Object()) && !r.Ended() {
 				done = false
 			}
 		}
 		for _, r := range v.readers {
-			if err := r.tick(e.now()); err != nil {
+			if err := r.Tick(e.now()); err != nil {
 				return false, false, err
 			}
 		}
@@ -991,8 +606,8 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 			}
 		}
 		e.checkStall(v, e.now(), stallAfter)
-		if v.err != nil {
-			return false, false, v.err
+		if err := v.fault(); err != nil {
+			return false, false, err
 		}
 	}
 	for _, t := range e.tables {
@@ -1001,7 +616,7 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 			return false, false, err
 		}
 		progressed = progressed || p
-		if t.rd != nil && !t.rd.ended {
+		if t.rd != nil && !t.rd.Ended() {
 			done = false
 		}
 	}
@@ -1017,40 +632,10 @@ func (e *Engine) Stats() (updates int64, watermark int64) {
 	for _, v := range e.views {
 		updates += v.updated
 		for _, r := range v.readers {
-			if c := r.gen.Current(); c < watermark {
+			if c := r.Watermark(); c < watermark {
 				watermark = c
 			}
 		}
 	}
 	return updates, watermark
-}
-
-// Staged sink changes live under sinkstage/<sink>: the id of the
-// checkpoint they belong to, then the bytes the sink's PreCommit returned.
-// Each checkpoint replaces them; only the last one can be uncommitted.
-func stagedKey(sink string) []byte { return []byte("sinkstage/" + strings.ToLower(sink)) }
-
-func writeStaged(w *state.Writer, sink string, id uint64, b []byte) error {
-	if b == nil {
-		return w.Delete(stagedKey(sink))
-	}
-	v := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(b)), id)
-	return w.Set(stagedKey(sink), append(v, b...))
-}
-
-// recoverStaged hands an exactly-once sink the changes of the last
-// checkpoint, which the crash may have kept from being committed.
-func (e *Engine) recoverStaged(s *sinkRT) error {
-	r, ok := s.sink.(connectors.Recoverer)
-	if !ok {
-		return nil
-	}
-	b, found, err := e.store.Get(stagedKey(s.name))
-	if err != nil || !found || len(b) < 8 {
-		return err
-	}
-	if err := r.Recover(context.Background(), binary.BigEndian.Uint64(b), b[8:]); err != nil {
-		return fmt.Errorf("sink %s: recover checkpoint %d: %w", s.name, binary.BigEndian.Uint64(b), err)
-	}
-	return nil
 }

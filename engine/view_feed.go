@@ -64,7 +64,7 @@ func removeFeed(feeds []*viewFeed, f *viewFeed) []*viewFeed {
 // stamped with the upstream's watermark when it was made (the watermark
 // lateness is judged against downstream). A failure stops both views.
 func (f *viewFeed) push(ch []connectors.Change, wm int64) {
-	if len(ch) == 0 || f.to.err != nil {
+	if len(ch) == 0 || f.to.fault() != nil {
 		return
 	}
 	b := &exec.Batch{Rows: make([]types.Row, len(ch)), WM: make([]int64, len(ch))}
@@ -87,8 +87,8 @@ func (f *viewFeed) push(ch []connectors.Change, wm int64) {
 func (f *viewFeed) emit(b *exec.Batch) error {
 	for _, sc := range f.scans {
 		out := b
-		if !identity(sc.Cols, len(f.from.plan.Optimized.Schema())) {
-			out = &exec.Batch{Rows: project(b.Rows, sc.Cols), Diffs: b.Diffs, WM: b.WM}
+		if !exec.IdentityCols(sc.Cols, len(f.from.plan.Optimized.Schema())) {
+			out = &exec.Batch{Rows: exec.ProjectRows(b.Rows, sc.Cols), Diffs: b.Diffs, WM: b.WM}
 		}
 		if err := sc.Out.Emit(out); err != nil {
 			return err
@@ -164,7 +164,7 @@ func (v *viewRT) backfill(now int64) error {
 			return err
 		}
 	}
-	return v.err
+	return v.fault()
 }
 
 // outChanges is the view root's changelog hook: every change to its

@@ -70,6 +70,29 @@ type Env struct {
 	// SideSink, when set, receives the side table's changes (its rows as
 	// inserts), for sinks reading the side table.
 	SideSink func([]connectors.Change)
+	// Sinks, when set, are the sink operators under the view's
+	// Materialize (and its side table's): they get the changes after
+	// Sink (SideSink) has seen them.
+	Sinks *Sinks
+}
+
+// out is what the root (side: the side table) hands its changes to:
+// the engine's observer, then the sink operators.
+func (env Env) out(side bool) func([]connectors.Change) {
+	observe := env.Sink
+	if side {
+		observe = env.SideSink
+	}
+	sinks := env.Sinks
+	if sinks == nil {
+		return observe
+	}
+	return func(ch []connectors.Change) {
+		if observe != nil {
+			observe(ch)
+		}
+		_ = sinks.Write(ch, side) // kept: Sinks.Err stops the pipeline
+	}
 }
 
 // BuildPipeline turns an optimized plan rooted at a Materialize into
@@ -80,9 +103,9 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	}
 	p := &Pipeline{View: root.View}
 	if env.PassThrough {
-		p.View0 = NewPassThrough(root.Key, env.Sink)
+		p.View0 = NewPassThrough(root.Key, env.out(false))
 	} else {
-		p.View0 = NewMaterialize(ViewStoreID(root.View), root.Key, env.Sink).WithSpill(env.Store, env.StateBudget, len(root.Schema()), env.Memory.join())
+		p.View0 = NewMaterialize(ViewStoreID(root.View), root.Key, env.out(false)).WithSpill(env.Store, env.StateBudget, len(root.Schema()), env.Memory.join())
 	}
 	p.Stateful = append(p.Stateful, p.View0)
 	rootStats := newOpStats(root)
@@ -181,7 +204,7 @@ func (b *pipeBuilder) sideFunc(table string) func(types.Row, string, int64) {
 		return nil
 	}
 	if b.p.Side == nil {
-		b.p.Side = NewMaterialize(SideStoreID(b.p.View), nil, b.env.SideSink).WithSpill(b.env.Store, b.env.StateBudget, 0, b.env.Memory.join())
+		b.p.Side = NewMaterialize(SideStoreID(b.p.View), nil, b.env.out(true)).WithSpill(b.env.Store, b.env.StateBudget, 0, b.env.Memory.join())
 		b.p.SideName = table
 		b.p.Stateful = append(b.p.Stateful, b.p.Side)
 	}

@@ -1,6 +1,8 @@
 // Package layering holds the test that keeps the folder layout the
 // architecture: a statement flows parser → planner → exec, a row flows
-// source → operators → sink, and no package imports one above it.
+// source → operators → sink in exec (operators_test.go: the engine
+// calls no connector's Read or Write), and no package imports one above
+// it.
 package layering
 
 import (

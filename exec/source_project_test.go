@@ -1,4 +1,4 @@
-package engine
+package exec
 
 import (
 	"slices"
@@ -18,7 +18,7 @@ func TestProjectInPlaceMatchesProject(t *testing.T) {
 		}
 	}
 	for _, cols := range [][]int{{0, 2, 3}, {1, 3}, {3}, {2, 0}, {1, 1}, {0, 1, 2, 3}} {
-		want := project(mk(), cols)
+		want := ProjectRows(mk(), cols)
 		for _, reuse := range []bool{true, false} {
 			in := mk()
 			got := projectInPlace(in, cols, reuse)
