@@ -628,7 +628,7 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 func (e *Engine) Stats() (updates int64, watermark int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	watermark = 1<<63 - 1
+	watermark = types.EndOfTime
 	for _, v := range e.views {
 		updates += v.updated
 		for _, r := range v.readers {

@@ -252,7 +252,7 @@ func (s *Source) Pull(ctx context.Context, max int, apply func(b connectors.Batc
 		s.ended = true
 		// A bounded input that ended closes every window: event time is
 		// complete.
-		return false, s.EmitWatermark(1<<63 - 1)
+		return false, s.EmitWatermark(types.EndOfTime)
 	}
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", s.obj.Name, err)
