@@ -106,25 +106,7 @@ func SQL(query string, events int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	script := strings.ReplaceAll(string(b), EventsPlaceholder, strconv.FormatInt(events, 10))
-	return strings.ReplaceAll(script, SideInputPlaceholder, sideInputRows()), nil
-}
-
-// SideInputPlaceholder is replaced in a query file by q13's side input:
-// the VALUES rows (0, '0') … (9999, '9999') that RisingWave's form inserts
-// with INSERT … SELECT over generate_series, which the dialect lacks.
-const SideInputPlaceholder = "{{side_input}}"
-
-// sideInputRows is the text SideInputPlaceholder stands for.
-func sideInputRows() string {
-	var b strings.Builder
-	for i := range 10000 {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "(%d, '%d')", i, i)
-	}
-	return b.String()
+	return strings.ReplaceAll(string(b), EventsPlaceholder, strconv.FormatInt(events, 10)), nil
 }
 
 // Registry returns a connector registry holding the datagen source and the

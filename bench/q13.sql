@@ -1,12 +1,11 @@
 -- Nexmark q13: bounded side input join — each bid joined with the row of
 -- a side table its auction maps to, as the table is when the bid is
 -- processed (RisingWave's form: a processing-time temporal join, FOR
--- SYSTEM_TIME AS OF PROCTIME()). RisingWave fills side_input with
--- INSERT … SELECT over generate_series(0, 9999), which the dialect lacks:
--- here the same 10,000 rows are INSERT VALUES, written out by the bench
--- runner where {{side_input}} stands. The table is filled before the
--- source starts, so every bid finds its row and the answer is
--- deterministic.
+-- SYSTEM_TIME AS OF PROCTIME()), with side_input filled as RisingWave
+-- fills it: INSERT … SELECT over generate_series(0, 9999) (its
+-- ${BENCHMARK_NEXMARK_RISINGWAVE_Q13_SIDE_INPUT_ROW_COUNT} - 1 is 9999
+-- here). The table is filled before the source starts, so every bid finds
+-- its row and the answer is deterministic.
 CREATE SOURCE bid (
     auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
     date_time TIMESTAMP, extra VARCHAR,
@@ -18,7 +17,7 @@ CREATE TABLE side_input (
     value VARCHAR
 );
 
-INSERT INTO side_input VALUES {{side_input}};
+INSERT INTO side_input SELECT v, v::varchar FROM generate_series(0, 9999) AS s(v);
 
 CREATE SINK q13_out AS
 SELECT B.auction, B.bidder, B.price, B.date_time, S.value

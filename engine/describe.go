@@ -60,6 +60,10 @@ func (e *Engine) ParamKinds(ctx context.Context, sql string) map[int]types.Kind 
 func (e *Engine) paramKinds(s parser.Stmt, out map[int]types.Kind) {
 	switch st := s.(type) {
 	case *parser.InsertStmt:
+		if st.Query != nil {
+			e.queryParamKinds(planner.QueryParams(st.Query), out)
+			return
+		}
 		o, ok := e.cat.Get(st.Table)
 		if !ok {
 			return

@@ -15,12 +15,15 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// insert appends rows to a memory source's durable log. The INSERT is
-// acknowledged only after the log write is synced.
+// insert appends rows to a memory source's durable log or a memory
+// table. The INSERT is acknowledged only after the write is synced.
 func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 	t, err := e.insertTarget(st.Table, st.Partition, st.Columns)
 	if err != nil {
 		return nil, err
+	}
+	if st.Query != nil {
+		return e.insertQuery(t, st.Query, len(st.Columns) > 0)
 	}
 	rows := make([][]types.Value, 0, len(st.Rows))
 	for _, exprs := range st.Rows {
@@ -38,6 +41,38 @@ func (e *Engine) insert(st *parser.InsertStmt) (*Result, error) {
 			}
 		}
 		rows = append(rows, vals)
+	}
+	return e.insertValues(t, rows)
+}
+
+// insertQuery is INSERT ... SELECT: the query runs as an ad-hoc SELECT
+// over snapshots of what it reads (so it cannot read a source directly,
+// and reads the target as it was before the statement), and its rows are
+// inserted as INSERT VALUES rows are, each value converted to its
+// column's type. As in Postgres a query with fewer columns than the
+// target leaves the rest NULL unless a column list was given.
+func (e *Engine) insertQuery(t *insertTo, q *parser.QueryStmt, listed bool) (*Result, error) {
+	res, err := e.query(q)
+	if err != nil {
+		var se *sqlerr.Error
+		if errors.As(err, &se) && se.Code == sqlerr.FeatureNotSupport && se.Hint == "" {
+			out := *se
+			out.Hint = "INSERT ... SELECT runs its query ad hoc, over the rows of views and tables"
+			return nil, &out
+		}
+		return nil, err
+	}
+	switch n := len(res.Schema); {
+	case n > len(t.cols):
+		return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
+	case n < len(t.cols) && listed:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more target columns than expressions")
+	case n < len(t.cols):
+		t.cols = t.cols[:n]
+	}
+	rows := make([][]types.Value, len(res.Rows))
+	for i, r := range res.Rows {
+		rows[i] = r
 	}
 	return e.insertValues(t, rows)
 }

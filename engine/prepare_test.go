@@ -104,6 +104,19 @@ func TestPrepareExecute(t *testing.T) {
 		}
 	}
 
+	// INSERT ... SELECT with parameters in its query.
+	copyRows := prepare("INSERT INTO kv (id, name) SELECT id + $1, name || $2 FROM kv WHERE id <= $3")
+	if copyRows.NumParams() != 3 {
+		t.Fatalf("INSERT ... SELECT NumParams %d", copyRows.NumParams())
+	}
+	if res, err := e.Execute(ctx, copyRows, []types.Value{types.IntValue(10), types.StringValue("!"), types.IntValue(2)}); err != nil || res.Tag != "INSERT 0 2" {
+		t.Fatalf("INSERT ... SELECT: %v %v", res, err)
+	}
+	if got := run(get, types.IntValue(12)); got != "[$1!]" {
+		t.Errorf("id 12: %s", got)
+	}
+	exec("DELETE FROM kv WHERE id > 10")
+
 	// Too few values: the missing parameter is undefined.
 	if _, err := e.Execute(ctx, consts, []types.Value{types.IntValue(1)}); sqlerr.Code(err) != sqlerr.UndefinedParameter {
 		t.Errorf("missing $2: %v", err)

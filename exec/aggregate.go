@@ -30,6 +30,10 @@ import (
 // When each group expires is kept in a timer queue (timers.go), in memory
 // and, from each checkpoint, in Badger, so expiry visits only the groups
 // it drops and evicted groups leave memory whole.
+//
+// A ranked aggregate (UNION's distinct step) keeps a group's column
+// values from its first row of the lowest rank (rerank); the rank's min
+// is one of its accumulators.
 type Aggregate struct {
 	id      string
 	groups  []int
@@ -39,6 +43,7 @@ type Aggregate struct {
 	out     Output
 	keep    func(group types.Row) bool
 	retract bool // the input retracts: retracting accumulators
+	ranked  bool // planner.Aggregate.Ranked
 
 	wm      int64
 	now     int64
@@ -98,7 +103,7 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
 		entries: map[string]*aggEntry{}, gone: map[string]int64{},
 		spill: newSpillArea(c.Store, c.ID), timers: newTimerQueue(c.Store, c.ID),
-		retract: planner.AggregateRetracts(c.Node),
+		retract: planner.AggregateRetracts(c.Node), ranked: c.Node.Ranked && len(c.Node.Aggs) > 0,
 	}
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		a.store, a.budget, a.mem = c.Store, c.Budget, c.Memory.join()
@@ -126,6 +131,9 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		// fresh: no row has updated it yet (new, or the global group's
 		// empty-input row), so STATE TTL has no timer for it
 		fresh := created || e.last == types.MinTime
+		if a.ranked && !created {
+			a.rerank(e, r)
+		}
 		if !a.retract {
 			e.acc.add(a.calls, r)
 		}
@@ -190,6 +198,20 @@ func (a *Aggregate) flush() error {
 		return err
 	}
 	return a.evict()
+}
+
+// rerank takes group e's values from row r when r ranks below every row
+// the group holds (planner.Aggregate.Ranked: the last call is the min of
+// the rank), so the group shows its lowest-ranked first row.
+func (a *Aggregate) rerank(e *aggEntry, r types.Row) {
+	last := len(a.calls) - 1
+	rank, cur := r[a.calls[last].Arg], e.acc[last].result()
+	if rank.IsNull() || (!cur.IsNull() && rank.I >= cur.I) {
+		return
+	}
+	for j, c := range a.groups {
+		e.group[j] = r[c]
+	}
 }
 
 // global reports whether the aggregate has no GROUP BY: one group, which

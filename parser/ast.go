@@ -215,12 +215,14 @@ type CreateSinkStmt struct {
 }
 
 // InsertStmt is INSERT INTO t [PARTITION (p)] [(cols)] VALUES (...), ...
+// or INSERT INTO t [PARTITION (p)] [(cols)] query.
 type InsertStmt struct {
 	StmtBase
 	Table     string
 	Partition string // "" when absent
 	Columns   []string
 	Rows      [][]ast.ExprNode
+	Query     *QueryStmt // the SELECT whose rows are inserted; nil for VALUES
 }
 
 // DeleteStmt is DELETE FROM t [WHERE cond].

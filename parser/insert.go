@@ -7,7 +7,9 @@ import (
 )
 
 // insert parses INSERT INTO t [PARTITION (p)] [(cols)] VALUES (...), ...
-// with TiDB and keeps the parts streamsql uses.
+// and INSERT INTO t [PARTITION (p)] [(cols)] query with TiDB and keeps
+// the parts streamsql uses. The query of INSERT ... SELECT is parsed
+// again on its own as a QueryStmt, as an ad-hoc SELECT is.
 func (p *stmtParser) insert(toks []token) (Stmt, *sqlerr.Error) {
 	end := toks[len(toks)-1].end
 	rw := p.newRewriter(toks)
@@ -16,20 +18,45 @@ func (p *stmtParser) insert(toks []token) (Stmt, *sqlerr.Error) {
 	errs.add(q.run())
 	node, err := p.tidbParse(rw, end)
 	errs.add(err)
-	if len(q.windows) > 0 {
+	n, ok := node.(*ast.InsertStmt)
+	if len(q.windows) > 0 && (!ok || n.Select == nil) {
 		errs.add(p.src.syntaxErr(q.windows[0].Pos.Offset, end, "a window function may not appear in INSERT"))
 	}
 	if e := errs.first(); e != nil {
 		return nil, e
 	}
-	n, ok := node.(*ast.InsertStmt)
 	if !ok {
 		return nil, p.src.unsupported(toks[0].off, stmtKind(toks))
+	}
+	if n.Select != nil {
+		return p.insertStmt(n, toks)
 	}
 	if err := p.fix(n, nil, end); err != nil {
 		return nil, err
 	}
 	return p.insertStmt(n, toks)
+}
+
+// insertQueryStart is the index of the first token of an INSERT's query:
+// the one after INSERT INTO t [PARTITION (p)] [(cols)]; len(toks) when
+// there is none.
+func insertQueryStart(toks []token) int {
+	m := matchParens(toks)
+	i := 1
+	if i < len(toks) && toks[i].is("INTO") {
+		i++
+	}
+	i++ // the table's name (a qualified one is refused before)
+	if i+1 < len(toks) && toks[i].is("PARTITION") && toks[i+1].isOp("(") && m[i+1] > 0 {
+		i = m[i+1] + 1
+	}
+	if i+1 < len(toks) && toks[i].isOp("(") && m[i] > 0 {
+		next := toks[i+1]
+		if !next.is("SELECT") && !next.is("WITH") && !next.is("VALUES") && !next.is("TABLE") && !next.isOp("(") {
+			i = m[i] + 1 // the column list
+		}
+	}
+	return min(i, len(toks))
 }
 
 // insertStmt converts TiDB's InsertStmt, refusing the forms streamsql
@@ -39,8 +66,6 @@ func (p *stmtParser) insertStmt(n *ast.InsertStmt, toks []token) (Stmt, *sqlerr.
 	switch {
 	case n.IsReplace:
 		return nil, p.src.unsupported(at, "REPLACE")
-	case n.Select != nil:
-		return nil, p.src.unsupported(at, "INSERT ... SELECT")
 	case n.Setlist:
 		return nil, p.src.unsupported(at, "INSERT ... SET")
 	case len(n.OnDuplicate) > 0:
@@ -71,6 +96,17 @@ func (p *stmtParser) insertStmt(n *ast.InsertStmt, toks []token) (Stmt, *sqlerr.
 			return nil, p.src.unsupported(at, "a qualified INSERT column")
 		}
 		s.Columns = append(s.Columns, c.Name.O)
+	}
+	if n.Select != nil {
+		start := insertQueryStart(toks)
+		if start >= len(toks) {
+			return nil, p.src.unsupported(at, "this INSERT")
+		}
+		qs, err := p.parseQuery(toks[start:], toks[len(toks)-1].end, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.Rows, s.Query = nil, qs
 	}
 	return s, nil
 }

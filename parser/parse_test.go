@@ -489,6 +489,30 @@ func TestParseInsert(t *testing.T) {
 	}
 }
 
+func TestParseInsertSelect(t *testing.T) {
+	for _, tt := range []struct{ sql, table, want string }{
+		{`INSERT INTO side_input SELECT v, v::varchar FROM generate_series(0, 9999) AS v`, "side_input",
+			`INSERT INTO "side_input" SELECT "v",CAST("v" AS CHAR) FROM LATERAL GENERATE_SERIES(0, 9999) AS "v"`},
+		{`INSERT INTO t PARTITION (p1) (b, a) SELECT x, y FROM u WHERE x > 1 UNION ALL SELECT 1, 2`, "t",
+			`INSERT INTO "t" PARTITION ("p1") ("b", "a") SELECT "x","y" FROM "u" WHERE "x" > 1 UNION ALL SELECT 1,2`},
+		{`INSERT INTO t (SELECT * FROM u)`, "t", `INSERT INTO "t" (SELECT * FROM "u")`},
+		{`INSERT INTO t (a) WITH w AS (SELECT 1 AS a) SELECT a FROM w`, "t",
+			`INSERT INTO "t" ("a") WITH "w" AS (SELECT 1 AS "a") SELECT "a" FROM "w"`},
+	} {
+		s := parseOne(t, tt.sql).(*InsertStmt)
+		if s.Table != tt.table || s.Query == nil || s.Rows != nil {
+			t.Errorf("%s: got %+v", tt.sql, s)
+			continue
+		}
+		if s.Restore() != tt.want {
+			t.Errorf("restore\n got %s\nwant %s", s.Restore(), tt.want)
+		}
+		if again := parseOne(t, s.Restore()).(*InsertStmt); again.Restore() != s.Restore() {
+			t.Errorf("round trip\n got %s\nwant %s", again.Restore(), s.Restore())
+		}
+	}
+}
+
 func TestExplainView(t *testing.T) {
 	s := parseOne(t, `EXPLAIN CREATE MATERIALIZED VIEW v AS SELECT * FROM TUMBLE(b, ts, INTERVAL '1' SECOND) EMIT ON WINDOW CLOSE`).(*ExplainStmt)
 	v, ok := s.Stmt.(*CreateViewStmt)

@@ -237,6 +237,9 @@ func (s *InsertStmt) Restore() string {
 		}
 		b.WriteString(" (" + strings.Join(cols, ", ") + ")")
 	}
+	if s.Query != nil {
+		return b.String() + " " + s.Query.Restore()
+	}
 	b.WriteString(" VALUES ")
 	for i, row := range s.Rows {
 		if i > 0 {

@@ -60,6 +60,48 @@ func distinctAll(n Node) Node {
 	return distinctOver(n, exprs, s.Names())
 }
 
+// distinctUnion is UNION's distinct step over the Union n. Groups
+// compare values (1.0 and 1.00 are one value), and Postgres keeps the
+// representation of the first row it reads, its inputs read in order:
+// when a column has kinds whose equal values print differently (DECIMAL
+// by its scale, DOUBLE's -0 and 0), each input gets its number as a
+// hidden rank column and the Aggregate keeps each group's values from its
+// first row of the lowest rank (Aggregate.Ranked), whatever order the
+// inputs' rows arrive in. The rank's min is the group's one extra state.
+func distinctUnion(n Node) Node {
+	u, ok := n.(*Union)
+	s := n.Schema()
+	if !ok || !hasRepresentations(s) {
+		return distinctAll(n)
+	}
+	ranked := &Union{Inputs: make([]Node, len(u.Inputs))}
+	for i, in := range u.Inputs {
+		ranked.Inputs[i] = appendColumns(in, in.Schema(), []Scalar{&Const{V: types.IntValue(int64(i))}}, []string{"_rank"})
+	}
+	exprs := make([]Scalar, len(s))
+	for i, c := range s {
+		exprs[i] = &ColRef{Index: i, Name: c.Name, T: c.Type}
+	}
+	out := distinctOver(ranked, exprs, s.Names()).(*Project)
+	agg := *out.Input.(*Aggregate)
+	agg.Aggs = append(agg.Aggs, AggCall{Fn: "min", Arg: len(s), Name: "_rank", T: types.Int})
+	agg.Names = append(agg.Names, "_rank")
+	agg.Ranked = true
+	out.Input = &agg
+	return out
+}
+
+// hasRepresentations reports whether a column of s has a kind whose
+// equal values may print differently.
+func hasRepresentations(s types.Schema) bool {
+	for _, c := range s {
+		if c.Type == types.Decimal || c.Type == types.Float {
+			return true
+		}
+	}
+	return false
+}
+
 // setOpr plans a UNION [ALL] statement: its ORDER BY and LIMIT (ad hoc
 // only) apply to the whole result.
 func (b *builder) setOpr(s *ast.SetOprStmt) (Node, *relScope, error) {
@@ -125,7 +167,7 @@ func (b *builder) setOprList(l *ast.SetOprSelectList) (Node, error) {
 			return nil, err
 		}
 		if *op == ast.Union {
-			out = distinctAll(out)
+			out = distinctUnion(out)
 		}
 	}
 	return b.setOprOrderLimit(out, l.OrderBy, l.Limit)

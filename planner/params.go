@@ -218,6 +218,9 @@ func MaxParam(s parser.Stmt) int {
 	case *parser.QueryStmt:
 		st.Select.Accept(v)
 	case *parser.InsertStmt:
+		if st.Query != nil {
+			return MaxParam(st.Query)
+		}
 		for _, row := range st.Rows {
 			exprs = append(exprs, row...)
 		}

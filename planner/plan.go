@@ -143,6 +143,12 @@ type Aggregate struct {
 	Aggs      []AggCall
 	Names     []string // output names: groups then aggs
 	TTL       int64    // microseconds; 0 = none
+	// Ranked: the last of Aggs is min over a column ranking the input
+	// rows (UNION's input number, see distinctUnion), and a group's
+	// column values are those of its first row of the lowest rank, so
+	// equal values that print differently (1.0 and 1.00) come out as
+	// Postgres's UNION gives them: the earliest input's.
+	Ranked bool
 }
 
 // Contract is the lateness contract a windowed aggregate runs under.

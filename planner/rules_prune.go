@@ -305,6 +305,10 @@ func aggMap(fixed, naggs int, keep []int) []int {
 // keeps the input's watermark column for event-time STATE TTL.
 func pruneAggregate(a *Aggregate, need []bool) pruned {
 	ng := len(a.GroupCols)
+	if a.Ranked && len(a.Aggs) > 0 {
+		need = append([]bool(nil), need...)
+		need[ng+len(a.Aggs)-1] = true // the rank: the groups' values depend on it
+	}
 	keep := keptAggs(a.Aggs, need, ng, ng)
 	inNeed := aggInputNeed(len(a.Input.Schema()), a.GroupCols, a.Aggs, keep)
 	if tc := TimeColumn(a.Input); tc >= 0 {
