@@ -277,27 +277,17 @@ func (o *OverAggregate) Tick(int64) error { return nil }
 // counts, the newest emitted ts), the pending rows, the frame rows, then the accumulators'
 // states (UNBOUNDED PRECEDING).
 func (o *OverAggregate) Checkpoint(w *state.Writer) error {
-	for _, k := range o.gone {
-		if err := w.Delete([]byte(o.id + k)); err != nil {
-			return err
-		}
-	}
+	err := writeParts(w, o.id, o.gone, o.parts, func(p *overPart) bool { return p.dirty },
+		func(p *overPart) []types.Row {
+			rows := make([]types.Row, 0, 1+len(p.pending)+len(p.frame)+len(p.accs))
+			rows = append(rows, types.Row{types.IntValue(int64(len(p.pending))), types.IntValue(int64(len(p.frame))), types.TimestampValue(p.last)})
+			rows = append(rows, p.pending...)
+			rows = append(rows, p.frame...)
+			return append(rows, p.accs.encode()...)
+		},
+		func(p *overPart) { p.dirty, p.stored = false, true })
 	o.gone = o.gone[:0]
-	for k, p := range o.parts {
-		if !p.dirty {
-			continue
-		}
-		rows := make([]types.Row, 0, 1+len(p.pending)+len(p.frame)+len(p.accs))
-		rows = append(rows, types.Row{types.IntValue(int64(len(p.pending))), types.IntValue(int64(len(p.frame))), types.TimestampValue(p.last)})
-		rows = append(rows, p.pending...)
-		rows = append(rows, p.frame...)
-		rows = append(rows, p.accs.encode()...)
-		if err := w.Set([]byte(o.id+k), state.EncodeValue(rows...)); err != nil {
-			return err
-		}
-		p.dirty, p.stored = false, true
-	}
-	return nil
+	return err
 }
 
 // Restore implements Stateful: reload the partitions this instance owns.

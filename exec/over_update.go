@@ -381,31 +381,18 @@ func (o *OverUpdate) Tick(now int64) error {
 // previous checkpoint, as one value: a header row (row count, last),
 // the rows, then the base accumulators (UNBOUNDED PRECEDING).
 func (o *OverUpdate) Checkpoint(w *state.Writer) error {
-	for _, k := range o.gone {
-		if _, ok := o.parts[k]; ok {
-			continue // back since it was dropped: written below
-		}
-		if err := w.Delete([]byte(o.id + k)); err != nil {
-			return err
-		}
-	}
+	err := writeParts(w, o.id, o.gone, o.parts, func(p *overUpdPart) bool { return p.dirty },
+		func(p *overUpdPart) []types.Row {
+			rows := make([]types.Row, 0, 1+len(p.rows)+len(p.base))
+			rows = append(rows, types.Row{types.IntValue(int64(len(p.rows))), types.IntValue(p.last)})
+			for _, e := range p.rows {
+				rows = append(rows, e.row)
+			}
+			return append(rows, p.base.encode()...)
+		},
+		func(p *overUpdPart) { p.dirty, p.stored = false, true })
 	o.gone = o.gone[:0]
-	for k, p := range o.parts {
-		if !p.dirty {
-			continue
-		}
-		rows := make([]types.Row, 0, 1+len(p.rows)+len(p.base))
-		rows = append(rows, types.Row{types.IntValue(int64(len(p.rows))), types.IntValue(p.last)})
-		for _, e := range p.rows {
-			rows = append(rows, e.row)
-		}
-		rows = append(rows, p.base.encode()...)
-		if err := w.Set([]byte(o.id+k), state.EncodeValue(rows...)); err != nil {
-			return err
-		}
-		p.dirty, p.stored = false, true
-	}
-	return nil
+	return err
 }
 
 // Restore implements Stateful: reload the partitions this instance owns

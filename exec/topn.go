@@ -327,30 +327,16 @@ func (t *TopN) Tick(now int64) error {
 // checkpoint wrote, then every partition changed since, its rows as one
 // value.
 func (t *TopN) Checkpoint(w *state.Writer) error {
-	for _, k := range t.gone {
-		if p, ok := t.parts[k]; ok {
-			p.persisted = true // emptied, then refilled: Set below
-			continue
-		}
-		if err := w.Delete([]byte(t.id + k)); err != nil {
-			return err
-		}
-	}
+	err := writeParts(w, t.id, t.gone, t.parts, func(p *keyedPart) bool { return p.dirty },
+		func(p *keyedPart) []types.Row {
+			if t.ttl > 0 { // the last update first, for the timer a restore rebuilds
+				return append([]types.Row{{types.IntValue(p.last)}}, p.rows...)
+			}
+			return p.rows
+		},
+		func(p *keyedPart) { p.dirty, p.persisted = false, true })
 	t.gone = t.gone[:0]
-	for k, p := range t.parts {
-		if !p.dirty {
-			continue
-		}
-		rows := p.rows
-		if t.ttl > 0 { // the last update first, for the timer a restore rebuilds
-			rows = append([]types.Row{{types.IntValue(p.last)}}, p.rows...)
-		}
-		if err := w.Set([]byte(t.id+k), state.EncodeValue(rows...)); err != nil {
-			return err
-		}
-		p.dirty, p.persisted = false, true
-	}
-	return nil
+	return err
 }
 
 // Restore implements Stateful: reload the partitions this instance owns.

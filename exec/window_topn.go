@@ -184,22 +184,11 @@ func (t *WindowTopN) Tick(int64) error { return nil }
 // checkpoint wrote, then every partition changed since, its rows as one
 // value.
 func (t *WindowTopN) Checkpoint(w *state.Writer) error {
-	for _, k := range t.gone {
-		if err := w.Delete([]byte(t.id + k)); err != nil {
-			return err
-		}
-	}
+	err := writeParts(w, t.id, t.gone, t.parts, func(p *topNPart) bool { return p.dirty },
+		func(p *topNPart) []types.Row { return p.rows },
+		func(p *topNPart) { p.dirty, p.persisted = false, true })
 	t.gone = t.gone[:0]
-	for k, p := range t.parts {
-		if !p.dirty {
-			continue
-		}
-		if err := w.Set([]byte(t.id+k), state.EncodeValue(p.rows...)); err != nil {
-			return err
-		}
-		p.dirty, p.persisted = false, true
-	}
-	return nil
+	return err
 }
 
 // Restore implements Stateful: reload the partitions this instance owns.
