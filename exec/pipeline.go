@@ -383,34 +383,16 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 			return b.temporalJoin(x, out, st)
 		}
 		id := b.id()
-		var cerr error
-		op := b.keyed(par, [][]int{x.LeftKeys, x.RightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
-			// Each instance compiles its own residual: evaluators may keep
-			// scratch state and instances run concurrently.
-			var residual func(types.Row) bool
-			if x.Residual != nil {
-				var err error
-				if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
-					cerr = err
+		return b.keyedJoin(par, x.LeftKeys, x.RightKeys, x.Left, x.Right, x.Residual, out, st,
+			func(i int, o Output, keep func(types.Row) bool, residual func(types.Row) bool) Operator {
+				var k func(int, types.Row) bool
+				if keep != nil {
+					k = func(_ int, key types.Row) bool { return keep(key) }
 				}
-			}
-			var k func(int, types.Row) bool
-			if keep != nil {
-				k = func(_ int, key types.Row) bool { return keep(key) }
-			}
-			return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k,
-				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory, Now: b.env.Now,
-				Instance: i, Instances: par})
-		})
-		if cerr != nil {
-			return cerr
-		}
-		b.addStateful(op)
-		sized(st, op)
-		if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
-			return err
-		}
-		return b.build(x.Right, Output{Op: op, Port: 1})
+				return NewJoin(JoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: k,
+					Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory, Now: b.env.Now,
+					Instance: i, Instances: par})
+			})
 	case *planner.SemiJoin:
 		return b.semiJoin(x, out, st)
 	}
@@ -421,28 +403,10 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 // its keys.
 func (b *pipeBuilder) temporalJoin(x *planner.Join, out Output, st *OpStats) error {
 	id := b.id()
-	var cerr error
-	op := b.keyed(b.env.Parallelism, [][]int{x.LeftKeys, x.RightKeys}, out, func(_ int, o Output, keep func(types.Row) bool) Operator {
-		// Each instance compiles its own residual (evaluators keep
-		// scratch state).
-		var residual func(types.Row) bool
-		if x.Residual != nil {
-			var err error
-			if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
-				cerr = err
-			}
-		}
-		return NewTemporalJoin(TemporalJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: keep})
-	})
-	if cerr != nil {
-		return cerr
-	}
-	b.addStateful(op)
-	sized(st, op)
-	if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
-		return err
-	}
-	return b.build(x.Right, Output{Op: op, Port: 1})
+	return b.keyedJoin(b.env.Parallelism, x.LeftKeys, x.RightKeys, x.Left, x.Right, x.Residual, out, st,
+		func(_ int, o Output, keep func(types.Row) bool, residual func(types.Row) bool) Operator {
+			return NewTemporalJoin(TemporalJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: keep})
+		})
 }
 
 // semiJoin wires a semi or anti join, hash-partitioned by its keys. A
@@ -451,28 +415,38 @@ func (b *pipeBuilder) temporalJoin(x *planner.Join, out Output, st *OpStats) err
 func (b *pipeBuilder) semiJoin(x *planner.SemiJoin, out Output, st *OpStats) error {
 	id := b.id()
 	par := planner.InstancesOf(x, b.env.Parallelism)
+	return b.keyedJoin(par, x.LeftKeys, x.RightKeys, x.Left, x.Right, x.Residual, out, st,
+		func(_ int, o Output, keep func(types.Row) bool, residual func(types.Row) bool) Operator {
+			return NewSemiJoin(SemiJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Keep: keep, Now: b.env.Now})
+		})
+}
+
+// keyedJoin wires a two-input operator as par instances hash-partitioned
+// by the keys of its inputs (left on port 0, right on port 1), each
+// instance with its own compiled residual: evaluators may keep scratch
+// state and instances run concurrently. mk builds instance i.
+func (b *pipeBuilder) keyedJoin(par int, leftKeys, rightKeys []int, left, right planner.Node, residual planner.Scalar, out Output, st *OpStats,
+	mk func(i int, o Output, keep func(types.Row) bool, residual func(types.Row) bool) Operator) error {
 	var cerr error
-	op := b.keyed(par, [][]int{x.LeftKeys, x.RightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
-		// Each instance compiles its own residual (evaluators keep
-		// scratch state).
-		var residual func(types.Row) bool
-		if x.Residual != nil {
+	op := b.keyed(par, [][]int{leftKeys, rightKeys}, out, func(i int, o Output, keep func(types.Row) bool) Operator {
+		var res func(types.Row) bool
+		if residual != nil {
 			var err error
-			if residual, err = CompileFilter(x.Residual, b.env.EvalErrors); err != nil {
+			if res, err = CompileFilter(residual, b.env.EvalErrors); err != nil {
 				cerr = err
 			}
 		}
-		return NewSemiJoin(SemiJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Keep: keep, Now: b.env.Now})
+		return mk(i, o, keep, res)
 	})
 	if cerr != nil {
 		return cerr
 	}
 	b.addStateful(op)
 	sized(st, op)
-	if err := b.build(x.Left, Output{Op: op, Port: 0}); err != nil {
+	if err := b.build(left, Output{Op: op, Port: 0}); err != nil {
 		return err
 	}
-	return b.build(x.Right, Output{Op: op, Port: 1})
+	return b.build(right, Output{Op: op, Port: 1})
 }
 
 // Restore reloads every operator's state.
