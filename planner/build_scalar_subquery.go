@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/streamsql/streamsql/sqlerr"
 )
@@ -48,17 +47,11 @@ func (c *subqueryCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true 
 // subquery (bound after the FROM's join is built, over its output) from
 // the rest (which a comma join may take as its conditions).
 func splitScalarConjuncts(where ast.ExprNode) (rest, scalar ast.ExprNode) {
-	and := func(acc, c ast.ExprNode) ast.ExprNode {
-		if acc == nil {
-			return c
-		}
-		return &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: acc, R: c}
-	}
 	for _, c := range conjuncts(where) {
 		if len(scalarSubqueriesOf(c)) > 0 {
-			scalar = and(scalar, c)
+			scalar = andExpr(scalar, c)
 		} else {
-			rest = and(rest, c)
+			rest = andExpr(rest, c)
 		}
 	}
 	return rest, scalar

@@ -31,11 +31,7 @@ func splitSubqueries(where ast.ExprNode) (ast.ExprNode, []subqueryPred) {
 			subs = append(subs, sp)
 			continue
 		}
-		if rest == nil {
-			rest = c
-		} else {
-			rest = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: rest, R: c}
-		}
+		rest = andExpr(rest, c)
 	}
 	return rest, subs
 }
