@@ -71,8 +71,10 @@ func PropsOf(n Node) Props {
 			// table does: joined rows never change.
 			return Props{AppendOnly: l.AppendOnly, TimeCol: x.LeftTime, StateBound: TemporalJoinBound(x)}
 		}
-		if tb := tableBound(x); tb != "" && x.Kind == Unbounded {
-			bound = tb
+		if x.Kind == Unbounded {
+			if tb := tableBound(x); tb != "" {
+				bound = tb
+			}
 		}
 		if x.TTL > 0 {
 			bound = "STATE TTL " + types.FormatInterval(x.TTL) + ttlClock(x)
