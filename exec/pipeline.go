@@ -368,7 +368,8 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	case *planner.TopN:
 		id, all, tc := b.id(), x.KeepsAll(), planner.TimeColumn(x.Input)
 		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
-			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep, TimeCol: tc, Now: b.env.Now})
+			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep, TimeCol: tc, Now: b.env.Now,
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 	case *planner.Union:
 		op := NewUnion(len(x.Inputs), out)

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"unsafe"
@@ -22,11 +21,15 @@ import (
 // Ties in ORDER BY are broken by the rows' other columns (ranker), so the
 // rows kept never depend on arrival order, parallelism or restarts.
 //
-// State: per partition a sorted slice of rows, in memory (it neither
-// spills nor joins the memory budget). Over an append-only input it holds
-// at most Limit rows (RANK and DENSE_RANK also the rows tied with the last
-// kept rank); over a retracting input (KeepAll) it holds every live input
-// row of the partition, so a retracted top row gives way to the next. A
+// State: per partition a sorted slice of rows. Over an append-only input
+// it holds at most Limit rows (RANK and DENSE_RANK also the rows tied with
+// the last kept rank); over a retracting input (KeepAll) it holds every
+// live input row of the partition, so a retracted top row gives way to
+// the next. The partitions live in a partStore (parts_spill.go): at most
+// state_cache_size of them, and no more than fit in the operator's share
+// of memory_limit, stay in memory after each batch; the others leave
+// memory whole, to the spill area when changed since the last checkpoint,
+// and come back when a row of theirs arrives or their TTL timer fires. A
 // checkpoint writes the partitions changed since the previous one, one
 // key each (the partition columns), and deletes the emptied ones.
 //
@@ -34,18 +37,19 @@ import (
 // input's event time when it has a watermark column, else the wall
 // clock) is dropped and its ranked rows retracted, as an aggregate's
 // group is. When each partition expires is kept in memory buckets
-// (timerBuckets), rebuilt on restore from the last-update time a
-// checkpoint stores with each partition's rows.
+// (timerBuckets: a key and a time per partition, evicted ones included,
+// which is what memory holds of a partition that left it), rebuilt on
+// restore from the last-update time a checkpoint stores with each
+// partition's rows.
 type TopN struct {
 	ranker
 	id      string
 	n       *planner.TopN
 	keepAll bool
 	out     Output
-	keep    func(key types.Row) bool
-	parts   map[string]*keyedPart
-	// gone are the keys of emptied partitions a checkpoint wrote.
-	gone   []string
+	store   *partStore[*keyedPart]
+	// parts are the partitions in memory (the store's map).
+	parts  map[string]*keyedPart
 	keyBuf []byte
 
 	ttl     int64
@@ -60,7 +64,7 @@ type keyedPart struct {
 	dirty     bool  // changed since the last checkpoint
 	persisted bool  // a checkpoint holds it
 	last      int64 // under STATE TTL: its last update (event time or wall clock)
-	queued    int64 // under STATE TTL: the time of its memory timer not yet fired (noTimer: none)
+	queued    int64 // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
 }
 
 // TopNConfig configures a TopN.
@@ -76,13 +80,38 @@ type TopNConfig struct {
 	// -1 for the wall clock; Now is the wall clock at the start.
 	TimeCol int
 	Now     int64
+	// Store with Budget or Memory lets partitions spill: at most Budget
+	// of them (0: no cap), and no more than fit in Memory's bytes (nil:
+	// no share), stay in memory.
+	Store  *state.Store
+	Budget int
+	Memory *MemoryBudget
 }
 
 // NewTopN returns the operator for c.Node.
 func NewTopN(c TopNConfig) *TopN {
-	return &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
-		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out, keep: c.Keep, parts: map[string]*keyedPart{},
+	t := &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
+		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out,
 		ttl: c.Node.TTL, timeCol: c.TimeCol, now: c.Now}
+	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
+		partCodec[*keyedPart]{encode: t.encodePart, decode: t.decodePart,
+			flags: func(p *keyedPart) (bool, bool) { return p.dirty, p.persisted },
+			set:   func(p *keyedPart, dirty, persisted bool) { p.dirty, p.persisted = dirty, persisted },
+			size:  t.partBytes})
+	t.parts = t.store.parts
+	return t
+}
+
+// part returns the partition of t.keyBuf, loading it when it left memory,
+// or made when absent and create is set (else nil).
+func (t *TopN) part(create bool) (*keyedPart, error) {
+	p, ok, err := t.store.get(t.keyBuf)
+	if ok || err != nil || !create {
+		return p, err
+	}
+	p = &keyedPart{last: types.MinTime, queued: noTimer}
+	t.store.put(string(t.keyBuf), p)
+	return p, nil
 }
 
 // Process implements Operator: apply the batch's inserts and retractions
@@ -93,13 +122,12 @@ func (t *TopN) Process(_ int, b *Batch) error {
 	var touched []string
 	for i, r := range b.Rows {
 		t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
-		p := t.parts[string(t.keyBuf)]
+		p, err := t.part(b.Diff(i) > 0)
+		if err != nil {
+			return err
+		}
 		if p == nil {
-			if b.Diff(i) < 0 {
-				continue // nothing to retract from
-			}
-			p = &keyedPart{last: types.MinTime, queued: noTimer}
-			t.parts[string(t.keyBuf)] = p
+			continue // nothing to retract from
 		}
 		t.touch(p, r)
 		if b.Diff(i) > 0 && len(p.rows) > 0 && t.beyond(p, r) {
@@ -116,7 +144,10 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			p.dirty = t.insert(p, r) || p.dirty
 		}
 	}
-	return t.emit(touched, before)
+	if err := t.emit(touched, before); err != nil {
+		return err
+	}
+	return t.store.evict()
 }
 
 // touch records, under STATE TTL, that r updated partition p, and covers
@@ -142,29 +173,35 @@ func (t *TopN) touch(p *keyedPart, r types.Row) {
 
 // expire drops the partitions last updated more than the TTL before
 // limit and retracts the rows the view holds of them; a partition updated
-// since its timer was pushed is covered again at its new expiry.
+// since its timer was pushed is covered again at its new expiry. A
+// partition loaded back since it was evicted does not know its timer
+// (queued is noTimer): the first due timer of its key stands for it.
 func (t *TopN) expire(limit int64) error {
 	if t.ttl <= 0 {
 		return nil
 	}
 	out := &Batch{}
 	for _, it := range t.timers.due(limit, nil, false) {
-		p := t.parts[it.key]
-		if p == nil || it.at != p.queued {
+		t.keyBuf = append(t.keyBuf[:0], it.key...)
+		p, err := t.part(false)
+		if err != nil {
+			return err
+		}
+		if p == nil || p.queued != noTimer && it.at != p.queued {
 			continue
 		}
 		p.queued = noTimer
 		if at := p.last + t.ttl; at > limit {
 			p.queued = at
 			t.timers.push(expiryItem{at: at, key: it.key})
-			continue
+		} else {
+			for _, r := range t.ranked(p.rows) {
+				out.Rows, out.Diffs = append(out.Rows, t.withRank(r)), append(out.Diffs, -1)
+			}
+			t.store.drop(it.key, p)
 		}
-		for _, r := range t.ranked(p.rows) {
-			out.Rows, out.Diffs = append(out.Rows, t.withRank(r)), append(out.Diffs, -1)
-		}
-		delete(t.parts, it.key)
-		if p.persisted {
-			t.gone = append(t.gone, it.key)
+		if err := t.store.evict(); err != nil {
+			return err
 		}
 	}
 	if len(out.Rows) == 0 {
@@ -250,10 +287,7 @@ func (t *TopN) emit(touched []string, before map[string][]rankedRow) error {
 		p := t.parts[k]
 		ins = t.diff(out, ins, before[k], t.ranked(p.rows))
 		if len(p.rows) == 0 {
-			delete(t.parts, k)
-			if p.persisted {
-				t.gone = append(t.gone, k)
-			}
+			t.store.drop(k, p)
 		}
 	}
 	for _, r := range ins {
@@ -324,41 +358,41 @@ func (t *TopN) Tick(now int64) error {
 }
 
 // Checkpoint implements Stateful: deletes for the emptied partitions a
-// checkpoint wrote, then every partition changed since, its rows as one
-// value.
-func (t *TopN) Checkpoint(w *state.Writer) error {
-	err := writeParts(w, t.id, t.gone, t.parts, func(p *keyedPart) bool { return p.dirty },
-		func(p *keyedPart) []types.Row {
-			if t.ttl > 0 { // the last update first, for the timer a restore rebuilds
-				return append([]types.Row{{types.IntValue(p.last)}}, p.rows...)
-			}
-			return p.rows
-		},
-		func(p *keyedPart) { p.dirty, p.persisted = false, true })
-	t.gone = t.gone[:0]
-	return err
+// checkpoint wrote, then every partition changed since (in memory or
+// spilled), its rows as one value.
+func (t *TopN) Checkpoint(w *state.Writer) error { return t.store.checkpoint(w) }
+
+// encodePart is partition p's stored value: under STATE TTL its last
+// update first, for the timer a restore rebuilds, then its rows.
+func (t *TopN) encodePart(p *keyedPart) []types.Row {
+	if t.ttl > 0 {
+		return append([]types.Row{{types.IntValue(p.last)}}, p.rows...)
+	}
+	return p.rows
 }
 
-// Restore implements Stateful: reload the partitions this instance owns.
+// decodePart makes a partition back from the rows encodePart gave. Its
+// memory timer, if any, is not known (queued is noTimer).
+func (t *TopN) decodePart(_ string, rows []types.Row) (*keyedPart, error) {
+	p := &keyedPart{last: types.MinTime, queued: noTimer}
+	if t.ttl > 0 {
+		if len(rows) == 0 || len(rows[0]) != 1 {
+			return nil, errCorrupt(t.id)
+		}
+		p.last, rows = rows[0][0].I, rows[1:]
+	}
+	if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
+		return nil, errCorrupt(t.id)
+	}
+	p.rows = rows
+	return p, nil
+}
+
+// Restore implements Stateful: reload the partitions this instance owns,
+// covering each by a memory timer under STATE TTL, and evict down to the
+// limit as they come (so a restore reads every partition once).
 func (t *TopN) Restore(s *state.Store) error {
-	return s.ScanOwned([]byte(t.id), t.owns, func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
-		if err != nil {
-			return fmt.Errorf("%s: %w", t.id, err)
-		}
-		p := &keyedPart{persisted: true, last: types.MinTime, queued: noTimer}
-		if t.ttl > 0 {
-			if len(rows) == 0 || len(rows[0]) != 1 {
-				return errCorrupt(t.id)
-			}
-			p.last, rows = rows[0][0].I, rows[1:]
-		}
-		if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
-			return errCorrupt(t.id)
-		}
-		p.rows = rows
-		k := string(key[len(t.id):])
-		t.parts[k] = p
+	return t.store.restore(s, func(k string, p *keyedPart) error {
 		if t.ttl > 0 && p.last != types.MinTime {
 			p.queued = p.last + t.ttl
 			t.timers.push(expiryItem{at: p.queued, key: k})
@@ -367,22 +401,24 @@ func (t *TopN) Restore(s *state.Store) error {
 	})
 }
 
-// owns reports whether this instance keeps the partition stored under
-// key, from the key alone.
-func (t *TopN) owns(key []byte) (bool, error) { return ownsStored(t.keep, t.id, key) }
+// StateKeys implements stateSizer: the partitions in memory.
+func (t *TopN) StateKeys() int64 { return int64(t.store.resident()) }
 
-// StateKeys implements stateSizer: the partitions held.
-func (t *TopN) StateKeys() int64 { return int64(len(t.parts)) }
+// stateSize implements stateMeasurer: the partitions in memory and their
+// estimated bytes (the mean of a sample of them times their number), and
+// the spill area's bytes and reads.
+func (t *TopN) stateSize() StateSize { return t.store.stateSize() }
 
-// stateSize implements stateMeasurer: the partitions and their estimated
-// bytes in memory (the mean of a sample of them times their number);
-// nothing spills.
-func (t *TopN) stateSize() StateSize {
-	return sampledParts(t.parts, func(k string, p *keyedPart) int64 {
-		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
-		for _, r := range p.rows {
-			n += rowBytes(r)
-		}
-		return n
-	})
+// partBytes estimates partition p of key k in memory.
+func (t *TopN) partBytes(k string, p *keyedPart) int64 {
+	n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
+	for _, r := range p.rows {
+		n += rowBytes(r)
+	}
+	if t.ttl > 0 {
+		n += timerBytes
+	}
+	return n
 }
+
+func (t *TopN) releaseMemory() { t.store.release() }

@@ -1,0 +1,287 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/types"
+)
+
+// partStore holds the partitions of an operator that keeps its state as
+// one value per partition key under the operator's id (the keyed
+// Top-N), and bounds how many stay in
+// memory as Aggregate bounds its groups: with a store, at most the budget
+// (state_cache_size) and no more than fit in the operator's share of the
+// memory budget stay. Over that, evict moves whole partitions out: an
+// unchanged one is dropped (the last checkpoint holds it), a changed one
+// goes to the spill area, all in one batch. A partition comes back when
+// get asks for it, from the spill area or else the checkpoint.
+//
+// The operator evicts only between units of work (after a batch, after
+// each partition a watermark visits), so a partition it holds a pointer
+// to, or that the current batch touched, stays in memory until then.
+//
+// A checkpoint writes the partitions changed since the previous one, in
+// memory or spilled, under their keys, deletes those dropped since, and
+// empties the spill area. Restore reads every owned partition and evicts
+// as it goes, so memory holds at most the limit after it.
+type partStore[P any] struct {
+	id   string
+	c    partCodec[P]
+	keep func(key types.Row) bool
+	// parts are the partitions in memory.
+	parts map[string]P
+	// gone are the keys a checkpoint holds whose partitions were dropped
+	// since: the next checkpoint deletes them.
+	gone map[string]bool
+
+	store  *state.Store // nil: nothing spills
+	budget int
+	mem    *memShare
+	spill  spillArea
+	// onDisk: partitions not in parts may be stored (evicted whole).
+	onDisk bool
+}
+
+// partCodec is what a partStore needs to know of its partitions.
+type partCodec[P any] struct {
+	// encode is a partition's checkpoint value; decode makes a partition
+	// of k back from it.
+	encode func(p P) []types.Row
+	decode func(k string, rows []types.Row) (P, error)
+	// flags tells whether p changed since the last checkpoint (dirty) and
+	// whether a checkpoint holds its key (persisted); set sets them.
+	flags func(p P) (dirty, persisted bool)
+	set   func(p P, dirty, persisted bool)
+	// size estimates p's bytes in memory, key k's map entry included.
+	size func(k string, p P) int64
+}
+
+// partStoreConfig is how an operator's partitions may spill.
+type partStoreConfig struct {
+	ID   string
+	Keep func(key types.Row) bool // the restore filter of a parallel instance (nil: all)
+	// Store with Budget or Memory enables spilling: at most Budget
+	// partitions (0: no cap), and no more than fit in Memory's bytes
+	// (nil: no share), stay in memory.
+	Store  *state.Store
+	Budget int
+	Memory *MemoryBudget
+}
+
+func newPartStore[P any](c partStoreConfig, codec partCodec[P]) *partStore[P] {
+	s := &partStore[P]{id: c.ID, c: codec, keep: c.Keep, parts: map[string]P{}, gone: map[string]bool{},
+		spill: newSpillArea(c.Store, c.ID)}
+	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
+		s.store, s.budget, s.mem = c.Store, c.Budget, c.Memory.join()
+	}
+	return s
+}
+
+// get returns partition k, loading it when it left memory; ok is false
+// when there is none.
+func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
+	if p, ok = s.parts[string(k)]; ok || !s.onDisk {
+		return p, ok, nil
+	}
+	key := string(k)
+	if s.gone[key] {
+		return p, false, nil
+	}
+	if p, ok, err = s.read(key); ok {
+		s.parts[key] = p
+	}
+	return p, ok, err
+}
+
+// read decodes evicted partition k: from the spill area when it changed
+// since the last checkpoint, else from the checkpoint.
+func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
+	if s.spill.has(k) {
+		val, err := s.spill.get(k)
+		if err != nil {
+			return p, false, err
+		}
+		if len(val) == 0 {
+			return p, false, errCorrupt(s.id)
+		}
+		if p, err = s.decode(k, val[1:]); err != nil {
+			return p, false, err
+		}
+		s.c.set(p, true, val[0] == 1)
+		return p, true, nil
+	}
+	val, ok, err := s.store.Get([]byte(s.id + k))
+	if err != nil || !ok {
+		return p, false, err
+	}
+	s.spill.reads++
+	p, err = s.decodeStored(k, val)
+	return p, err == nil, err
+}
+
+// decodeStored decodes checkpoint value val of partition k: unchanged
+// since, held by the checkpoint.
+func (s *partStore[P]) decodeStored(k string, val []byte) (P, error) {
+	p, err := s.decode(k, val)
+	if err == nil {
+		s.c.set(p, false, true)
+	}
+	return p, err
+}
+
+func (s *partStore[P]) decode(k string, val []byte) (P, error) {
+	rows, err := state.DecodeValue(val)
+	if err != nil {
+		var zero P
+		return zero, fmt.Errorf("%s: %w", s.id, err)
+	}
+	return s.c.decode(k, rows)
+}
+
+// put adds new partition p under k. A checkpoint holding an older
+// partition of k (dropped since) makes p persisted: it replaces that one.
+func (s *partStore[P]) put(k string, p P) {
+	if s.gone[k] {
+		delete(s.gone, k)
+		dirty, _ := s.c.flags(p)
+		s.c.set(p, dirty, true)
+	}
+	s.parts[k] = p
+}
+
+// drop forgets partition k (in memory, or just read by visit).
+func (s *partStore[P]) drop(k string, p P) {
+	delete(s.parts, k)
+	s.spill.forget(k)
+	if _, persisted := s.c.flags(p); persisted {
+		s.gone[k] = true
+	}
+}
+
+// evict moves whole partitions out of memory until at most 3/4 of the
+// limit (the budget, or the partitions that fit in the memory share,
+// whichever is fewer) stay: unchanged ones are dropped, changed ones (and
+// new ones no checkpoint holds) written to the spill area in one batch,
+// each with whether a checkpoint holds its key.
+func (s *partStore[P]) evict() error {
+	if s.store == nil {
+		return nil
+	}
+	limit := s.mem.limit(s.budget, len(s.parts), s.meanBytes)
+	if limit <= 0 || len(s.parts) <= limit {
+		return nil
+	}
+	target := limit * 3 / 4
+	n := len(s.parts)
+	var victims, keys []string
+	var vals [][]byte
+	for k, p := range s.parts {
+		if n <= target {
+			break
+		}
+		if dirty, persisted := s.c.flags(p); dirty || !persisted {
+			flag := byte(0)
+			if persisted {
+				flag = 1
+			}
+			keys = append(keys, k)
+			vals = append(vals, append([]byte{flag}, state.EncodeValue(s.c.encode(p)...)...))
+		}
+		victims = append(victims, k)
+		n--
+	}
+	if err := s.spill.write(keys, vals); err != nil {
+		return err
+	}
+	for _, k := range victims {
+		delete(s.parts, k)
+	}
+	s.onDisk = true
+	return nil
+}
+
+// checkpoint writes, into w, deletes for the dropped partitions a
+// checkpoint held, then every partition changed since the last
+// checkpoint: from memory, else from the spill area, which it empties.
+func (s *partStore[P]) checkpoint(w *state.Writer) error {
+	for k := range s.gone {
+		if err := w.Delete([]byte(s.id + k)); err != nil {
+			return err
+		}
+	}
+	clear(s.gone)
+	for k, p := range s.parts {
+		if dirty, _ := s.c.flags(p); !dirty {
+			continue
+		}
+		if err := w.Set([]byte(s.id+k), state.EncodeValue(s.c.encode(p)...)); err != nil {
+			return err
+		}
+		s.c.set(p, false, true)
+	}
+	for k := range s.spill.spilled {
+		if _, ok := s.parts[k]; ok {
+			continue // loaded since: written above
+		}
+		val, err := s.spill.get(k)
+		if err != nil {
+			return err
+		}
+		if len(val) == 0 {
+			return errCorrupt(s.id)
+		}
+		if err := w.Set([]byte(s.id+k), val[1:]); err != nil {
+			return err
+		}
+	}
+	return s.spill.clear(w)
+}
+
+// restore reads every partition this instance owns from st, calling each
+// (when set) for it, and evicts as it goes.
+func (s *partStore[P]) restore(st *state.Store, each func(k string, p P) error) error {
+	return st.ScanOwned([]byte(s.id), s.owns, func(key, val []byte) error {
+		k := string(key[len(s.id):])
+		p, err := s.decodeStored(k, val)
+		if err != nil {
+			return err
+		}
+		s.parts[k] = p
+		if each != nil {
+			if err := each(k, p); err != nil {
+				return err
+			}
+		}
+		return s.evict()
+	})
+}
+
+// owns reports whether this instance keeps the partition stored under
+// key, from the key alone.
+func (s *partStore[P]) owns(key []byte) (bool, error) { return ownsStored(s.keep, s.id, key) }
+
+// resident is how many partitions are in memory.
+func (s *partStore[P]) resident() int { return len(s.parts) }
+
+// stateSize is the partitions in memory, their estimated bytes, and the
+// spill area's bytes and reads.
+func (s *partStore[P]) stateSize() StateSize {
+	n := int64(len(s.parts))
+	return s.spill.size(n, s.mem.bytes(n, s.meanBytes))
+}
+
+// meanBytes is the mean in-memory size of up to sizeSample partitions.
+func (s *partStore[P]) meanBytes() int64 {
+	var sm sampler
+	for k, p := range s.parts {
+		if sm.full() {
+			break
+		}
+		sm.add(int(s.c.size(k, p)))
+	}
+	return sm.times(1)
+}
+
+// release gives the store's share of the memory budget back.
+func (s *partStore[P]) release() { s.mem.release(); s.mem = nil }

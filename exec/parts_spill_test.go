@@ -1,0 +1,196 @@
+package exec
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/streamsql/streamsql/exec/state"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// partSpiller is an operator keeping its partitions in a partStore.
+type partSpiller interface {
+	Operator
+	Stateful
+	stateMeasurer
+	StateKeys() int64
+}
+
+// partSpillCase is one operator run spilling and in memory by
+// partsSpillAgree.
+type partSpillCase struct {
+	name string
+	// build makes the operator: spilling into st with budget and mem
+	// when st is set, else in memory.
+	build func(st *state.Store, budget int, mem *MemoryBudget, id string, out Output) partSpiller
+	// row makes an input row of partition k, event time ts and value v.
+	row func(k, ts, v int64) types.Row
+	// retracts: the input retracts rows it sent.
+	retracts bool
+}
+
+// partsSpillAgree feeds the same random rows (in batches of one to
+// three), watermarks and ticks, with checkpoints and restores at random
+// points, to c's operator keeping at most one partition in memory (by
+// state_cache_size, or by a memory share smaller than one partition) and to one keeping
+// all, each into a view; the views must agree at every step, the
+// spilling operator must hold at most one partition after each step, and
+// partitions must have been spilled and read back.
+func partsSpillAgree(t *testing.T, c partSpillCase) {
+	for _, byMemory := range []bool{false, true} {
+		for seed := int64(1); seed <= 3 && (seed <= 2 || !byMemory); seed++ {
+			name := fmt.Sprintf("%s budget seed %d", c.name, seed)
+			if byMemory {
+				name = fmt.Sprintf("%s memory seed %d", c.name, seed)
+			}
+			partsSpillRun(t, c, name, byMemory, seed)
+		}
+	}
+}
+
+func partsSpillRun(t *testing.T, c partSpillCase, name string, byMemory bool, seed int64) {
+	rng := rand.New(rand.NewSource(seed))
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	budget, mem := 1, (*MemoryBudget)(nil)
+	if byMemory {
+		budget, mem = 0, NewMemoryBudget(64)
+	}
+	build := func() (partSpiller, *Materialize) {
+		view := NewMaterialize("v/", nil, nil)
+		return c.build(st, budget, mem, "s/", Output{Op: view}), view
+	}
+	spillOp, spillView := build()
+	memView := NewMaterialize("m/", nil, nil)
+	memOp := c.build(nil, 0, nil, "m/", Output{Op: memView})
+	var id uint64
+	var live []types.Row
+	var spilled, reads int64
+	wm, clock, now := types.MinTime, int64(0), int64(0)
+	for step := 0; step <= 300; step++ {
+		feed := func(do func(o partSpiller) error) {
+			t.Helper()
+			for _, o := range []partSpiller{spillOp, memOp} {
+				if err := do(o); err != nil {
+					t.Fatalf("%s step %d: %v", name, step, err)
+				}
+			}
+		}
+		switch r := rng.Intn(15); {
+		case r == 0:
+			id++
+			checkpointAll(t, st, id, spillOp, spillView)
+		case r == 1: // restore from the last checkpoint, replaying nothing since
+			id++
+			checkpointAll(t, st, id, spillOp, spillView)
+			reads += spillOp.stateSize().SpillReads
+			spillOp.(memoryMember).releaseMemory()
+			spillOp, spillView = build()
+			for _, s := range []Stateful{spillOp, spillView} {
+				if err := s.Restore(st); err != nil {
+					t.Fatalf("%s step %d: restore: %v", name, step, err)
+				}
+			}
+			if wm != types.MinTime { // the engine re-sends the watermark
+				if err := spillOp.Watermark(0, wm); err != nil {
+					t.Fatal(err)
+				}
+			}
+			feed(func(o partSpiller) error { return o.Tick(now) })
+		case r < 4:
+			if x := clock - rng.Int63n(6); x > wm {
+				wm = x
+				feed(func(o partSpiller) error { return o.Watermark(0, x) })
+			}
+		case r < 6:
+			now += rng.Int63n(4)
+			feed(func(o partSpiller) error { return o.Tick(now) })
+		default:
+			b := &Batch{}
+			for range 1 + rng.Intn(3) {
+				if c.retracts && len(live) > 0 && rng.Intn(3) == 0 {
+					i := rng.Intn(len(live))
+					b.Rows, b.Diffs = append(b.Rows, live[i]), append(b.Diffs, -1)
+					live = append(live[:i], live[i+1:]...)
+					continue
+				}
+				ts := max(clock-rng.Int63n(8), wm)
+				row := c.row(rng.Int63n(8), ts, rng.Int63n(100))
+				live = append(live, row)
+				b.Rows, b.Diffs = append(b.Rows, row), append(b.Diffs, 1)
+			}
+			if !c.retracts {
+				b.Diffs = nil
+			}
+			feed(func(o partSpiller) error { return o.Process(0, b.clone()) })
+			clock += rng.Int63n(3)
+		}
+		got, err := spillView.Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := memView.Rows()
+		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
+			t.Fatalf("%s step %d: spilling %v, in memory %v", name, step, got, want)
+		}
+		if n := spillOp.StateKeys(); n > 1 {
+			t.Fatalf("%s step %d: %d partitions in memory, limit 1", name, step, n)
+		}
+		spilled = max(spilled, spillOp.stateSize().SpilledBytes)
+	}
+	reads += spillOp.stateSize().SpillReads
+	if spilled == 0 || reads == 0 {
+		t.Fatalf("%s: %d bytes spilled at most, %d reads back: want both", name, spilled, reads)
+	}
+}
+
+// clone copies b's rows and diffs, so two operators can each own one.
+func (b *Batch) clone() *Batch {
+	c := &Batch{Diffs: append([]int8(nil), b.Diffs...)}
+	if b.Diffs == nil {
+		c.Diffs = nil
+	}
+	for _, r := range b.Rows {
+		c.Rows = append(c.Rows, r.Clone())
+	}
+	return c
+}
+
+// TestTopNSpillAgreesWithMemory: keyed Top-N partitions leave memory
+// whole and come back on their next row or TTL timer, with the same
+// output as keeping them all; over an append-only and a retracting
+// input, without TTL and with an event-time and a wall-clock one.
+func TestTopNSpillAgreesWithMemory(t *testing.T) {
+	cases := []struct {
+		name    string
+		fn      string
+		keepAll bool
+		ttl     int64
+		timeCol int
+	}{
+		{"row_number", "row_number", false, 0, -1},
+		{"rank/keep-all", "rank", true, 0, -1},
+		{"dense_rank/ttl-event", "dense_rank", false, 15, 1},
+		{"row_number/keep-all/ttl-wall", "row_number", true, 6, -1},
+	}
+	for _, tc := range cases {
+		node := &planner.TopN{Fn: tc.fn, Limit: 2, Partition: []int{0}, Order: []planner.SortKey{{Col: 2, Desc: true}},
+			RankCol: 3, RankName: "rn", TTL: tc.ttl}
+		partsSpillAgree(t, partSpillCase{
+			name: "topn/" + tc.name,
+			build: func(st *state.Store, budget int, mem *MemoryBudget, id string, out Output) partSpiller {
+				return NewTopN(TopNConfig{ID: id, Node: node, KeepAll: tc.keepAll, Out: out, TimeCol: tc.timeCol,
+					Store: st, Budget: budget, Memory: mem})
+			},
+			row: func(k, ts, v int64) types.Row {
+				return types.Row{types.IntValue(k), types.TimestampValue(ts), types.IntValue(v % 10), types.IntValue(0)}
+			},
+			retracts: tc.keepAll,
+		})
+	}
+}
