@@ -69,6 +69,12 @@ type OverAggregateConfig struct {
 	Late *lateness.Counters
 	// Keep is the restore filter of a parallel instance (nil: all).
 	Keep func(key types.Row) bool
+	// Store with Budget or Memory lets partitions spill: at most Budget
+	// of them (0: no cap), and no more than fit in Memory's bytes (nil:
+	// no share), stay in memory.
+	Store  *state.Store
+	Budget int
+	Memory *MemoryBudget
 }
 
 // NewOverAggregate returns the operator for c.Node.

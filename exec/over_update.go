@@ -42,27 +42,36 @@ import (
 // partition's newest row by the TTL; its final rows stay in the view)
 // when the operator lets go, else on the wall clock (a partition
 // unchanged for the TTL is dropped and its rows retracted, as an
-// Aggregate's groups are). A checkpoint writes each partition changed
-// since the previous one under its key; restore recomputes the emitted
-// rows.
+// Aggregate's groups are). A sweep visits every partition, the evicted
+// ones read in place from Badger (partStore.visit).
+//
+// The partitions live in a partStore (parts_spill.go): at most
+// state_cache_size of them, and no more than fit in the operator's share
+// of memory_limit, stay in memory after each batch and after each
+// partition a watermark visits; the others leave memory whole (to the
+// spill area when changed since the last checkpoint) and come back when
+// a row of theirs arrives or the watermark lets go of their rows. Memory
+// keeps the keys of the partitions with rows the watermark has yet to
+// pass (open), bounded by the partitions active within the watermark
+// delay. A checkpoint writes each partition changed since the previous
+// one under its key; restore, and a partition coming back, recompute the
+// emitted rows.
 type OverUpdate struct {
 	id     string
 	n      *planner.OverAggregate
 	out    Output
 	late   *lateness.Counters
-	keep   func(key types.Row) bool
 	order  ranker
 	letsGo bool
 	wm     int64
 	now    int64
-	parts  map[string]*overUpdPart
+	store  *partStore[*overUpdPart]
 	// open are the partitions with rows the watermark has yet to pass
 	// (when the operator lets go).
 	open map[string]bool
 	// touched are the partitions the current batch changed.
 	touched []string
 	swept   int64
-	gone    []string
 	keyBuf  []byte
 }
 
@@ -88,10 +97,16 @@ type overUpdPart struct {
 
 // NewOverUpdate returns the updating operator for c.Node.
 func NewOverUpdate(c OverAggregateConfig, now int64) *OverUpdate {
-	return &OverUpdate{id: c.ID, n: c.Node, out: c.Out, late: c.Late, keep: c.Keep,
+	o := &OverUpdate{id: c.ID, n: c.Node, out: c.Out, late: c.Late,
 		order:  ranker{order: []planner.SortKey{{Col: c.Node.TimeCol}}},
 		letsGo: c.Node.LetsGo(), wm: types.MinTime, now: now, swept: types.MinTime,
-		parts: map[string]*overUpdPart{}, open: map[string]bool{}}
+		open: map[string]bool{}}
+	o.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
+		partCodec[*overUpdPart]{encode: o.encodePart, decode: o.decodePart,
+			flags: func(p *overUpdPart) (bool, bool) { return p.dirty, p.stored },
+			set:   func(p *overUpdPart, dirty, stored bool) { p.dirty, p.stored = dirty, stored },
+			size:  o.partBytes})
+	return o
 }
 
 func (o *OverUpdate) newPart() *overUpdPart {
@@ -141,16 +156,19 @@ func (o *OverUpdate) Process(_ int, b *Batch) error {
 			}
 		}
 		o.keyBuf = state.AppendKeyCols(o.keyBuf[:0], r, o.n.Partition)
-		p := o.parts[string(o.keyBuf)]
+		p, ok, err := o.store.get(o.keyBuf)
+		if err != nil {
+			return err
+		}
 		if b.Diff(i) > 0 {
-			if p == nil {
+			if !ok {
 				p = o.newPart()
-				o.parts[string(o.keyBuf)] = p
+				o.store.put(string(o.keyBuf), p)
 			}
 			at, _ := o.find(p, r)
 			p.rows = slices.Insert(p.rows, at, overEntry{row: append(types.Row(nil), r...)})
 		} else {
-			if p == nil {
+			if !ok {
 				continue // a row it does not hold (dropped by STATE TTL)
 			}
 			at, ok := o.find(p, r)
@@ -177,7 +195,7 @@ func (o *OverUpdate) Process(_ int, b *Batch) error {
 		}
 	}
 	for _, k := range o.touched {
-		p := o.parts[k]
+		p := o.store.parts[k]
 		p.changed = false
 		if err := o.correct(p, p.lo, p.hi, out); err != nil {
 			return err
@@ -186,19 +204,18 @@ func (o *OverUpdate) Process(_ int, b *Batch) error {
 			o.drop(k, p)
 		}
 	}
-	if len(out.Rows) == 0 {
-		return nil
+	if len(out.Rows) > 0 {
+		if err := o.out.Emit(out); err != nil {
+			return err
+		}
 	}
-	return o.out.Emit(out)
+	return o.store.evict()
 }
 
-// drop forgets partition k.
+// drop forgets partition k (in memory, or read in place by a sweep).
 func (o *OverUpdate) drop(k string, p *overUpdPart) {
-	delete(o.parts, k)
+	o.store.drop(k, p)
 	delete(o.open, k)
-	if p.stored {
-		o.gone = append(o.gone, k)
-	}
 }
 
 // correct recomputes the rows of p whose frames reach a row with ts in
@@ -295,13 +312,26 @@ func (o *OverUpdate) Watermark(_ int, wm int64) error {
 	o.wm = wm
 	if o.letsGo {
 		for k := range o.open {
-			p := o.parts[k]
+			o.keyBuf = append(o.keyBuf[:0], k...)
+			p, ok, err := o.store.get(o.keyBuf)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				delete(o.open, k)
+				continue
+			}
 			o.letGo(p, wm)
 			if n := len(p.rows); n == 0 || o.ts(p.rows[n-1]) < wm {
 				delete(o.open, k)
 			}
+			if err := o.store.evict(); err != nil {
+				return err
+			}
 		}
-		o.sweepEvent(wm)
+		if err := o.sweepEvent(wm); err != nil {
+			return err
+		}
 	}
 	return o.out.EmitWatermark(wm)
 }
@@ -336,17 +366,18 @@ func (o *OverUpdate) letGo(p *overUpdPart, wm int64) {
 // sweepEvent drops, under STATE TTL on event time, the partitions whose
 // newest row the watermark passed by the TTL, once the watermark moved
 // half a TTL since the last sweep; their final rows stay in the view.
-func (o *OverUpdate) sweepEvent(wm int64) {
+func (o *OverUpdate) sweepEvent(wm int64) error {
 	ttl := o.n.TTL
 	if ttl <= 0 || wm-ttl > wm || o.swept != types.MinTime && wm-o.swept < max(ttl/2, 1) {
-		return
+		return nil
 	}
 	o.swept = wm
-	for k, p := range o.parts {
+	return o.store.visit(func(k string, p *overUpdPart) error {
 		if !o.open[k] && p.last <= wm-ttl {
 			o.drop(k, p)
 		}
-	}
+		return nil
+	})
 }
 
 // Tick implements Operator: STATE TTL on the wall clock retracts and
@@ -360,9 +391,9 @@ func (o *OverUpdate) Tick(now int64) error {
 	}
 	o.swept = now
 	out := &Batch{}
-	for k, p := range o.parts {
+	err := o.store.visit(func(k string, p *overUpdPart) error {
 		if p.last > now-ttl {
-			continue
+			return nil
 		}
 		for _, e := range p.rows {
 			if e.out != nil {
@@ -370,67 +401,67 @@ func (o *OverUpdate) Tick(now int64) error {
 			}
 		}
 		o.drop(k, p)
-	}
-	if len(out.Rows) == 0 {
 		return nil
+	})
+	if err != nil || len(out.Rows) == 0 {
+		return err
 	}
 	return o.out.Emit(out)
 }
 
-// Checkpoint implements Stateful: every partition changed since the
-// previous checkpoint, as one value: a header row (row count, last),
-// the rows, then the base accumulators (UNBOUNDED PRECEDING).
-func (o *OverUpdate) Checkpoint(w *state.Writer) error {
-	err := writeParts(w, o.id, o.gone, o.parts, func(p *overUpdPart) bool { return p.dirty },
-		func(p *overUpdPart) []types.Row {
-			rows := make([]types.Row, 0, 1+len(p.rows)+len(p.base))
-			rows = append(rows, types.Row{types.IntValue(int64(len(p.rows))), types.IntValue(p.last)})
-			for _, e := range p.rows {
-				rows = append(rows, e.row)
-			}
-			return append(rows, p.base.encode()...)
-		},
-		func(p *overUpdPart) { p.dirty, p.stored = false, true })
-	o.gone = o.gone[:0]
-	return err
+// Checkpoint implements Stateful: deletes for the dropped partitions a
+// checkpoint wrote, then every partition changed since (in memory or
+// spilled).
+func (o *OverUpdate) Checkpoint(w *state.Writer) error { return o.store.checkpoint(w) }
+
+// encodePart is partition p's stored value: a header row (row count,
+// last), the rows, then the base accumulators (UNBOUNDED PRECEDING).
+func (o *OverUpdate) encodePart(p *overUpdPart) []types.Row {
+	rows := make([]types.Row, 0, 1+len(p.rows)+len(p.base))
+	rows = append(rows, types.Row{types.IntValue(int64(len(p.rows))), types.IntValue(p.last)})
+	for _, e := range p.rows {
+		rows = append(rows, e.row)
+	}
+	return append(rows, p.base.encode()...)
 }
 
-// Restore implements Stateful: reload the partitions this instance owns
-// and recompute the rows emitted for them. (A row already let go of may
-// get a partial frame here; no change can reach it, so that row is never
+// decodePart makes a partition back from the rows encodePart gave and
+// recomputes the rows emitted for it. (A row already let go of may get a
+// partial frame here; no change can reach it, so that row is never
 // emitted again.)
+func (o *OverUpdate) decodePart(_ string, rows []types.Row) (*overUpdPart, error) {
+	na := 0
+	if o.n.Unbounded {
+		na = len(o.n.Aggs)
+	}
+	if len(rows) == 0 || len(rows[0]) != 2 || int(rows[0][0].I) < 0 || 1+int(rows[0][0].I)+na != len(rows) {
+		return nil, errCorrupt(o.id)
+	}
+	nr := int(rows[0][0].I)
+	p := o.newPart()
+	p.last = rows[0][1].I
+	if o.n.Unbounded {
+		if err := p.base.decode(rows[1+nr:]); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.id, err)
+		}
+	}
+	p.rows = make([]overEntry, nr)
+	for i, r := range rows[1 : 1+nr] {
+		p.rows[i].row = r
+	}
+	if nr > 0 {
+		if err := o.correct(p, o.ts(p.rows[0]), o.ts(p.rows[nr-1]), nil); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Restore implements Stateful: reload the partitions this instance owns,
+// recomputing the rows emitted for them, and evict down to the limit as
+// they come (so a restore reads every partition once).
 func (o *OverUpdate) Restore(s *state.Store) error {
-	return s.ScanOwned([]byte(o.id), o.owns, func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.id, err)
-		}
-		na := 0
-		if o.n.Unbounded {
-			na = len(o.n.Aggs)
-		}
-		if len(rows) == 0 || len(rows[0]) != 2 || int(rows[0][0].I) < 0 || 1+int(rows[0][0].I)+na != len(rows) {
-			return errCorrupt(o.id)
-		}
-		nr := int(rows[0][0].I)
-		p := o.newPart()
-		p.last, p.stored = rows[0][1].I, true
-		if o.n.Unbounded {
-			if err := p.base.decode(rows[1+nr:]); err != nil {
-				return fmt.Errorf("%s: %w", o.id, err)
-			}
-		}
-		p.rows = make([]overEntry, nr)
-		for i, r := range rows[1 : 1+nr] {
-			p.rows[i].row = r
-		}
-		if nr > 0 {
-			if err := o.correct(p, o.ts(p.rows[0]), o.ts(p.rows[nr-1]), nil); err != nil {
-				return err
-			}
-		}
-		k := string(key[len(o.id):])
-		o.parts[k] = p
+	return o.store.restore(s, func(k string, _ *overUpdPart) error {
 		if o.letsGo {
 			o.open[k] = true
 		}
@@ -438,21 +469,21 @@ func (o *OverUpdate) Restore(s *state.Store) error {
 	})
 }
 
-// owns reports whether this instance keeps the partition stored under
-// key, from the key alone.
-func (o *OverUpdate) owns(key []byte) (bool, error) { return ownsStored(o.keep, o.id, key) }
+// StateKeys implements stateSizer: the partitions in memory.
+func (o *OverUpdate) StateKeys() int64 { return int64(o.store.resident()) }
 
-// StateKeys implements stateSizer: the partitions.
-func (o *OverUpdate) StateKeys() int64 { return int64(len(o.parts)) }
+// stateSize implements stateMeasurer: the partitions in memory and their
+// estimated bytes (the mean of a sample of them times their number), and
+// the spill area's bytes and reads.
+func (o *OverUpdate) stateSize() StateSize { return o.store.stateSize() }
 
-// stateSize implements stateMeasurer: the partitions and their estimated
-// bytes in memory (the mean of a sample of them times their number).
-func (o *OverUpdate) stateSize() StateSize {
-	return sampledParts(o.parts, func(k string, p *overUpdPart) int64 {
-		n := keyBytes(k) + int64(unsafe.Sizeof(*p))
-		for _, e := range p.rows {
-			n += rowBytes(e.row) + rowBytes(e.out)
-		}
-		return n
-	})
+// partBytes estimates partition p of key k in memory.
+func (o *OverUpdate) partBytes(k string, p *overUpdPart) int64 {
+	n := keyBytes(k) + int64(unsafe.Sizeof(*p)) + accsBytes(p.base)
+	for _, e := range p.rows {
+		n += rowBytes(e.row) + rowBytes(e.out)
+	}
+	return n
 }
+
+func (o *OverUpdate) releaseMemory() { o.store.release() }

@@ -121,10 +121,10 @@ func TestOverUpdateLetsGo(t *testing.T) {
 			if err := op.Watermark(0, 18); err != nil {
 				t.Fatal(err)
 			}
-			if len(op.parts) != 1 {
-				t.Fatalf("%d partitions, want 1", len(op.parts))
+			if len(op.store.parts) != 1 {
+				t.Fatalf("%d partitions, want 1", len(op.store.parts))
 			}
-			for _, p := range op.parts {
+			for _, p := range op.store.parts {
 				if len(p.rows) != c.want {
 					t.Fatalf("kept %d rows, want %d", len(p.rows), c.want)
 				}

@@ -9,13 +9,15 @@ import (
 
 // partStore holds the partitions of an operator that keeps its state as
 // one value per partition key under the operator's id (the keyed
-// Top-N), and bounds how many stay in
+// Top-N, the updating running aggregate), and bounds how many stay in
 // memory as Aggregate bounds its groups: with a store, at most the budget
 // (state_cache_size) and no more than fit in the operator's share of the
 // memory budget stay. Over that, evict moves whole partitions out: an
 // unchanged one is dropped (the last checkpoint holds it), a changed one
 // goes to the spill area, all in one batch. A partition comes back when
-// get asks for it, from the spill area or else the checkpoint.
+// get asks for it, from the spill area or else the checkpoint; visit
+// reads every partition, evicted ones included, without bringing them
+// back, for the sweeps that drop idle partitions.
 //
 // The operator evicts only between units of work (after a batch, after
 // each partition a watermark visits), so a partition it holds a pointer
@@ -199,6 +201,46 @@ func (s *partStore[P]) evict() error {
 	}
 	s.onDisk = true
 	return nil
+}
+
+// visit calls fn for every partition: those in memory, then the evicted
+// ones, read without coming back into memory. fn may drop the partition
+// it gets (drop) but must not change an evicted one.
+func (s *partStore[P]) visit(fn func(k string, p P) error) error {
+	for k, p := range s.parts {
+		if err := fn(k, p); err != nil {
+			return err
+		}
+	}
+	if !s.onDisk {
+		return nil
+	}
+	for k := range s.spill.spilled {
+		if _, ok := s.parts[k]; ok {
+			continue
+		}
+		p, ok, err := s.read(k)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := fn(k, p); err != nil {
+				return err
+			}
+		}
+	}
+	return s.store.ScanOwned([]byte(s.id), s.owns, func(key, val []byte) error {
+		k := string(key[len(s.id):])
+		if _, ok := s.parts[k]; ok || s.gone[k] || s.spill.has(k) {
+			return nil
+		}
+		s.spill.reads++
+		p, err := s.decodeStored(k, val)
+		if err != nil {
+			return err
+		}
+		return fn(k, p)
+	})
 }
 
 // checkpoint writes, into w, deletes for the dropped partitions a
