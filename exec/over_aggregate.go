@@ -24,30 +24,35 @@ import (
 // when it arrived had passed is late: it is dropped and counted. A row
 // whose ts is NULL has no place in the order and is skipped.
 //
-// State, in memory, per partition: the rows the watermark has not
-// passed, and the emitted rows the frame still reaches (the last n rows
-// for ROWS n PRECEDING, the rows within the interval of the newest for
-// RANGE), or for UNBOUNDED PRECEDING one accumulator per call. A
-// checkpoint writes each partition changed since the previous one under
-// one key (the partition columns). Under STATE TTL a partition with no
-// buffered rows is dropped once the watermark passes its newest row by
-// the TTL (swept every half TTL of event time); otherwise partitions are
-// unbounded.
+// State, per partition: the rows the watermark has not passed, and the
+// emitted rows the frame still reaches (the last n rows for ROWS n
+// PRECEDING, the rows within the interval of the newest for RANGE), or
+// for UNBOUNDED PRECEDING one accumulator per call. The partitions live
+// in a partStore (parts_spill.go): at most state_cache_size of them, and
+// no more than fit in the operator's share of memory_limit, stay in
+// memory after each batch and after each partition a watermark fires;
+// the others leave memory whole (to the spill area when changed since
+// the last checkpoint) and come back when a row of theirs arrives or the
+// watermark passes their buffered rows. Memory keeps the keys of the
+// partitions with buffered rows (waiting), bounded by the partitions
+// active within the watermark delay. A checkpoint writes each partition
+// changed since the previous one under one key (the partition columns).
+// Under STATE TTL a partition with no buffered rows is dropped once the
+// watermark passes its newest row by the TTL (swept every half TTL of
+// event time, evicted partitions read in place); otherwise partitions
+// are unbounded.
 type OverAggregate struct {
 	id    string
 	n     *planner.OverAggregate
 	out   Output
 	late  *lateness.Counters
-	keep  func(key types.Row) bool
 	order ranker
 	wm    int64
-	parts map[string]*overPart
+	store *partStore[*overPart]
 	// waiting are the keys of the partitions with buffered rows.
 	waiting map[string]bool
-	// swept is the watermark of the last STATE TTL sweep; gone are the
-	// keys of the dropped partitions a checkpoint wrote.
+	// swept is the watermark of the last STATE TTL sweep.
 	swept  int64
-	gone   []string
 	keyBuf []byte
 }
 
@@ -79,9 +84,15 @@ type OverAggregateConfig struct {
 
 // NewOverAggregate returns the operator for c.Node.
 func NewOverAggregate(c OverAggregateConfig) *OverAggregate {
-	return &OverAggregate{id: c.ID, n: c.Node, out: c.Out, late: c.Late, keep: c.Keep,
+	o := &OverAggregate{id: c.ID, n: c.Node, out: c.Out, late: c.Late,
 		order: ranker{order: []planner.SortKey{{Col: c.Node.TimeCol}}},
-		wm:    types.MinTime, swept: types.MinTime, parts: map[string]*overPart{}, waiting: map[string]bool{}}
+		wm:    types.MinTime, swept: types.MinTime, waiting: map[string]bool{}}
+	o.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
+		partCodec[*overPart]{encode: o.encodePart, decode: o.decodePart,
+			flags: func(p *overPart) (bool, bool) { return p.dirty, p.stored },
+			set:   func(p *overPart, dirty, stored bool) { p.dirty, p.stored = dirty, stored },
+			size:  o.partBytes})
+	return o
 }
 
 // Process implements Operator: each on-time row waits in its partition
@@ -106,25 +117,30 @@ func (o *OverAggregate) Process(_ int, b *Batch) error {
 			continue
 		}
 		o.keyBuf = state.AppendKeyCols(o.keyBuf[:0], r, o.n.Partition)
-		p := o.part(string(o.keyBuf))
+		p, err := o.part()
+		if err != nil {
+			return err
+		}
 		p.pending = append(p.pending, append(types.Row(nil), r...))
 		p.dirty = true
 		o.waiting[string(o.keyBuf)] = true
 	}
-	return nil
+	return o.store.evict()
 }
 
-// part returns the partition of key k, made when absent.
-func (o *OverAggregate) part(k string) *overPart {
-	p, ok := o.parts[k]
-	if !ok {
-		p = &overPart{}
-		if o.n.Unbounded {
-			p.accs = newAccs(o.n.Aggs)
-		}
-		o.parts[k] = p
+// part returns the partition of key o.keyBuf, loaded when it left memory,
+// made when absent.
+func (o *OverAggregate) part() (*overPart, error) {
+	p, ok, err := o.store.get(o.keyBuf)
+	if ok || err != nil {
+		return p, err
 	}
-	return p
+	p = &overPart{}
+	if o.n.Unbounded {
+		p.accs = newAccs(o.n.Aggs)
+	}
+	o.store.put(string(o.keyBuf), p)
+	return p, nil
 }
 
 // Watermark implements Operator: emit every buffered row wm passed, per
@@ -141,13 +157,22 @@ func (o *OverAggregate) Watermark(_ int, wm int64) error {
 	slices.Sort(keys)
 	out := &Batch{}
 	for _, k := range keys {
-		p := o.parts[k]
+		o.keyBuf = append(o.keyBuf[:0], k...)
+		p, err := o.part()
+		if err != nil {
+			return err
+		}
 		o.fire(p, wm, out)
 		if len(p.pending) == 0 {
 			delete(o.waiting, k)
 		}
+		if err := o.store.evict(); err != nil {
+			return err
+		}
 	}
-	o.sweep(wm)
+	if err := o.sweep(wm); err != nil {
+		return err
+	}
 	if len(out.Rows) > 0 {
 		if err := o.out.Emit(out); err != nil {
 			return err
@@ -160,22 +185,19 @@ func (o *OverAggregate) Watermark(_ int, wm int64) error {
 // whose newest row the watermark has passed by the TTL. It runs once the
 // watermark has moved half a TTL since the last sweep, so a partition
 // outlives its TTL by at most half of it and a sweep's cost is spread
-// over that much event time.
-func (o *OverAggregate) sweep(wm int64) {
+// over that much event time. Evicted partitions are read in place.
+func (o *OverAggregate) sweep(wm int64) error {
 	ttl := o.n.TTL
 	if ttl <= 0 || o.swept != types.MinTime && wm-o.swept < max(ttl/2, 1) {
-		return
+		return nil
 	}
 	o.swept = wm
-	for k, p := range o.parts {
-		if len(p.pending) > 0 || p.last > wm-ttl {
-			continue
+	return o.store.visit(func(k string, p *overPart) error {
+		if len(p.pending) == 0 && p.last <= wm-ttl {
+			o.store.drop(k, p)
 		}
-		delete(o.parts, k)
-		if p.stored {
-			o.gone = append(o.gone, k)
-		}
-	}
+		return nil
+	})
 }
 
 // fire emits p's buffered rows whose ts wm passed, in order, each with
@@ -278,37 +300,27 @@ func withResults(r types.Row, a accs) types.Row {
 // Tick implements Operator (nothing runs on the wall clock).
 func (o *OverAggregate) Tick(int64) error { return nil }
 
-// Checkpoint implements Stateful: every partition changed since the
-// previous checkpoint, as one value: a header row (pending and frame
-// counts, the newest emitted ts), the pending rows, the frame rows, then the accumulators'
-// states (UNBOUNDED PRECEDING).
-func (o *OverAggregate) Checkpoint(w *state.Writer) error {
-	err := writeParts(w, o.id, o.gone, o.parts, func(p *overPart) bool { return p.dirty },
-		func(p *overPart) []types.Row {
-			rows := make([]types.Row, 0, 1+len(p.pending)+len(p.frame)+len(p.accs))
-			rows = append(rows, types.Row{types.IntValue(int64(len(p.pending))), types.IntValue(int64(len(p.frame))), types.TimestampValue(p.last)})
-			rows = append(rows, p.pending...)
-			rows = append(rows, p.frame...)
-			return append(rows, p.accs.encode()...)
-		},
-		func(p *overPart) { p.dirty, p.stored = false, true })
-	o.gone = o.gone[:0]
-	return err
+// Checkpoint implements Stateful: deletes for the dropped partitions a
+// checkpoint wrote, then every partition changed since (in memory or
+// spilled).
+func (o *OverAggregate) Checkpoint(w *state.Writer) error { return o.store.checkpoint(w) }
+
+// encodePart is partition p's stored value: a header row (pending and
+// frame counts, the newest emitted ts), the pending rows, the frame rows,
+// then the accumulators' states (UNBOUNDED PRECEDING).
+func (o *OverAggregate) encodePart(p *overPart) []types.Row {
+	rows := make([]types.Row, 0, 1+len(p.pending)+len(p.frame)+len(p.accs))
+	rows = append(rows, types.Row{types.IntValue(int64(len(p.pending))), types.IntValue(int64(len(p.frame))), types.TimestampValue(p.last)})
+	rows = append(rows, p.pending...)
+	rows = append(rows, p.frame...)
+	return append(rows, p.accs.encode()...)
 }
 
-// Restore implements Stateful: reload the partitions this instance owns.
+// Restore implements Stateful: reload the partitions this instance owns,
+// evicting down to the limit as they come (so a restore reads every
+// partition once).
 func (o *OverAggregate) Restore(s *state.Store) error {
-	return s.ScanOwned([]byte(o.id), o.owns, func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.id, err)
-		}
-		k := string(key[len(o.id):])
-		p, err := o.decodePart(rows)
-		if err != nil {
-			return err
-		}
-		o.parts[k] = p
+	return o.store.restore(s, func(k string, p *overPart) error {
 		if len(p.pending) > 0 {
 			o.waiting[k] = true
 		}
@@ -316,8 +328,8 @@ func (o *OverAggregate) Restore(s *state.Store) error {
 	})
 }
 
-// decodePart rebuilds a partition from the rows Checkpoint wrote.
-func (o *OverAggregate) decodePart(rows []types.Row) (*overPart, error) {
+// decodePart rebuilds a partition from the rows encodePart gave.
+func (o *OverAggregate) decodePart(_ string, rows []types.Row) (*overPart, error) {
 	if len(rows) == 0 || len(rows[0]) != 3 {
 		return nil, errCorrupt(o.id)
 	}
@@ -330,7 +342,7 @@ func (o *OverAggregate) decodePart(rows []types.Row) (*overPart, error) {
 		return nil, errCorrupt(o.id)
 	}
 	// Clipped: appending to one must not overwrite the next.
-	p := &overPart{pending: slices.Clip(rows[1 : 1+np]), frame: slices.Clip(rows[1+np : 1+np+nf]), last: rows[0][2].I, stored: true}
+	p := &overPart{pending: slices.Clip(rows[1 : 1+np]), frame: slices.Clip(rows[1+np : 1+np+nf]), last: rows[0][2].I}
 	if o.n.Unbounded {
 		p.accs = newAccs(o.n.Aggs)
 		if err := p.accs.decode(rows[1+np+nf:]); err != nil {
@@ -340,24 +352,24 @@ func (o *OverAggregate) decodePart(rows []types.Row) (*overPart, error) {
 	return p, nil
 }
 
-// owns reports whether this instance keeps the partition stored under
-// key, from the key alone.
-func (o *OverAggregate) owns(key []byte) (bool, error) { return ownsStored(o.keep, o.id, key) }
+// StateKeys implements stateSizer: the partitions in memory.
+func (o *OverAggregate) StateKeys() int64 { return int64(o.store.resident()) }
 
-// StateKeys implements stateSizer: the partitions.
-func (o *OverAggregate) StateKeys() int64 { return int64(len(o.parts)) }
+// stateSize implements stateMeasurer: the partitions in memory and their
+// estimated bytes (the mean of a sample of them times their number), and
+// the spill area's bytes and reads.
+func (o *OverAggregate) stateSize() StateSize { return o.store.stateSize() }
 
-// stateSize implements stateMeasurer: the partitions and their estimated
-// bytes in memory (the mean of a sample of them times their number).
-func (o *OverAggregate) stateSize() StateSize {
-	return sampledParts(o.parts, func(k string, p *overPart) int64 {
-		n := keyBytes(k) + int64(unsafe.Sizeof(*p))
-		for _, r := range p.pending {
-			n += rowBytes(r)
-		}
-		for _, r := range p.frame {
-			n += rowBytes(r)
-		}
-		return n
-	})
+// partBytes estimates partition p of key k in memory.
+func (o *OverAggregate) partBytes(k string, p *overPart) int64 {
+	n := keyBytes(k) + int64(unsafe.Sizeof(*p)) + accsBytes(p.accs)
+	for _, r := range p.pending {
+		n += rowBytes(r)
+	}
+	for _, r := range p.frame {
+		n += rowBytes(r)
+	}
+	return n
 }
+
+func (o *OverAggregate) releaseMemory() { o.store.release() }

@@ -234,3 +234,35 @@ func TestOverUpdateSpillAgreesWithMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestOverAggregateSpillAgreesWithMemory: the EMIT ON WINDOW CLOSE
+// running aggregate's partitions leave memory whole and come back on
+// their next row or when the watermark fires their buffered rows, or are
+// read in place by a STATE TTL sweep, with the same output as keeping
+// them all.
+func TestOverAggregateSpillAgreesWithMemory(t *testing.T) {
+	cases := []struct {
+		name           string
+		rows, unb      bool
+		preceding, ttl int64
+	}{
+		{"rows-2", true, false, 2, 0},
+		{"range-3/ttl", false, false, 3, 12},
+		{"rows-unbounded/ttl", true, true, 0, 9},
+	}
+	for _, tc := range cases {
+		node := &planner.OverAggregate{Partition: []int{0}, TimeCol: 1, Rows: tc.rows, Unbounded: tc.unb, Preceding: tc.preceding,
+			TTL: tc.ttl, Emit: "on_window_close", Input: &planner.Scan{TimeCol: 1},
+			Aggs:  []planner.AggCall{{Fn: "sum", Arg: 2, T: types.Int}, {Fn: "count", Arg: -1, T: types.Int}, {Fn: "max", Arg: 2, T: types.Int}},
+			Names: []string{"sum", "count", "max"}}
+		partsSpillAgree(t, partSpillCase{
+			name: "over-eowc/" + tc.name,
+			build: func(st *state.Store, budget int, mem *MemoryBudget, id string, out Output) partSpiller {
+				return NewOverAggregate(OverAggregateConfig{ID: id, Node: node, Out: out, Store: st, Budget: budget, Memory: mem})
+			},
+			row: func(k, ts, v int64) types.Row {
+				return types.Row{types.IntValue(k), types.TimestampValue(ts), types.IntValue(v)}
+			},
+		})
+	}
+}

@@ -359,9 +359,9 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	case *planner.OverAggregate:
 		id := b.id()
 		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
-			c := OverAggregateConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep}
+			c := OverAggregateConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep,
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory}
 			if x.Updating() {
-				c.Store, c.Budget, c.Memory = b.env.Store, b.env.StateBudget, b.env.Memory
 				return NewOverUpdate(c, b.env.Now)
 			}
 			return NewOverAggregate(c)
