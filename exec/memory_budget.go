@@ -12,8 +12,8 @@ import (
 // MemoryBudget is the bytes of state that the stateful operators of every
 // running pipeline may keep in memory together (the engine derives it
 // from memory_limit). Each operator instance that can spill — a join, a
-// GROUP BY aggregate, a window aggregate, a view store, a keyed Top-N, a
-// running aggregate — is a member. A
+// GROUP BY aggregate, a window aggregate, a view store, a keyed or window
+// Top-N, a running aggregate — is a member. A
 // member may always keep an equal share, and more while the others leave
 // theirs unused: up to the total less what the others hold (their last
 // published estimates), so one large join is not held to the share of

@@ -61,22 +61,6 @@ func (s *sampler) times(resident int64) int64 {
 	return resident * s.bytes / s.n
 }
 
-// sampledParts is the size of an operator that keeps its state as a map
-// of in-memory partitions and spills nothing: the partitions, and their
-// bytes estimated as the mean size (size of key and partition) of a
-// sample of them times their number.
-func sampledParts[P any](parts map[string]P, size func(k string, p P) int64) StateSize {
-	var s sampler
-	for k, p := range parts {
-		if s.full() {
-			break
-		}
-		s.add(int(size(k, p)))
-	}
-	n := int64(len(parts))
-	return StateSize{Keys: n, MemoryBytes: s.times(n)}
-}
-
 func (a *spillArea) size(keys int64, mem int64) StateSize {
 	return StateSize{Keys: keys, MemoryBytes: mem, SpilledBytes: a.bytes, SpillReads: a.reads}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // partStore holds the partitions of an operator that keeps its state as
-// one value per partition key under the operator's id (the keyed
+// one value per partition key under the operator's id (keyed and window
 // Top-N, both running aggregates), and bounds how many stay in
 // memory as Aggregate bounds its groups: with a store, at most the budget
 // (state_cache_size) and no more than fit in the operator's share of the

@@ -266,3 +266,24 @@ func TestOverAggregateSpillAgreesWithMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowTopNSpillAgreesWithMemory: the window Top-N's (window,
+// partition) pairs leave memory whole and come back on their next row or
+// when their window closes, with the same output as keeping them all.
+func TestWindowTopNSpillAgreesWithMemory(t *testing.T) {
+	for _, fn := range []string{"row_number", "rank"} {
+		node := &planner.WindowTopN{Fn: fn, Limit: 2, Partition: []int{1, 2, 0}, Order: []planner.SortKey{{Col: 3, Desc: true}},
+			RankCol: 4, RankName: "rn", StartCol: 1, EndCol: 2}
+		partsSpillAgree(t, partSpillCase{
+			name: "window-topn/" + fn,
+			build: func(st *state.Store, budget int, mem *MemoryBudget, id string, out Output) partSpiller {
+				return NewWindowTopN(WindowTopNConfig{ID: id, Node: node, Out: out, Store: st, Budget: budget, Memory: mem})
+			},
+			row: func(k, ts, v int64) types.Row { // a 5-wide tumbling window
+				start := ts - ts%5
+				return types.Row{types.IntValue(k), types.TimestampValue(start), types.TimestampValue(start + 5),
+					types.IntValue(v % 10), types.IntValue(0)}
+			},
+		})
+	}
+}

@@ -354,7 +354,8 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 	case *planner.WindowTopN:
 		id := b.id()
 		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
-			return NewWindowTopN(WindowTopNConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep})
+			return NewWindowTopN(WindowTopNConfig{ID: id, Node: x, Out: o, Late: b.env.Late, Keep: keep,
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 	case *planner.OverAggregate:
 		id := b.id()

@@ -28,22 +28,26 @@ import (
 //
 // State: a sorted slice of at most Limit rows (RANK and DENSE_RANK also
 // keep the rows tied with the last kept rank) per open window and
-// partition, in memory; a checkpoint writes the partitions changed since
-// the previous one, one key each (the partition columns), and deletes the ones dropped. State is bounded by Limit × open
-// windows × partitions. It does not spill: each partition is at most
-// Limit rows.
+// partition, bounded by Limit × open windows × partitions. They live in
+// a partStore (parts_spill.go): at most state_cache_size of them, and no
+// more than fit in the operator's share of memory_limit, stay in memory
+// after each batch and after each partition a closing window emits; the
+// others leave memory whole (to the spill area when changed since the
+// last checkpoint) and come back when a row of theirs arrives or their
+// window closes. Memory keeps every open partition's key by window end
+// (byEnd), to find the partitions a watermark closes: a key per open
+// (window, partition). A checkpoint writes the partitions changed since
+// the previous one, one key each (the partition columns), and deletes the
+// ones dropped.
 type WindowTopN struct {
 	ranker
-	id    string
-	n     *planner.WindowTopN
-	out   Output
-	late  *lateness.Counters
-	keep  func(key types.Row) bool
-	wm    int64
-	parts map[string]*topNPart
-	byEnd map[int64][]string // open partitions' keys by window_end
-	// gone are the keys of dropped partitions a checkpoint wrote.
-	gone   []string
+	id     string
+	n      *planner.WindowTopN
+	out    Output
+	late   *lateness.Counters
+	wm     int64
+	store  *partStore[*topNPart]
+	byEnd  map[int64][]string // open partitions' keys by window_end
 	keyBuf []byte
 }
 
@@ -63,12 +67,24 @@ type WindowTopNConfig struct {
 	Late *lateness.Counters
 	// Keep is the restore filter of a parallel instance (nil: all).
 	Keep func(key types.Row) bool
+	// Store with Budget or Memory lets partitions spill: at most Budget
+	// of them (0: no cap), and no more than fit in Memory's bytes (nil:
+	// no share), stay in memory.
+	Store  *state.Store
+	Budget int
+	Memory *MemoryBudget
 }
 
 // NewWindowTopN returns the operator for c.Node.
 func NewWindowTopN(c WindowTopNConfig) *WindowTopN {
-	return &WindowTopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit}, id: c.ID, n: c.Node, out: c.Out, late: c.Late, keep: c.Keep,
-		wm: types.MinTime, parts: map[string]*topNPart{}, byEnd: map[int64][]string{}}
+	t := &WindowTopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit}, id: c.ID, n: c.Node, out: c.Out, late: c.Late,
+		wm: types.MinTime, byEnd: map[int64][]string{}}
+	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
+		partCodec[*topNPart]{encode: func(p *topNPart) []types.Row { return p.rows }, decode: t.decodePart,
+			flags: func(p *topNPart) (bool, bool) { return p.dirty, p.persisted },
+			set:   func(p *topNPart, dirty, persisted bool) { p.dirty, p.persisted = dirty, persisted },
+			size:  t.partBytes})
+	return t
 }
 
 // Process implements Operator: each row joins its window's partition
@@ -92,24 +108,30 @@ func (t *WindowTopN) Process(_ int, b *Batch) error {
 			}
 			continue
 		}
-		t.add(r, end.I)
+		if err := t.add(r, end.I); err != nil {
+			return err
+		}
 	}
-	return nil
+	return t.store.evict()
 }
 
 // add puts row r into the partition of window end.
-func (t *WindowTopN) add(r types.Row, end int64) {
+func (t *WindowTopN) add(r types.Row, end int64) error {
 	t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
-	p, ok := t.parts[string(t.keyBuf)]
+	p, ok, err := t.store.get(t.keyBuf)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		k := string(t.keyBuf)
 		p = &topNPart{end: end}
-		t.parts[k] = p
+		t.store.put(k, p)
 		t.byEnd[end] = append(t.byEnd[end], k)
 	}
 	if t.insert(p, r) {
 		p.dirty = true
 	}
+	return nil
 }
 
 // insert places r in p's sorted rows and trims what ranks past the
@@ -163,15 +185,22 @@ func (t *WindowTopN) close(end int64) error {
 	slices.Sort(keys)
 	out := &Batch{}
 	for _, k := range keys {
-		p := t.parts[k]
+		t.keyBuf = append(t.keyBuf[:0], k...)
+		p, ok, err := t.store.get(t.keyBuf)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
 		for i, r := range p.rows {
 			row := append(types.Row(nil), r...)
 			row[t.n.RankCol] = types.IntValue(t.rankAt(p.rows, i))
 			out.Rows = append(out.Rows, row)
 		}
-		delete(t.parts, k)
-		if p.persisted {
-			t.gone = append(t.gone, k)
+		t.store.drop(k, p)
+		if err := t.store.evict(); err != nil {
+			return err
 		}
 	}
 	return t.out.Emit(out)
@@ -181,51 +210,45 @@ func (t *WindowTopN) close(end int64) error {
 func (t *WindowTopN) Tick(int64) error { return nil }
 
 // Checkpoint implements Stateful: deletes for the dropped partitions a
-// checkpoint wrote, then every partition changed since, its rows as one
-// value.
-func (t *WindowTopN) Checkpoint(w *state.Writer) error {
-	err := writeParts(w, t.id, t.gone, t.parts, func(p *topNPart) bool { return p.dirty },
-		func(p *topNPart) []types.Row { return p.rows },
-		func(p *topNPart) { p.dirty, p.persisted = false, true })
-	t.gone = t.gone[:0]
-	return err
+// checkpoint wrote, then every partition changed since (in memory or
+// spilled), its rows as one value.
+func (t *WindowTopN) Checkpoint(w *state.Writer) error { return t.store.checkpoint(w) }
+
+// decodePart makes a partition back from its stored rows.
+func (t *WindowTopN) decodePart(_ string, rows []types.Row) (*topNPart, error) {
+	if len(rows) == 0 || len(rows[0]) <= t.n.EndCol || len(rows[0]) <= t.n.RankCol {
+		return nil, errCorrupt(t.id)
+	}
+	return &topNPart{end: rows[0][t.n.EndCol].I, rows: rows}, nil
 }
 
-// Restore implements Stateful: reload the partitions this instance owns.
+// Restore implements Stateful: reload the partitions this instance owns,
+// indexing each by its window's end, and evict down to the limit as they
+// come (so a restore reads every partition once).
 func (t *WindowTopN) Restore(s *state.Store) error {
-	return s.ScanOwned([]byte(t.id), t.owns, func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
-		if err != nil {
-			return fmt.Errorf("%s: %w", t.id, err)
-		}
-		if len(rows) == 0 || len(rows[0]) <= t.n.EndCol || len(rows[0]) <= t.n.RankCol {
-			return errCorrupt(t.id)
-		}
-		k := string(key[len(t.id):])
-		end := rows[0][t.n.EndCol].I
-		t.parts[k] = &topNPart{end: end, rows: rows, persisted: true}
-		t.byEnd[end] = append(t.byEnd[end], k)
+	return t.store.restore(s, func(k string, p *topNPart) error {
+		t.byEnd[p.end] = append(t.byEnd[p.end], k)
 		return nil
 	})
 }
 
-// owns reports whether this instance keeps the partition stored under
-// key, from the key alone (its values in key form, which Owner hashes
-// alike).
-func (t *WindowTopN) owns(key []byte) (bool, error) { return ownsStored(t.keep, t.id, key) }
-
-// StateKeys implements stateSizer: the open (window, partition) pairs.
-func (t *WindowTopN) StateKeys() int64 { return int64(len(t.parts)) }
+// StateKeys implements stateSizer: the open (window, partition) pairs in
+// memory.
+func (t *WindowTopN) StateKeys() int64 { return int64(t.store.resident()) }
 
 // stateSize implements stateMeasurer: the open (window, partition) pairs
-// and their estimated bytes in memory (the mean of a sample of them times
-// their number); nothing spills.
-func (t *WindowTopN) stateSize() StateSize {
-	return sampledParts(t.parts, func(k string, p *topNPart) int64 {
-		n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
-		for _, r := range p.rows {
-			n += rowBytes(r)
-		}
-		return n
-	})
+// in memory and their estimated bytes (the mean of a sample of them times
+// their number), and the spill area's bytes and reads.
+func (t *WindowTopN) stateSize() StateSize { return t.store.stateSize() }
+
+// partBytes estimates partition p of key k in memory, its key in byEnd
+// included.
+func (t *WindowTopN) partBytes(k string, p *topNPart) int64 {
+	n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p)) + stringBytes
+	for _, r := range p.rows {
+		n += rowBytes(r)
+	}
+	return n
 }
+
+func (t *WindowTopN) releaseMemory() { t.store.release() }

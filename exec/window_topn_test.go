@@ -78,7 +78,7 @@ func TestWindowTopNStateSize(t *testing.T) {
 	if s := op.stateSize(); s.Keys != 3 || s.MemoryBytes <= 0 {
 		t.Fatalf("state size %+v, want 3 keys and some bytes", s)
 	}
-	if n := len(op.parts[string(state.AppendKeyCols(nil, b.Rows[0], []int{1, 2, 0}))].rows); n != 2 {
+	if n := len(op.store.parts[string(state.AppendKeyCols(nil, b.Rows[0], []int{1, 2, 0}))].rows); n != 2 {
 		t.Fatalf("partition a keeps %d rows, want 2", n)
 	}
 	if err := op.Watermark(0, 10); err != nil {
