@@ -29,7 +29,9 @@ import (
 //     the "crash" form checkpoints twice, keeps feeding past the second
 //     checkpoint, then restores from it and replays the rest;
 //   - duplicated rows and rows reordered between two watermark advances,
-//     for the cases that declare it safe.
+//     for the cases that declare it safe;
+//   - for the cases whose operator spills (spills), a state budget of one
+//     entry, so nearly everything lives in Badger between batches.
 //
 // After a restore the harness re-sends each port's last watermark before
 // replaying, as the engine does (engine/view.go: "Operators learn the
@@ -57,6 +59,10 @@ type instance struct {
 	Late *lateness.Counters
 	// Keep is the restore filter of this instance (nil when it owns all).
 	Keep func(port int, key types.Row) bool
+	// Store and Budget, when Store is set, are the state budget an
+	// operator that spills runs under (state_cache_size).
+	Store  *state.Store
+	Budget int
 }
 
 // harnessCase is one operator test: a factory, its input and the
@@ -71,6 +77,7 @@ type harnessCase struct {
 	reorder  bool // rows between watermark advances may come in any order
 	dup      bool // duplicated rows do not change the output
 	serial   bool // the operator is not keyed: run one instance only
+	spills   bool // build uses instance.Store and Budget: also run with a budget of one
 }
 
 // variation is one way of delivering a case's events.
@@ -82,6 +89,7 @@ type variation struct {
 	crash   bool // keep feeding past the last checkpoint before restoring
 	dup     bool
 	reorder bool
+	spill   bool // a state budget of one entry
 }
 
 func (v variation) label(ckpts []int, crashAt int) string {
@@ -96,6 +104,9 @@ func (v variation) label(ckpts []int, crashAt int) string {
 	}
 	if v.reorder {
 		fmt.Fprintf(&b, " reordered(seed %d)", v.seed)
+	}
+	if v.spill {
+		b.WriteString(" state-budget=1")
 	}
 	switch {
 	case len(ckpts) == 1 && !v.crash:
@@ -124,6 +135,9 @@ func variations(c harnessCase) []variation {
 	}
 	for s := int64(1); c.reorder && s <= 4; s++ {
 		vs = append(vs, variation{split: "random", seed: 40 + s, par: 1 + 3*int(s%2), ckpts: int(s % 2), reorder: true})
+	}
+	for s := int64(1); c.spills && s <= 4; s++ {
+		vs = append(vs, variation{split: "random", seed: 50 + s, par: 1 + 3*int(s%2), ckpts: int(s % 3), crash: s == 3, spill: true})
 	}
 	if c.serial {
 		vs = slices.DeleteFunc(vs, func(v variation) bool { return v.par > 1 })
@@ -177,7 +191,11 @@ func runVariation(c harnessCase, v variation, store *state.Store, prefix string)
 	steps := deliver(perturb(fillWM(c.events), v, rng), v.split, rng)
 	ckpts, crashAt := plan(len(steps), v, rng)
 	res := result{label: v.label(ckpts, crashAt)}
-	r := newRig(c, v.par, prefix)
+	var spill *state.Store
+	if v.spill {
+		spill = store
+	}
+	r := newRig(c, v.par, prefix, spill)
 	from, saved := 0, r.wms
 	for _, at := range ckpts {
 		if res.err = r.feed(steps[from:at]); res.err != nil {
@@ -192,7 +210,7 @@ func runVariation(c harnessCase, v variation, store *state.Store, prefix string)
 		if res.err = r.feed(steps[from:crashAt]); res.err != nil {
 			return res
 		}
-		if r, res.err = restoreRig(c, v.par, prefix, store, saved); res.err != nil {
+		if r, res.err = restoreRig(c, v.par, prefix, store, spill, saved); res.err != nil {
 			return res
 		}
 	}
@@ -308,14 +326,18 @@ type rig struct {
 }
 
 // newRig builds fresh operators: n instances behind NewParallel when
-// n > 1, each with the restore filter of the keys it owns.
-func newRig(c harnessCase, n int, prefix string) *rig {
+// n > 1, each with the restore filter of the keys it owns; with spill
+// set, each under a state budget of one entry spilling into it.
+func newRig(c harnessCase, n int, prefix string, spill *state.Store) *rig {
 	r := &rig{
 		view: NewMaterialize(prefix+"view/", nil, nil),
 		side: NewMaterialize(prefix+"side/", nil, nil),
 		wms:  [2]int64{types.MinTime, types.MinTime},
 	}
 	in := instance{ID: prefix + "op/", Out: Output{Op: checkedView{r.view}}, Side: r.sideRow, Late: &lateness.Counters{}}
+	if spill != nil {
+		in.Store, in.Budget = spill, 1
+	}
 	if n <= 1 {
 		r.op = c.build(in)
 		return r
@@ -380,8 +402,8 @@ func (r *rig) checkpoint(store *state.Store) error {
 
 // restoreRig builds fresh operators, restores them from store and re-sends
 // the watermarks in force at the checkpoint.
-func restoreRig(c harnessCase, n int, prefix string, store *state.Store, wms [2]int64) (*rig, error) {
-	r := newRig(c, n, prefix)
+func restoreRig(c harnessCase, n int, prefix string, store, spill *state.Store, wms [2]int64) (*rig, error) {
+	r := newRig(c, n, prefix, spill)
 	for _, s := range r.stateful() {
 		if err := s.Restore(store); err != nil {
 			return nil, fmt.Errorf("restore: %w", err)

@@ -17,7 +17,8 @@ func overUpdBuild(letsGo, rows, unbounded bool, preceding int64) func(instance) 
 		Aggs:  []planner.AggCall{{Fn: "sum", Arg: 2, T: types.Int}, {Fn: "count", Arg: -1, T: types.Int}, {Fn: "max", Arg: 2, T: types.Int}},
 		Names: []string{"sum", "count", "max"}}
 	return func(in instance) Operator {
-		return NewOverUpdate(OverAggregateConfig{ID: in.ID, Node: node, Out: in.Out, Late: in.Late, Keep: keepOf(in)}, 0)
+		return NewOverUpdate(OverAggregateConfig{ID: in.ID, Node: node, Out: in.Out, Late: in.Late, Keep: keepOf(in),
+			Store: in.Store, Budget: in.Budget}, 0)
 	}
 }
 
@@ -41,6 +42,7 @@ func TestHarnessOverUpdate(t *testing.T) {
 		want: []string{"a @1 1 1 1 1", "b @2 10 10 1 10", "a @3 2 3 2 2", "a @3 4 7 3 4", "b @3 20 30 2 20", "a @5 8 15 4 8"},
 	}}
 	for _, c := range cases {
+		c.spills = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }
@@ -66,6 +68,7 @@ func TestHarnessOverUpdateRetracting(t *testing.T) {
 		want: []string{"a @1 1 1 1 1", "a @2 8 9 2 8", "a @3 4 13 3 8", "a @4 16 29 4 16"},
 	}}
 	for _, c := range cases {
+		c.spills = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }

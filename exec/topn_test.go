@@ -23,7 +23,7 @@ func keyedBuild(fn string, limit int64, keepAll bool) func(instance) Operator {
 		if in.Keep != nil {
 			keep = func(k types.Row) bool { return in.Keep(0, k) }
 		}
-		return NewTopN(TopNConfig{ID: in.ID, Node: node, KeepAll: keepAll, Out: in.Out, Keep: keep})
+		return NewTopN(TopNConfig{ID: in.ID, Node: node, KeepAll: keepAll, Out: in.Out, Keep: keep, Store: in.Store, Budget: in.Budget})
 	}
 }
 
@@ -70,6 +70,7 @@ func TestHarnessTopN(t *testing.T) {
 		want: []string{"a 6 1", "b 4 1"},
 	}}
 	for _, c := range cases {
+		c.spills = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }

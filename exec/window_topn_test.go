@@ -25,7 +25,7 @@ func topNBuild(fn string, limit int64, partition []int) func(instance) Operator 
 		if in.Keep != nil {
 			keep = func(k types.Row) bool { return in.Keep(0, k) }
 		}
-		return NewWindowTopN(WindowTopNConfig{ID: in.ID, Node: node, Out: in.Out, Late: in.Late, Keep: keep})
+		return NewWindowTopN(WindowTopNConfig{ID: in.ID, Node: node, Out: in.Out, Late: in.Late, Keep: keep, Store: in.Store, Budget: in.Budget})
 	}
 }
 
@@ -60,6 +60,7 @@ func TestHarnessWindowTopN(t *testing.T) {
 		want: []string{"a @0 @10 7 1", "b @0 @10 9 1", "c @0 @10 9 1", "e @0 @10 9 1", "d @10 @20 3 1", "f @10 @20 3 1", "g @10 @20 NULL 1"},
 	}}
 	for _, c := range cases {
+		c.spills = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }
