@@ -18,7 +18,9 @@
 //     rows a stored timer at the time each next needs (timers.go,
 //     join_timers.go; a TUMBLE or HOP window's key is its end, its own
 //     timer: window_store.go); a spilling operator's (and a temporal filter's)
-//     Restore reads nothing and loads keys on use, otherwise
+//     Restore reads nothing and loads keys on use (the Top-Ns and running
+//     aggregates, whose partitions a partStore holds, read every owned
+//     partition and evict as they go: parts_spill.go), otherwise
 //     the parallel instances reload concurrently, each reading only the
 //     values of the keys it owns (decided from the key).
 //   - A plan node with several parents (planner.ShareIdenticalSubplans)
