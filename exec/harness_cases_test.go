@@ -190,7 +190,7 @@ func TestHarnessAggregate(t *testing.T) {
 	runHarness(t, harnessCase{
 		name:  "aggregate/ttl",
 		keys:  [][]int{{0}},
-		build: aggregateBuild(node),
+		build: aggregateBuild(node), spills: true,
 		events: []event{
 			in("a", 1, 1), in("b", 2, 2), in("a", 5, 3),
 			wmAt(0, 5),
@@ -209,7 +209,7 @@ func TestHarnessAggregate(t *testing.T) {
 	runHarness(t, harnessCase{
 		name:  "aggregate/ttl end of input",
 		keys:  [][]int{{0}},
-		build: aggregateBuild(node),
+		build: aggregateBuild(node), spills: true,
 		events: []event{
 			in("a", 1, 1), in("b", 9, 2), in("b", 12, 3),
 			wmAt(0, 15), // a (last 1) expires
@@ -388,6 +388,7 @@ func keepOf(in instance) func(types.Row) bool {
 // harness instance.
 func aggregateBuild(node *planner.Aggregate) func(instance) Operator {
 	return func(in instance) Operator {
-		return NewAggregate(AggregateConfig{ID: in.ID, Node: node, TimeCol: 1, Out: in.Out, Keep: keepOf(in)})
+		return NewAggregate(AggregateConfig{ID: in.ID, Node: node, TimeCol: 1, Out: in.Out, Keep: keepOf(in),
+			Store: in.Store, Budget: in.Budget})
 	}
 }
