@@ -321,6 +321,10 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		}
 		return b.build(x.Input, Output{Op: NewProject(exprs, out)})
 	case *planner.ProjectSet:
+		if x.Input == nil && len(x.Calls) == 0 {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "a view needs a FROM clause: SELECT without FROM runs only as an ad-hoc query").
+				WithHint("read a source, a table or a view: SELECT ... FROM src")
+		}
 		if x.Input == nil {
 			return sqlerr.New(sqlerr.FeatureNotSupport, "a view cannot read only a set-returning function").
 				WithHint("call it over a source's rows: FROM src, unnest(src.col)")
