@@ -23,8 +23,16 @@ import (
 //
 // An event-time temporal join (AS OF stream.ts) keeps per key the
 // table's versions in version-time order (an upsert adds the new row as
-// a version; a version at the time of an existing one replaces it; the
-// table's deletes end nothing: the changelog carries no time for them).
+// a version; a version at the time of an existing one replaces it). A
+// delete of the key is a version of "no row" (a tombstone) at the
+// version time of the row deleted, the only time the changelog carries
+// for it (an upsert tombstone deletes the row the TABLE holds; a
+// Debezium delete likewise): rows at or after it find no version until
+// a later one. The table's changelog sends an upsert as the old row's
+// delete then the new row's insert, so a delete is pending until the
+// frontier next moves: an insert of the key before then makes the pair
+// an upsert (a DELETE and an INSERT of the key between two moves of the
+// frontier are one too).
 // A stream row waits until the minimum of both inputs' watermarks (the
 // frontier) reaches its time, then joins the version with the largest
 // version time <= its time, in time order; an inner join drops a row
@@ -35,8 +43,10 @@ import (
 // output watermark is the frontier.
 //
 // State: per key, the versions from the last one at or before the
-// frontier on (older ones are dropped when the key is next touched) and
-// the stream rows waiting for the frontier; a lookup join keeps the
+// frontier on (older ones are dropped when the key is next touched; a
+// key whose last such version is a tombstone and that has no rows
+// waiting is dropped whole), the pending delete, and the stream rows
+// waiting for the frontier; a lookup join keeps the
 // table's rows only. It stays in memory (it does not spill under the
 // state budget). A checkpoint writes the keys changed since the last one
 // and the watermarks.
@@ -53,8 +63,10 @@ type TemporalJoin struct {
 	dirty map[string]bool
 	// waiting lists the keys with stream rows waiting; minWait is a
 	// lower bound of their times.
-	waiting  map[string]bool
-	minWait  int64
+	waiting map[string]bool
+	minWait int64
+	// deleting lists the keys with a pending delete (temporalKey.del).
+	deleting map[string]bool
 	wm       [2]int64
 	frontier int64 // min(wm) as last acted on
 	wmDirty  bool
@@ -66,6 +78,10 @@ type TemporalJoin struct {
 type temporalKey struct {
 	rows []types.Row
 	wait []types.Row
+	// del is the row of an event-time join's pending delete: the TABLE
+	// deleted it since the frontier last moved and has not inserted the
+	// key again (which would make the pair an upsert).
+	del types.Row
 }
 
 // TemporalJoinConfig configures a TemporalJoin.
@@ -84,7 +100,7 @@ type TemporalJoinConfig struct {
 func NewTemporalJoin(c TemporalJoinConfig) *TemporalJoin {
 	return &TemporalJoin{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
 		event: c.Node.Kind == planner.TemporalJoin, keys: map[string]*temporalKey{}, dirty: map[string]bool{},
-		waiting: map[string]bool{}, minWait: math.MaxInt64,
+		waiting: map[string]bool{}, minWait: math.MaxInt64, deleting: map[string]bool{},
 		wm: [2]int64{types.MinTime, types.MinTime}, frontier: types.MinTime,
 		width: [2]int{len(c.Node.Left.Schema()), len(c.Node.Right.Schema())}}
 }
@@ -154,7 +170,8 @@ func (t *TemporalJoin) entry(k string) *temporalKey {
 
 // tableRow applies one change of the table: for a lookup join an insert
 // or delete of a current row; for an event-time join an insert is a
-// version (a delete ends nothing).
+// version and a delete is pending (endVersion) until an insert of its
+// key makes it an upsert's first half or the frontier moves.
 func (t *TemporalJoin) tableRow(r types.Row, d int8) {
 	if t.nullKey(1, r) {
 		return
@@ -171,14 +188,35 @@ func (t *TemporalJoin) tableRow(r types.Row, d int8) {
 		t.forgetIfEmpty(k, e)
 		return
 	}
-	vt := r[t.n.RightTime]
-	if d < 0 || vt.IsNull() {
+	if d < 0 {
+		// A delete, or the first half of an upsert (the old version then
+		// stays history): which, the key's next change before the frontier
+		// moves tells.
+		e := t.entry(k)
+		e.del = append(types.Row(nil), r...)
+		t.deleting[k], t.dirty[k] = true, true
 		return
 	}
+	if e := t.keys[k]; e != nil && e.del != nil {
+		e.del = nil // an upsert
+		t.dirty[k] = true
+	}
+	if r[t.n.RightTime].IsNull() {
+		if e := t.keys[k]; e != nil {
+			t.forgetIfEmpty(k, e)
+		}
+		return
+	}
+	t.addVersion(k, append(types.Row(nil), r...))
+}
+
+// addVersion adds version v of key k in version-time order, replacing
+// one at the same time.
+func (t *TemporalJoin) addVersion(k string, v types.Row) {
+	vt := v[t.n.RightTime].I
 	e := t.entry(k)
-	i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I >= vt.I })
-	v := append(types.Row(nil), r...)
-	if i < len(e.rows) && e.rows[i][t.n.RightTime].I == vt.I {
+	i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I >= vt })
+	if i < len(e.rows) && e.rows[i][t.n.RightTime].I == vt {
 		e.rows[i] = v
 	} else {
 		e.rows = append(e.rows, nil)
@@ -187,7 +225,51 @@ func (t *TemporalJoin) tableRow(r types.Row, d int8) {
 	}
 	t.prune(e)
 	t.dirty[k] = true
+	t.forgetIfEmpty(k, e)
 }
+
+// endVersion applies the pending delete of key k (the row the TABLE
+// deleted) to an event-time join: a version of "no row" (a tombstone:
+// the deleted row's version time, every other column NULL) at the
+// deleted row's version time. Like a version it replaces one at that
+// time and holds until the next, so rows at or after it that are still
+// to be joined find no version. A row deleted with a NULL version time
+// had no version: nothing ends.
+func (t *TemporalJoin) endVersion(k string, e *temporalKey) {
+	del := e.del
+	e.del = nil
+	t.dirty[k] = true
+	if del[t.n.RightTime].IsNull() {
+		t.forgetIfEmpty(k, e)
+		return
+	}
+	tomb := make(types.Row, len(del)) // NULLs
+	tomb[t.n.RightTime] = del[t.n.RightTime]
+	t.addVersion(k, tomb)
+}
+
+// endVersions applies every pending delete: the watermarks' minimum is
+// about to move.
+func (t *TemporalJoin) endVersions() {
+	if len(t.deleting) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(t.deleting))
+	for k := range t.deleting {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if e := t.keys[k]; e != nil && e.del != nil {
+			t.endVersion(k, e)
+		}
+	}
+	clear(t.deleting)
+}
+
+// tombstone reports whether version v is a delete's: its key columns,
+// never NULL in a version, are.
+func (t *TemporalJoin) tombstone(v types.Row) bool { return v[t.n.RightKeys[0]].IsNull() }
 
 // removeRow removes one row equal to r from rows.
 func removeRow(rows []types.Row, r types.Row) []types.Row {
@@ -215,8 +297,15 @@ func (t *TemporalJoin) prune(e *temporalKey) {
 	}
 }
 
+// forgetIfEmpty drops key k when it holds nothing a row can still use:
+// no waiting rows and no versions, or only a delete's at or before the
+// frontier (every row still to come is at or after it and would find no
+// version).
 func (t *TemporalJoin) forgetIfEmpty(k string, e *temporalKey) {
-	if len(e.rows) == 0 && len(e.wait) == 0 {
+	if len(e.wait) > 0 || e.del != nil {
+		return
+	}
+	if len(e.rows) == 0 || (t.event && len(e.rows) == 1 && t.tombstone(e.rows[0]) && e.rows[0][t.n.RightTime].I <= t.frontier) {
 		delete(t.keys, k)
 	}
 }
@@ -232,7 +321,7 @@ func (t *TemporalJoin) join(l types.Row, e *temporalKey, out *Batch) {
 			at := l[t.n.LeftTime].I
 			i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I > at })
 			cands = nil
-			if i > 0 {
+			if i > 0 && !t.tombstone(e.rows[i-1]) {
 				cands = e.rows[i-1 : i]
 			}
 		}
@@ -272,6 +361,7 @@ func (t *TemporalJoin) Watermark(port int, wm int64) error {
 	if m <= t.frontier {
 		return nil
 	}
+	t.endVersions()
 	t.frontier = m
 	if err := t.flush(m); err != nil {
 		return err
@@ -339,8 +429,9 @@ func (t *TemporalJoin) stateKey(k string) []byte { return []byte(t.id + "k" + k)
 func (t *TemporalJoin) wmKey() []byte { return []byte(t.id + "w") }
 
 // Checkpoint implements Stateful: each key changed since the last
-// checkpoint (a header row with its number of table rows, its table
-// rows, then its waiting rows; a delete when it holds none) and the
+// checkpoint (a header row with its number of table rows and, when it
+// has a pending delete, 1; its table rows, the pending delete's row,
+// then its waiting rows; a delete when it holds none) and the
 // watermarks.
 func (t *TemporalJoin) Checkpoint(w *state.Writer) error {
 	for k := range t.dirty {
@@ -351,9 +442,16 @@ func (t *TemporalJoin) Checkpoint(w *state.Writer) error {
 			}
 			continue
 		}
-		rows := make([]types.Row, 0, 1+len(e.rows)+len(e.wait))
-		rows = append(rows, types.Row{types.IntValue(int64(len(e.rows)))})
-		rows = append(append(rows, e.rows...), e.wait...)
+		rows := make([]types.Row, 0, 2+len(e.rows)+len(e.wait))
+		hdr := types.Row{types.IntValue(int64(len(e.rows)))}
+		if e.del != nil {
+			hdr = append(hdr, types.IntValue(1))
+		}
+		rows = append(append(rows, hdr), e.rows...)
+		if e.del != nil {
+			rows = append(rows, e.del)
+		}
+		rows = append(rows, e.wait...)
 		if err := w.Set(t.stateKey(k), state.EncodeValue(rows...)); err != nil {
 			return err
 		}
@@ -388,13 +486,23 @@ func (t *TemporalJoin) Restore(st *state.Store) error {
 		if err != nil {
 			return err
 		}
-		if len(rows) == 0 || len(rows[0]) != 1 || int(rows[0][0].I) > len(rows)-1 {
+		if len(rows) == 0 || len(rows[0]) < 1 || len(rows[0]) > 2 {
 			return fmt.Errorf("bad entry")
 		}
-		n := int(rows[0][0].I)
+		n, dels := int(rows[0][0].I), 0
+		if len(rows[0]) == 2 {
+			dels = int(rows[0][1].I)
+		}
+		if n < 0 || dels < 0 || dels > 1 || n+dels > len(rows)-1 {
+			return fmt.Errorf("bad entry")
+		}
 		k := string(key[len(prefix):])
 		// Capped: appending a version must not overwrite the waiting rows.
-		e := &temporalKey{rows: rows[1 : 1+n : 1+n], wait: rows[1+n:]}
+		e := &temporalKey{rows: rows[1 : 1+n : 1+n], wait: rows[1+n+dels:]}
+		if dels == 1 {
+			e.del = rows[1+n]
+			t.deleting[k] = true
+		}
 		t.keys[k] = e
 		for _, r := range e.wait {
 			t.waiting[k] = true
