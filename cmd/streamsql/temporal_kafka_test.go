@@ -18,16 +18,16 @@ import (
 // empty value a tombstone.
 type kafkaRec struct{ key, value string }
 
-// rateRecords are the changes of the versioned rates table, per format:
-// the same rows as upsert records and as Debezium change events.
+// rateChange is one change of the versioned rates table, written as an
+// upsert record and as a Debezium change event (prev* is the before
+// image of an update or delete).
 type rateChange struct {
-	op        string // c, u or d
-	cur       string
-	rate      int64
-	ts        string // seconds after 2024-01-01 00:00:00
-	prevRate  int64
-	prevTS    string
-	debezTomb bool // the tombstone Debezium sends after a delete
+	op       string // c, u or d
+	cur      string
+	rate     int64
+	ts       string // seconds after 2024-01-01 00:00:00
+	prevRate int64
+	prevTS   string
 }
 
 func (c rateChange) row(rate int64, ts string) string {
