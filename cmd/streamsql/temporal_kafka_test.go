@@ -62,8 +62,18 @@ func (c rateChange) debezium() []kafkaRec {
 // The stream rows waiting for the tables' watermark survive a restart
 // between the two steps. Each step waits until both TABLEs hold the
 // records produced, so what a stream row meets does not depend on when
-// the consumer fetches.
+// the consumer fetches. It runs in memory, and spilling every key past
+// a state_cache_size of 1 over two parallel instances.
 func TestKafkaTablesInTemporalJoins(t *testing.T) {
+	for name, settings := range map[string]map[string]string{
+		"memory":   nil,
+		"spilling": {"parallelism": "2", "state_cache_size": "1"},
+	} {
+		t.Run(name, func(t *testing.T) { kafkaTablesInTemporalJoins(t, settings) })
+	}
+}
+
+func kafkaTablesInTemporalJoins(t *testing.T, settings map[string]string) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "rates_up", "rates_dbz"))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +105,7 @@ func TestKafkaTablesInTemporalJoins(t *testing.T) {
 	var e *engine.Engine
 	open := func() {
 		t.Helper()
-		if e, err = engine.Open(engine.Options{StateDir: dir, Registry: registry(io.Discard)}); err != nil {
+		if e, err = engine.Open(engine.Options{StateDir: dir, Registry: registry(io.Discard), Settings: settings}); err != nil {
 			t.Fatal(err)
 		}
 	}
