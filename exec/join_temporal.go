@@ -33,6 +33,7 @@ import (
 // frontier next moves: an insert of the key before then makes the pair
 // an upsert (a DELETE and an INSERT of the key between two moves of the
 // frontier are one too).
+//
 // A stream row waits until the minimum of both inputs' watermarks (the
 // frontier) reaches its time, then joins the version with the largest
 // version time <= its time, in time order; an inner join drops a row
@@ -46,10 +47,12 @@ import (
 // frontier on (older ones are dropped when the key is next touched; a
 // key whose last such version is a tombstone and that has no rows
 // waiting is dropped whole), the pending delete, and the stream rows
-// waiting for the frontier; a lookup join keeps the
-// table's rows only. It stays in memory (it does not spill under the
-// state budget). A checkpoint writes the keys changed since the last one
-// and the watermarks.
+// waiting for the frontier; a lookup join keeps the table's rows only.
+// Past the state budget whole keys spill (join_temporal_spill.go); the
+// names of the keys with rows waiting (with their earliest time) or a
+// pending delete stay in memory, bounded by the keys with rows between
+// the two watermarks. A checkpoint writes the keys changed since the
+// last one and the watermarks; a restore reads every owned key once.
 type TemporalJoin struct {
 	id       string
 	n        *planner.Join
