@@ -409,7 +409,8 @@ func (b *pipeBuilder) temporalJoin(x *planner.Join, out Output, st *OpStats) err
 	id := b.id()
 	return b.keyedJoin(b.env.Parallelism, x.LeftKeys, x.RightKeys, x.Left, x.Right, x.Residual, out, st,
 		func(_ int, o Output, keep func(types.Row) bool, residual func(types.Row) bool) Operator {
-			return NewTemporalJoin(TemporalJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: keep})
+			return NewTemporalJoin(TemporalJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: keep,
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 }
 
