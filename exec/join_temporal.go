@@ -23,8 +23,17 @@ import (
 //
 // An event-time temporal join (AS OF stream.ts) keeps per key the
 // table's versions in version-time order (an upsert adds the new row as
-// a version; a version at the time of an existing one replaces it; the
-// table's deletes end nothing: the changelog carries no time for them).
+// a version; a version at the time of an existing one replaces it). A
+// delete of the key is a version of "no row" (a tombstone) at the
+// version time of the row deleted, the only time the changelog carries
+// for it (an upsert tombstone deletes the row the TABLE holds; a
+// Debezium delete likewise): rows at or after it find no version until
+// a later one. The table's changelog sends an upsert as the old row's
+// delete then the new row's insert, so a delete is pending until the
+// frontier next moves: an insert of the key before then makes the pair
+// an upsert (a DELETE and an INSERT of the key between two moves of the
+// frontier are one too).
+//
 // A stream row waits until the minimum of both inputs' watermarks (the
 // frontier) reaches its time, then joins the version with the largest
 // version time <= its time, in time order; an inner join drops a row
@@ -35,11 +44,15 @@ import (
 // output watermark is the frontier.
 //
 // State: per key, the versions from the last one at or before the
-// frontier on (older ones are dropped when the key is next touched) and
-// the stream rows waiting for the frontier; a lookup join keeps the
-// table's rows only. It stays in memory (it does not spill under the
-// state budget). A checkpoint writes the keys changed since the last one
-// and the watermarks.
+// frontier on (older ones are dropped when the key is next touched; a
+// key whose last such version is a tombstone and that has no rows
+// waiting is dropped whole), the pending delete, and the stream rows
+// waiting for the frontier; a lookup join keeps the table's rows only.
+// Past the state budget whole keys spill (join_temporal_spill.go); the
+// names of the keys with rows waiting (with their earliest time) or a
+// pending delete stay in memory, bounded by the keys with rows between
+// the two watermarks. A checkpoint writes the keys changed since the
+// last one and the watermarks; a restore reads every owned key once.
 type TemporalJoin struct {
 	id       string
 	n        *planner.Join
@@ -49,16 +62,27 @@ type TemporalJoin struct {
 	keep     func(key types.Row) bool
 	event    bool // an event-time temporal join, not a lookup join
 
+	// keys holds the keys in memory; with spilling (store set) others
+	// are in the spill area (changed since the last checkpoint) or the
+	// checkpoint (onDisk: see join_temporal_spill.go).
 	keys  map[string]*temporalKey
-	dirty map[string]bool
-	// waiting lists the keys with stream rows waiting; minWait is a
-	// lower bound of their times.
-	waiting  map[string]bool
-	minWait  int64
+	dirty map[string]bool // changed since the last checkpoint (deleted keys too)
+	// waiting maps each key with stream rows waiting, in memory or not, to
+	// their earliest time; minWait is a lower bound of those times.
+	waiting map[string]int64
+	minWait int64
+	// deleting lists the keys with a pending delete (temporalKey.del).
+	deleting map[string]bool
 	wm       [2]int64
 	frontier int64 // min(wm) as last acted on
 	wmDirty  bool
 	width    [2]int
+
+	store  *state.Store
+	budget int
+	mem    *memShare
+	spill  spillArea
+	onDisk bool
 }
 
 // temporalKey is one key's table rows (a lookup join's current rows; an
@@ -66,6 +90,10 @@ type TemporalJoin struct {
 type temporalKey struct {
 	rows []types.Row
 	wait []types.Row
+	// del is the row of an event-time join's pending delete: the TABLE
+	// deleted it since the frontier last moved and has not inserted the
+	// key again (which would make the pair an upsert).
+	del types.Row
 }
 
 // TemporalJoinConfig configures a TemporalJoin.
@@ -78,15 +106,26 @@ type TemporalJoinConfig struct {
 	// Keep filters the keys a restore loads (an instance of a parallel
 	// join owns some of them); nil keeps all.
 	Keep func(key types.Row) bool
+	// Store with Budget or Memory enables spilling: at most Budget keys
+	// (state_cache_size), and no more than fit in a share of Memory, stay
+	// in memory (join_temporal_spill.go).
+	Store  *state.Store
+	Budget int
+	Memory *MemoryBudget
 }
 
 // NewTemporalJoin returns the operator for c.Node.
 func NewTemporalJoin(c TemporalJoinConfig) *TemporalJoin {
-	return &TemporalJoin{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
+	t := &TemporalJoin{id: c.ID, n: c.Node, residual: c.Residual, out: c.Out, late: c.Late, keep: c.Keep,
 		event: c.Node.Kind == planner.TemporalJoin, keys: map[string]*temporalKey{}, dirty: map[string]bool{},
-		waiting: map[string]bool{}, minWait: math.MaxInt64,
+		waiting: map[string]int64{}, minWait: math.MaxInt64, deleting: map[string]bool{},
 		wm: [2]int64{types.MinTime, types.MinTime}, frontier: types.MinTime,
 		width: [2]int{len(c.Node.Left.Schema()), len(c.Node.Right.Schema())}}
+	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
+		t.store, t.budget, t.mem = c.Store, c.Budget, c.Memory.join()
+		t.spill = newSpillArea(c.Store, c.ID)
+	}
+	return t
 }
 
 func (t *TemporalJoin) keyOf(side int, r types.Row) string {
@@ -116,52 +155,98 @@ func (t *TemporalJoin) nullKey(side int, r types.Row) bool {
 func (t *TemporalJoin) Process(port int, b *Batch) error {
 	if port == 1 {
 		for i, r := range b.Rows {
-			t.tableRow(r, b.Diff(i))
+			if err := t.tableRow(r, b.Diff(i)); err != nil {
+				return err
+			}
 		}
-		return nil
+		return t.evict()
 	}
 	out := &Batch{}
 	for _, r := range b.Rows {
-		switch {
-		case !t.event:
-			t.join(r, t.keys[t.keyOf(0, r)], out)
-		case r[t.n.LeftTime].IsNull():
-			t.join(r, nil, out) // no version time is <= NULL
-		case r[t.n.LeftTime].I < t.frontier:
-			if t.late != nil {
-				t.late.Add(lateness.Drop, "late", 1)
-			}
-		default:
-			k := t.keyOf(0, r)
-			e := t.entry(k)
-			e.wait = append(e.wait, append(types.Row(nil), r...))
-			t.waiting[k], t.dirty[k] = true, true
-			t.minWait = min(t.minWait, r[t.n.LeftTime].I)
+		if err := t.streamRow(r, out); err != nil {
+			return err
 		}
 	}
-	return t.out.Emit(out)
+	if err := t.out.Emit(out); err != nil {
+		return err
+	}
+	return t.evict()
+}
+
+// streamRow joins stream row r at once (a lookup join, or a NULL time),
+// drops it as late, or keeps it waiting for the frontier.
+func (t *TemporalJoin) streamRow(r types.Row, out *Batch) error {
+	switch {
+	case !t.event:
+		e, err := t.get(t.keyOf(0, r))
+		if err != nil {
+			return err
+		}
+		t.join(r, e, out)
+	case r[t.n.LeftTime].IsNull():
+		t.join(r, nil, out) // no version time is <= NULL
+	case r[t.n.LeftTime].I < t.frontier:
+		if t.late != nil {
+			t.late.Add(lateness.Drop, "late", 1)
+		}
+	default:
+		k := t.keyOf(0, r)
+		e, err := t.entry(k)
+		if err != nil {
+			return err
+		}
+		e.wait = append(e.wait, append(types.Row(nil), r...))
+		t.dirty[k] = true
+		t.wait(k, r[t.n.LeftTime].I)
+	}
+	return nil
+}
+
+// wait lists key k as having a stream row waiting at ts.
+func (t *TemporalJoin) wait(k string, ts int64) {
+	if at, ok := t.waiting[k]; !ok || ts < at {
+		t.waiting[k] = ts
+	}
+	t.minWait = min(t.minWait, ts)
+}
+
+// get returns key k's state, loading it when it left memory; nil when
+// the join holds nothing for k.
+func (t *TemporalJoin) get(k string) (*temporalKey, error) {
+	if e, ok := t.keys[k]; ok || !t.onDisk {
+		return e, nil
+	}
+	return t.load(k)
 }
 
 // entry finds or adds key k's state.
-func (t *TemporalJoin) entry(k string) *temporalKey {
-	e := t.keys[k]
-	if e == nil {
+func (t *TemporalJoin) entry(k string) (*temporalKey, error) {
+	e, err := t.get(k)
+	if e == nil && err == nil {
 		e = &temporalKey{}
 		t.keys[k] = e
 	}
-	return e
+	return e, err
 }
 
 // tableRow applies one change of the table: for a lookup join an insert
 // or delete of a current row; for an event-time join an insert is a
-// version (a delete ends nothing).
-func (t *TemporalJoin) tableRow(r types.Row, d int8) {
+// version and a delete is pending (endVersion) until an insert of its
+// key makes it an upsert's first half or the frontier moves.
+func (t *TemporalJoin) tableRow(r types.Row, d int8) error {
 	if t.nullKey(1, r) {
-		return
+		return nil
 	}
 	k := t.keyOf(1, r)
+	e, err := t.get(k)
+	if err != nil {
+		return err
+	}
 	if !t.event {
-		e := t.entry(k)
+		if e == nil {
+			e = &temporalKey{}
+			t.keys[k] = e
+		}
 		if d > 0 {
 			e.rows = append(e.rows, append(types.Row(nil), r...))
 		} else {
@@ -169,16 +254,43 @@ func (t *TemporalJoin) tableRow(r types.Row, d int8) {
 		}
 		t.dirty[k] = true
 		t.forgetIfEmpty(k, e)
-		return
+		return nil
 	}
-	vt := r[t.n.RightTime]
-	if d < 0 || vt.IsNull() {
-		return
+	if d < 0 {
+		// A delete, or the first half of an upsert (the old version then
+		// stays history): which, the key's next change before the frontier
+		// moves tells.
+		if e == nil {
+			e = &temporalKey{}
+			t.keys[k] = e
+		}
+		e.del = append(types.Row(nil), r...)
+		t.deleting[k], t.dirty[k] = true, true
+		return nil
 	}
-	e := t.entry(k)
-	i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I >= vt.I })
-	v := append(types.Row(nil), r...)
-	if i < len(e.rows) && e.rows[i][t.n.RightTime].I == vt.I {
+	if e != nil && e.del != nil {
+		e.del = nil // an upsert
+		t.dirty[k] = true
+	}
+	if r[t.n.RightTime].IsNull() {
+		if e != nil {
+			t.forgetIfEmpty(k, e)
+		}
+		return nil
+	}
+	return t.addVersion(k, append(types.Row(nil), r...))
+}
+
+// addVersion adds version v of key k in version-time order, replacing
+// one at the same time.
+func (t *TemporalJoin) addVersion(k string, v types.Row) error {
+	vt := v[t.n.RightTime].I
+	e, err := t.entry(k)
+	if err != nil {
+		return err
+	}
+	i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I >= vt })
+	if i < len(e.rows) && e.rows[i][t.n.RightTime].I == vt {
 		e.rows[i] = v
 	} else {
 		e.rows = append(e.rows, nil)
@@ -187,7 +299,59 @@ func (t *TemporalJoin) tableRow(r types.Row, d int8) {
 	}
 	t.prune(e)
 	t.dirty[k] = true
+	t.forgetIfEmpty(k, e)
+	return nil
 }
+
+// endVersion applies the pending delete of key k (the row the TABLE
+// deleted) to an event-time join: a version of "no row" (a tombstone:
+// the deleted row's version time, every other column NULL) at the
+// deleted row's version time. Like a version it replaces one at that
+// time and holds until the next, so rows at or after it that are still
+// to be joined find no version. A row deleted with a NULL version time
+// had no version: nothing ends.
+func (t *TemporalJoin) endVersion(k string, e *temporalKey) error {
+	del := e.del
+	e.del = nil
+	t.dirty[k] = true
+	if del[t.n.RightTime].IsNull() {
+		t.forgetIfEmpty(k, e)
+		return nil
+	}
+	tomb := make(types.Row, len(del)) // NULLs
+	tomb[t.n.RightTime] = del[t.n.RightTime]
+	return t.addVersion(k, tomb)
+}
+
+// endVersions applies every pending delete: the watermarks' minimum is
+// about to move.
+func (t *TemporalJoin) endVersions() error {
+	if len(t.deleting) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(t.deleting))
+	for k := range t.deleting {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e, err := t.get(k)
+		if err != nil {
+			return err
+		}
+		if e != nil && e.del != nil {
+			if err := t.endVersion(k, e); err != nil {
+				return err
+			}
+		}
+	}
+	clear(t.deleting)
+	return nil
+}
+
+// tombstone reports whether version v is a delete's: its key columns,
+// never NULL in a version, are.
+func (t *TemporalJoin) tombstone(v types.Row) bool { return v[t.n.RightKeys[0]].IsNull() }
 
 // removeRow removes one row equal to r from rows.
 func removeRow(rows []types.Row, r types.Row) []types.Row {
@@ -215,9 +379,18 @@ func (t *TemporalJoin) prune(e *temporalKey) {
 	}
 }
 
+// forgetIfEmpty drops key k when it holds nothing a row can still use:
+// no waiting rows and no versions, or only a delete's at or before the
+// frontier (every row still to come is at or after it and would find no
+// version).
 func (t *TemporalJoin) forgetIfEmpty(k string, e *temporalKey) {
-	if len(e.rows) == 0 && len(e.wait) == 0 {
+	if len(e.wait) > 0 || e.del != nil {
+		return
+	}
+	if len(e.rows) == 0 || (t.event && len(e.rows) == 1 && t.tombstone(e.rows[0]) && e.rows[0][t.n.RightTime].I <= t.frontier) {
 		delete(t.keys, k)
+		t.spill.forget(k)
+		t.dirty[k] = true
 	}
 }
 
@@ -232,7 +405,7 @@ func (t *TemporalJoin) join(l types.Row, e *temporalKey, out *Batch) {
 			at := l[t.n.LeftTime].I
 			i := sort.Search(len(e.rows), func(i int) bool { return e.rows[i][t.n.RightTime].I > at })
 			cands = nil
-			if i > 0 {
+			if i > 0 && !t.tombstone(e.rows[i-1]) {
 				cands = e.rows[i-1 : i]
 			}
 		}
@@ -272,22 +445,34 @@ func (t *TemporalJoin) Watermark(port int, wm int64) error {
 	if m <= t.frontier {
 		return nil
 	}
+	if err := t.endVersions(); err != nil {
+		return err
+	}
 	t.frontier = m
 	if err := t.flush(m); err != nil {
 		return err
 	}
-	return t.out.EmitWatermark(m)
+	if err := t.out.EmitWatermark(m); err != nil {
+		return err
+	}
+	return t.evict()
 }
 
 // flush joins and emits the waiting rows with time <= m, in time order
-// (ties in arrival order per key, keys in key order).
+// (ties in arrival order per key, keys in key order), loading the keys
+// that left memory.
 func (t *TemporalJoin) flush(m int64) error {
 	if t.minWait > m {
 		return nil
 	}
-	keys := make([]string, 0, len(t.waiting))
-	for k := range t.waiting {
-		keys = append(keys, k)
+	var keys []string
+	t.minWait = math.MaxInt64
+	for k, at := range t.waiting {
+		if at <= m {
+			keys = append(keys, k)
+		} else {
+			t.minWait = min(t.minWait, at)
+		}
 	}
 	sort.Strings(keys)
 	type ready struct {
@@ -295,27 +480,29 @@ func (t *TemporalJoin) flush(m int64) error {
 		e   *temporalKey
 	}
 	var due []ready
-	t.minWait = math.MaxInt64
 	for _, k := range keys {
-		e := t.keys[k]
-		rest := e.wait[:0]
+		e, err := t.get(k)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			return fmt.Errorf("rows waiting under a key the join does not hold: %w", errCorrupt(t.id))
+		}
+		rest := e.wait[:0:0]
 		for _, r := range e.wait {
 			if ts := r[t.n.LeftTime].I; ts <= m {
 				due = append(due, ready{r, e})
 			} else {
 				rest = append(rest, r)
-				t.minWait = min(t.minWait, ts)
 			}
 		}
-		if len(rest) == len(e.wait) {
-			continue
-		}
 		t.dirty[k] = true
-		if len(rest) == 0 {
-			delete(t.waiting, k)
+		delete(t.waiting, k)
+		for _, r := range rest {
+			t.wait(k, r[t.n.LeftTime].I)
 		}
-		// Not in place: due still points at the rows rest overwrites.
-		e.wait = append([]types.Row(nil), rest...)
+		// Not in place: due still points at the rows rest leaves out.
+		e.wait = rest
 	}
 	sort.SliceStable(due, func(i, j int) bool { return due[i].row[t.n.LeftTime].I < due[j].row[t.n.LeftTime].I })
 	out := &Batch{}
@@ -339,24 +526,33 @@ func (t *TemporalJoin) stateKey(k string) []byte { return []byte(t.id + "k" + k)
 func (t *TemporalJoin) wmKey() []byte { return []byte(t.id + "w") }
 
 // Checkpoint implements Stateful: each key changed since the last
-// checkpoint (a header row with its number of table rows, its table
-// rows, then its waiting rows; a delete when it holds none) and the
+// checkpoint (a header row with its number of table rows and, when it
+// has a pending delete, 1; its table rows, the pending delete's row,
+// then its waiting rows; a delete when it holds none) and the
 // watermarks.
 func (t *TemporalJoin) Checkpoint(w *state.Writer) error {
 	for k := range t.dirty {
-		e := t.keys[k]
-		if e == nil {
-			if err := w.Delete(t.stateKey(k)); err != nil {
+		var val []byte
+		if e := t.keys[k]; e != nil {
+			val = t.encodeKey(e)
+		} else if t.spill.has(k) {
+			var err error
+			if val, err = t.spill.get(k); err != nil {
 				return err
 			}
-			continue
 		}
-		rows := make([]types.Row, 0, 1+len(e.rows)+len(e.wait))
-		rows = append(rows, types.Row{types.IntValue(int64(len(e.rows)))})
-		rows = append(append(rows, e.rows...), e.wait...)
-		if err := w.Set(t.stateKey(k), state.EncodeValue(rows...)); err != nil {
+		var err error
+		if val == nil {
+			err = w.Delete(t.stateKey(k))
+		} else {
+			err = w.Set(t.stateKey(k), val)
+		}
+		if err != nil {
 			return err
 		}
+	}
+	if err := t.spill.clear(w); err != nil {
+		return err
 	}
 	t.dirty = map[string]bool{}
 	if t.wmDirty {
@@ -384,28 +580,69 @@ func (t *TemporalJoin) Restore(st *state.Store) error {
 	}
 	prefix := []byte(t.id + "k")
 	err := st.ScanOwned(prefix, t.owns(len(prefix)), func(key, val []byte) error {
-		rows, err := state.DecodeValue(val)
+		e, err := t.decodeKey(val)
 		if err != nil {
 			return err
 		}
-		if len(rows) == 0 || len(rows[0]) != 1 || int(rows[0][0].I) > len(rows)-1 {
-			return fmt.Errorf("bad entry")
-		}
-		n := int(rows[0][0].I)
 		k := string(key[len(prefix):])
-		// Capped: appending a version must not overwrite the waiting rows.
-		e := &temporalKey{rows: rows[1 : 1+n : 1+n], wait: rows[1+n:]}
 		t.keys[k] = e
-		for _, r := range e.wait {
-			t.waiting[k] = true
-			t.minWait = min(t.minWait, r[t.n.LeftTime].I)
-		}
+		t.index(k, e)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.id, err)
 	}
-	return nil
+	return t.evict()
+}
+
+// index lists key k's waiting rows and pending delete, of state e.
+func (t *TemporalJoin) index(k string, e *temporalKey) {
+	for _, r := range e.wait {
+		t.wait(k, r[t.n.LeftTime].I)
+	}
+	if e.del != nil {
+		t.deleting[k] = true
+	}
+}
+
+// encodeKey is key state e's stored value: a header row with its number
+// of table rows and, when it has a pending delete, 1; its table rows, the
+// pending delete's row, then its waiting rows.
+func (t *TemporalJoin) encodeKey(e *temporalKey) []byte {
+	rows := make([]types.Row, 0, 2+len(e.rows)+len(e.wait))
+	hdr := types.Row{types.IntValue(int64(len(e.rows)))}
+	if e.del != nil {
+		hdr = append(hdr, types.IntValue(1))
+	}
+	rows = append(append(rows, hdr), e.rows...)
+	if e.del != nil {
+		rows = append(rows, e.del)
+	}
+	return state.EncodeValue(append(rows, e.wait...)...)
+}
+
+// decodeKey decodes a value encodeKey made.
+func (t *TemporalJoin) decodeKey(val []byte) (*temporalKey, error) {
+	rows, err := state.DecodeValue(val)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 || len(rows[0]) < 1 || len(rows[0]) > 2 {
+		return nil, errCorrupt(t.id)
+	}
+	n, dels := int(rows[0][0].I), 0
+	if len(rows[0]) == 2 {
+		dels = int(rows[0][1].I)
+	}
+	if n < 0 || dels < 0 || dels > 1 || n+dels > len(rows)-1 {
+		return nil, errCorrupt(t.id)
+	}
+	// Capped: appending a version must not overwrite the waiting rows.
+	e := &temporalKey{rows: rows[1 : 1+n : 1+n], wait: rows[1+n+dels:]}
+	if dels == 1 {
+		e.del = rows[1+n]
+	}
+	return e, nil
 }
 
 // owns returns the restore filter of this instance, for keys after a

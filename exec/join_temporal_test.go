@@ -86,3 +86,38 @@ func TestHarnessLookupJoin(t *testing.T) {
 		want: []string{"a @1 1 NULL NULL NULL", "a @2 2 a @0 100", "a @3 3 a @0 101"},
 	})
 }
+
+// TestHarnessTemporalJoinDelete: a TABLE's delete ends its key's
+// validity at the deleted row's version time; an upsert (the old row's
+// delete, then the new row) keeps the old version as history, whichever
+// batches the two come in; a delete then an insert of the key before the
+// watermarks move is an upsert too. A deleted key comes back with a
+// later version.
+func TestHarnessTemporalJoinDelete(t *testing.T) {
+	node := &planner.Join{
+		Left: &planner.Scan{Out: joinSchema}, Right: &planner.Scan{Out: joinSchema, Retracting: true},
+		Kind: planner.TemporalJoin, Type: planner.LeftOuterJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftTime: 1, RightTime: 1,
+	}
+	runHarness(t, harnessCase{
+		name:  "join/temporal-delete",
+		keys:  [][]int{{0}, {0}},
+		build: temporalJoinBuild(node),
+		events: []event{
+			inR("a", 0, 100), retract(inR("a", 0, 100)), inR("a", 5, 101), // upsert: @0 stays history
+			inR("c", 1, 300), inR("d", 1, 400), inR("b", 1, 200),
+			in("a", 3, 1), in("a", 6, 2), in("a", 8, 3), in("b", 2, 4),
+			wmAt(0, 4), wmAt(1, 5), // joins a@3 with @0
+			retract(inR("a", 5, 101)),                   // delete a: none from 5s on
+			retract(inR("c", 1, 300)), inR("c", 2, 301), // delete, insert: an upsert
+			retract(inR("d", 1, 400)), // delete d: none from 1s on
+			in("c", 6, 5), in("d", 6, 6),
+			wmAt(1, 10), wmAt(0, 10), // a@6, a@8, d@6 find none; b@2 200; c@6 301
+			in("d", 11, 7), inR("d", 12, 401), in("d", 13, 8),
+			wmAt(1, 20), wmAt(0, 20), // d@11 before d's new version, d@13 after
+		},
+		want: []string{
+			"a @3 1 a @0 100", "a @6 2 NULL NULL NULL", "a @8 3 NULL NULL NULL", "b @2 4 b @1 200",
+			"c @6 5 c @2 301", "d @6 6 NULL NULL NULL", "d @11 7 NULL NULL NULL", "d @13 8 d @12 401",
+		},
+	})
+}

@@ -321,6 +321,10 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		}
 		return b.build(x.Input, Output{Op: NewProject(exprs, out)})
 	case *planner.ProjectSet:
+		if x.Input == nil && len(x.Calls) == 0 {
+			return sqlerr.New(sqlerr.FeatureNotSupport, "a view needs a FROM clause: SELECT without FROM runs only as an ad-hoc query").
+				WithHint("read a source, a table or a view: SELECT ... FROM src")
+		}
 		if x.Input == nil {
 			return sqlerr.New(sqlerr.FeatureNotSupport, "a view cannot read only a set-returning function").
 				WithHint("call it over a source's rows: FROM src, unnest(src.col)")
@@ -408,7 +412,8 @@ func (b *pipeBuilder) temporalJoin(x *planner.Join, out Output, st *OpStats) err
 	id := b.id()
 	return b.keyedJoin(b.env.Parallelism, x.LeftKeys, x.RightKeys, x.Left, x.Right, x.Residual, out, st,
 		func(_ int, o Output, keep func(types.Row) bool, residual func(types.Row) bool) Operator {
-			return NewTemporalJoin(TemporalJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: keep})
+			return NewTemporalJoin(TemporalJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Late: b.env.Late, Keep: keep,
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 }
 

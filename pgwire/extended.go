@@ -55,7 +55,14 @@ func (s *session) parse(m *pgproto3.Parse) error {
 	// ends the wait (the statement then runs without its shortcuts).
 	ctx, done := s.statementContext()
 	defer done()
-	s.stmts[m.Name] = s.prepare(ctx, text, append([]uint32(nil), m.ParameterOIDs...), true)
+	st := s.prepare(ctx, text, append([]uint32(nil), m.ParameterOIDs...), true)
+	if st.kind == kindEngine && st.prepErr != nil {
+		// As Postgres, a statement that does not parse fails its Parse
+		// and is not created. A catalog query's error waits for Execute:
+		// pgcatalog may answer what the engine cannot parse.
+		return located(st.prepErr, st.sql, sameOffset)
+	}
+	s.stmts[m.Name] = st
 	s.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }

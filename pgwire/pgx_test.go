@@ -145,6 +145,33 @@ func TestSyntaxErrorPositionExtended(t *testing.T) {
 	}
 }
 
+// TestParseFailsOnSyntaxError: as in Postgres, a statement that does not
+// parse fails at its Parse message and is not created, so the client may
+// prepare a correct one under the same name (before, the broken one was
+// kept and the second Parse was refused with 42P05).
+func TestParseFailsOnSyntaxError(t *testing.T) {
+	addr, _ := startServer(t)
+	c := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, c, "CREATE SOURCE s (k BIGINT) WITH (connector = 'memory')", "CREATE MATERIALIZED VIEW v AS SELECT k FROM s")
+	ctx := context.Background()
+	bad := "SELECT k FROM v WHERE k = $1 GARBAGE"
+	_, err := c.PgConn().Prepare(ctx, "st", bad, nil)
+	code, pe := pgCode(err)
+	if code != "42601" {
+		t.Fatalf("prepare %q: %v, want 42601", bad, err)
+	}
+	if want := int32(strings.Index(bad, "GARBAGE") + 1); pe.Position != want {
+		t.Errorf("position %d, want %d", pe.Position, want)
+	}
+	sd, err := c.PgConn().Prepare(ctx, "st", "SELECT k FROM v WHERE k = $1", nil)
+	if err != nil {
+		t.Fatalf("prepare under the failed statement's name: %v", err)
+	}
+	if len(sd.ParamOIDs) != 1 || len(sd.Fields) != 1 || sd.Fields[0].Name != "k" {
+		t.Fatalf("described %+v", sd)
+	}
+}
+
 // TestCancel cancels a long FLUSH (an unbounded datagen source) through
 // the context: pgx sends a CancelRequest and the statement ends with 57014;
 // the server and a fresh connection carry on.

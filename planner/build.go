@@ -324,12 +324,15 @@ func andAll(s []Scalar) Scalar {
 	return out
 }
 
+// noFrom is the relation a SELECT without FROM reads: one row without
+// columns (Postgres's `SELECT 1`), a ProjectSet with neither input nor
+// calls that keeps its empty input row (Outer). Only ad-hoc queries run
+// it; a view over it is refused when its pipeline is built.
+func noFrom() Node { return &ProjectSet{Outer: true} }
+
 // selectStmt plans FROM, WHERE, GROUP BY/aggregates, HAVING, the select
 // list, and (ad hoc) ORDER BY and LIMIT.
 func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
-	if s.From == nil {
-		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "SELECT without FROM is not supported")
-	}
 	if s.With != nil {
 		restore, err := b.pushWith(s.With)
 		if err != nil {
@@ -343,10 +346,14 @@ func (b *builder) selectStmt(s *ast.SelectStmt) (Node, *relScope, error) {
 		err   error
 	)
 	where, subs := splitSubqueries(s.Where)
-	if j, ok := s.From.TableRefs.Left.(*ast.Join); ok && s.From.TableRefs.Right == nil {
-		s.From.TableRefs = j
+	if s.From != nil {
+		if j, ok := s.From.TableRefs.Left.(*ast.Join); ok && s.From.TableRefs.Right == nil {
+			s.From.TableRefs = j
+		}
 	}
-	if ts, sub, field, ok := topNFrom(s); ok {
+	if s.From == nil {
+		in, scope = noFrom(), &relScope{}
+	} else if ts, sub, field, ok := topNFrom(s); ok {
 		in, scope, where, err = b.windowTopN(ts, sub, field, where)
 	} else if s.From.TableRefs.Right != nil && s.From.TableRefs.Tp != ast.CrossJoin {
 		// An outer join's WHERE filters its output, NULL-padded rows

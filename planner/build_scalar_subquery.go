@@ -97,6 +97,14 @@ func (b *builder) scalarSubqueries(s *ast.SelectStmt, where ast.ExprNode, in Nod
 		if len(cols) != 1 {
 			return nil, nil, sqlerr.New(sqlerr.SyntaxError, "subquery must return only one column: %s", exprText(sq))
 		}
+		if b.scalarCols == nil {
+			b.scalarCols = map[*ast.SubqueryExpr]Scalar{}
+		}
+		if p, ok := right.(*Project); ok && isNoFrom(p.Input) {
+			// (SELECT expr) without FROM is expr itself: no join.
+			b.scalarCols[sq] = p.Exprs[0]
+			continue
+		}
 		one, exactly := singleRow(right)
 		if !one {
 			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupport, "a scalar subquery that may return more than one row is not supported: %s", exprText(sq)).
@@ -109,9 +117,6 @@ func (b *builder) scalarSubqueries(s *ast.SelectStmt, where ast.ExprNode, in Nod
 		in = &Join{Left: in, Right: right, Type: typ, Kind: Unbounded, LeftTime: -1, RightTime: -1}
 		idx := len(scope.cols)
 		scope = scope.join(&relScope{cols: []scopeCol{{name: cols[0].Name, kind: cols[0].Type, hidden: true}}})
-		if b.scalarCols == nil {
-			b.scalarCols = map[*ast.SubqueryExpr]Scalar{}
-		}
 		b.scalarCols[sq] = &ColRef{Index: idx, Name: fmt.Sprintf("(subquery %d)", len(b.scalarCols)+1), T: cols[0].Type}
 	}
 	return in, scope, nil
@@ -130,8 +135,17 @@ func singleRow(n Node) (one, exactly bool) {
 			n, exactly = x.Input, false
 		case *Aggregate:
 			return len(x.GroupCols) == 0, exactly && len(x.GroupCols) == 0
+		case *ProjectSet:
+			return isNoFrom(x), exactly && isNoFrom(x)
 		default:
 			return false, false
 		}
 	}
+}
+
+// isNoFrom reports whether n is the one empty row of a SELECT without
+// FROM (noFrom).
+func isNoFrom(n Node) bool {
+	p, ok := n.(*ProjectSet)
+	return ok && p.Input == nil && len(p.Calls) == 0 && p.Outer
 }

@@ -26,6 +26,8 @@ type SetCall struct {
 type ProjectSet struct {
 	// Input is nil for a FROM clause that holds only the call (an ad-hoc
 	// `SELECT * FROM generate_series(1, 3)`): one row without columns.
+	// Without calls as well, and Outer, it is that one row: the FROM of
+	// a SELECT without FROM.
 	Input      Node
 	Calls      []SetCall
 	Names      []string // the appended columns: one per call, then the ordinality

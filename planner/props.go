@@ -206,10 +206,11 @@ func joinProps(j *Join, in bool, bound string) Props {
 // a lookup join keeps the table's rows (its primary key bounds them); an
 // event-time temporal join keeps, per key, the versions from the last one
 // at or before the watermark on, and the left rows until both watermarks
-// reach their time, so the watermarks' lag bounds both. Neither spills.
+// reach their time, so the watermarks' lag bounds both. Both spill
+// whole keys past the state budget.
 func TemporalJoinBound(j *Join) string {
 	if j.Kind == LookupJoin {
-		return "rows of TABLE " + j.Right.(*Scan).Name + " (by primary key), in memory"
+		return "rows of TABLE " + j.Right.(*Scan).Name + " (by primary key)"
 	}
-	return "watermark (versions of TABLE " + j.Right.(*Scan).Name + " per key from the last at or before the watermark; rows until both watermarks reach them), in memory"
+	return "watermark (versions of TABLE " + j.Right.(*Scan).Name + " per key from the last at or before the watermark; rows until both watermarks reach them)"
 }

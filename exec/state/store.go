@@ -153,13 +153,21 @@ func (s *Store) DiskUsage() (int64, error) { return DiskUsage(s.dir) }
 
 // DiskUsage sums the allocated size of the files under dir, as du does
 // (Badger preallocates sparse files whose apparent size overstates them).
+// A file removed while it walks (the store is open: compactions delete
+// tables) counts as gone, not as an error.
 func DiskUsage(dir string) (int64, error) {
 	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if path != dir && errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while the walk ran (a compaction's old table)
+			}
 			return err
 		}
 		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // as above
+		}
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,9 @@ import (
 // MADV_DONTNEED on a shared file mapping: the pages stay in the page
 // cache, the next access is a minor fault) whenever the process's
 // file-backed RSS grew by trimStep since the last trim, checking every
-// trimEvery. Linux only (trim_linux.go); elsewhere it does nothing.
+// trimEvery. It pages out the memtables' write-ahead log mappings too
+// (dropMappedTables says how that stays safe without a reference). Linux
+// only (trim_linux.go); elsewhere it does nothing.
 const (
 	trimEvery = 250 * time.Millisecond
 	trimStep  = 32 << 20

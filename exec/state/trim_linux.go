@@ -31,9 +31,23 @@ func fileRSS() (n int64, ok bool) {
 	return 0, false
 }
 
+// madvPageout is Linux's MADV_PAGEOUT (5.4 and later).
+const madvPageout = 21
+
 // dropMappedTables madvises MADV_DONTNEED every mapping of the table
 // files in dir whose id is in held, as /proc/self/maps lists them. The
 // caller keeps every held table mapped until this returns.
+//
+// It also pages out the mappings of the memtables' write-ahead logs
+// (.mem): Badger appends each write to the log through its mapping, so
+// up to two memtables' worth of log pages are resident, and nothing reads
+// them back while the process runs (recovery reads the files). No
+// reference keeps a memtable mapped (Badger's API lists none), so these
+// take MADV_PAGEOUT, which never loses data whatever the range holds by
+// then: it unmaps file pages (a dirty page stays in the page cache until
+// written back; the next access is a fault) and leaves anonymous memory
+// where it is when there is no swap, or swaps it out. A kernel without
+// it (EINVAL) keeps the pages.
 func dropMappedTables(dir string, held map[uint64]bool) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -51,6 +65,10 @@ func dropMappedTables(dir string, held map[uint64]bool) error {
 	for sc.Scan() {
 		start, end, path, ok := parseMapsLine(sc.Text())
 		if !ok || filepath.Dir(path) != abs {
+			continue
+		}
+		if strings.HasSuffix(path, ".mem") {
+			_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvPageout) // best effort, as above
 			continue
 		}
 		if id, isTable := table.ParseFileID(path); !isTable || !held[id] {
