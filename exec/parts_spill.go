@@ -114,8 +114,11 @@ func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 		return p, true, nil
 	}
 	val, ok, err := s.store.Get([]byte(s.id + k))
-	if err != nil || !ok {
-		return p, false, err
+	if err != nil {
+		return p, false, fmt.Errorf("load partition %s: %w", s.id, err)
+	}
+	if !ok {
+		return p, false, nil
 	}
 	s.spill.reads++
 	p, err = s.decodeStored(k, val)
