@@ -24,15 +24,23 @@ import (
 // Both inputs may retract (a retraction of a row not held is ignored).
 // State: the left rows, by key, each with its multiplicity, its number
 // of matches and whether it is emitted, and the right rows by key with
-// their multiplicities; it stays in memory. Without STATE TTL nothing
-// bounds it. With STATE TTL a row is forgotten once the other input's
-// watermark passes its time + TTL (event time), or TTL after it was
-// stored (the wall clock, from Tick, when an input has no watermark):
-// silently, as Flink's state TTL, so its output stays and a left row
-// whose match expired keeps its place (emitted records that). A
-// watermark that passes the oldest row's expiry scans that side. A
-// checkpoint writes the rows of each key changed since the last one;
-// Restore recomputes the matches.
+// their multiplicities; for NOT IN the two counts, which stay in memory.
+// Without STATE TTL nothing bounds the rows. With STATE TTL a row is
+// forgotten once the other input's watermark passes its time + TTL
+// (event time), or TTL after it was stored (the wall clock, from Tick,
+// when an input has no watermark): silently, as Flink's state TTL, so
+// its output stays and a left row whose match expired keeps its place
+// (emitted records that). A watermark that passes the oldest row's
+// expiry visits every key of that side. With a store and a budget
+// (state_cache_size rows of both sides, or a MemoryBudget share) memory
+// holds at most the budget's rows plus a batch: whole keys, both sides
+// together, leave memory and come back when a row arrives for them; the
+// visits of every key (that expiry, and NOT IN's re-judging of every
+// left row) read the stored keys in chunks and evict as they go
+// (join_semi_spill.go). A checkpoint writes the rows of each key changed
+// since the last one, from memory or the spill area; Restore recomputes
+// the matches, or when spilling loads nothing and counts the stored
+// right rows (NOT IN) and oldest row times (STATE TTL) in one scan.
 type SemiJoin struct {
 	id       string
 	n        *planner.SemiJoin
