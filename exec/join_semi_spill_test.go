@@ -15,7 +15,8 @@ import (
 // checkpoints with (lazy) restores at random points, to a semi join that
 // spills and to one that keeps everything in memory, for every kind (the
 // null-aware NOT IN included, whose count crossings judge every left row
-// again, spilled ones too), without and with STATE TTL, under a budget
+// again, spilled ones too), without and with STATE TTL (event time and
+// wall clock: the stored keys expire too), under a budget
 // of one row and under a small MemoryBudget share. Their outputs must
 // agree at every step; the spilling join must hold no more than its
 // limit plus one batch in memory, and must have read evicted keys back.
@@ -24,13 +25,14 @@ func TestSemiJoinSpillAgreesWithMemory(t *testing.T) {
 		&planner.ColRef{Index: 2, T: types.Int}, &planner.ColRef{Index: 5, T: types.Int}}}
 	kinds := map[string]planner.SemiKind{"semi": planner.Semi, "anti": planner.Anti, "not in": planner.NullAwareAnti}
 	for name, kind := range kinds {
-		for _, ttl := range []int64{0, 9} {
+		for _, ttl := range []int64{0, 9, -9} { // -9: TTL 9 on the wall clock
 			for _, residual := range []planner.Scalar{nil, ge} {
-				if residual != nil && (kind == planner.NullAwareAnti || ttl > 0) {
+				if residual != nil && (kind == planner.NullAwareAnti || ttl != 0) {
 					continue // NOT IN's subquery filter is planned below it
 				}
 				n := semiNode(kind, residual)
-				n.TTL = ttl
+				n.TTL = max(ttl, -ttl)
+				n.LeftTime, n.RightTime = -1, -1
 				if ttl > 0 {
 					n.LeftTime, n.RightTime = 1, 1
 				}
@@ -60,9 +62,10 @@ func semiSpillAgrees(t *testing.T, name string, node *planner.SemiJoin, seed int
 		}
 	}
 	spillOut, memOut := NewMaterialize("s/", nil, nil), NewMaterialize("m/", nil, nil)
+	now := int64(0) // the last Tick (wall-clock STATE TTL)
 	build := func() *SemiJoin {
 		return NewSemiJoin(SemiJoinConfig{ID: "sj/", Node: node, Residual: residual, Out: Output{Op: spillOut},
-			Store: st, Budget: budget, Memory: mem})
+			Store: st, Budget: budget, Memory: mem, Now: now})
 	}
 	spill := build()
 	inMem := NewSemiJoin(SemiJoinConfig{ID: "sj/", Node: node, Residual: residual, Out: Output{Op: memOut}})
@@ -99,6 +102,11 @@ func semiSpillAgrees(t *testing.T, name string, node *planner.SemiJoin, seed int
 			feed(func(s *SemiJoin) error {
 				return s.Process(port, &Batch{Rows: []types.Row{row.Clone()}, Diffs: []int8{-1}})
 			})
+		case r < 19 && node.TTL > 0 && node.LeftTime < 0:
+			if clock > now {
+				now = clock
+				feed(func(s *SemiJoin) error { return s.Tick(now) })
+			}
 		case r < 19:
 			// behind every row to come, so a restore's re-sent watermark
 			// forgets no more than the first run did
