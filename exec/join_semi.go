@@ -31,16 +31,16 @@ import (
 // when an input has no watermark): silently, as Flink's state TTL, so
 // its output stays and a left row whose match expired keeps its place
 // (emitted records that). A watermark that passes the oldest row's
-// expiry visits every key of that side. With a store and a budget
-// (state_cache_size rows of both sides, or a MemoryBudget share) memory
-// holds at most the budget's rows plus a batch: whole keys, both sides
-// together, leave memory and come back when a row arrives for them; the
-// visits of every key (that expiry, and NOT IN's re-judging of every
-// left row) read the stored keys in chunks and evict as they go
-// (join_semi_spill.go). A checkpoint writes the rows of each key changed
-// since the last one, from memory or the spill area; Restore recomputes
-// the matches, or when spilling loads nothing and counts the stored
-// right rows (NOT IN) and oldest row times (STATE TTL) in one scan.
+// expiry scans that side. With a store and a budget (state_cache_size
+// rows of both sides, or a MemoryBudget share) memory holds at most the
+// budget's rows plus a batch: whole keys, both sides together, leave
+// memory and come back when a row arrives for them or their stored
+// timer (STATE TTL) fires; NOT IN's re-judging of every left row reads
+// the stored keys in chunks and evicts as it goes (join_semi_spill.go).
+// A checkpoint writes the rows of each key changed since the last one,
+// from memory or the spill area (and, spilling, moves their timers);
+// Restore recomputes the matches, or when spilling loads nothing and
+// counts the stored right rows (NOT IN) in one scan.
 type SemiJoin struct {
 	id       string
 	n        *planner.SemiJoin
@@ -69,12 +69,25 @@ type SemiJoin struct {
 	resident int       // rows (distinct) in memory, both sides
 	onDisk   bool
 	spill    spillArea
+	// Stored timers (spilling with STATE TTL, join_semi_spill.go): per
+	// side, when each key's rows next expire; gone and spilledAt keep
+	// the stored timers of groups removed or evicted changed since the
+	// last checkpoint, which moves them.
+	timers    [2]timerQueue
+	gone      [2]map[string]int64
+	spilledAt [2]map[string]int64
+	marked    bool // this run wrote (or, not spilling, deleted) the timer marker
+	loading   bool // load is bringing rows in: their stored timers cover them
 }
 
 // semiGroup is one key's rows on one side, by their encoding.
 type semiGroup struct {
 	rows  map[string]*semiRow
 	order []string // encodings in arrival order (emits are deterministic)
+	// indexed is the group's stored timer (the earliest expiry of its
+	// rows in the last checkpoint) and heapAt its earliest memory timer
+	// (noTimer: none; stored timers only).
+	indexed, heapAt int64
 }
 
 // semiRow is one distinct row: how many copies are held and, on the
@@ -121,6 +134,11 @@ func NewSemiJoin(c SemiJoinConfig) *SemiJoin {
 	s.spill = newSpillArea(c.Store, c.ID)
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		s.store, s.budget, s.mem = c.Store, c.Budget, c.Memory.join()
+	}
+	for side := range s.timers {
+		s.timers[side] = newTimerQueueAt(c.Store, c.ID+"t"+string(rune('0'+side)), c.ID+"m")
+		s.timers[side].anyOrder = true // an expiry emits nothing
+		s.gone[side], s.spilledAt[side] = map[string]int64{}, map[string]int64{}
 	}
 	return s
 }
@@ -315,7 +333,11 @@ func (s *SemiJoin) countMatches(k string, l types.Row) int64 {
 func (s *SemiJoin) entry(side int, k string, r types.Row) (*semiGroup, *semiRow) {
 	g := s.sides[side][k]
 	if g == nil {
-		g = &semiGroup{rows: map[string]*semiRow{}}
+		g = &semiGroup{rows: map[string]*semiRow{}, indexed: noTimer, heapAt: noTimer}
+		if old, ok := s.gone[side][k]; ok { // stored, removed since: rewritten
+			g.indexed = old
+			delete(s.gone[side], k)
+		}
 		s.sides[side][k] = g
 	}
 	enc := string(state.AppendRow(nil, r))
@@ -327,6 +349,9 @@ func (s *SemiJoin) entry(side int, k string, r types.Row) (*semiGroup, *semiRow)
 		g.order = append(g.order, enc)
 		s.oldest[side] = min(s.oldest[side], e.at)
 		s.resident++
+		if s.timed() && !s.loading {
+			s.cover(side, k, g, e.at+s.n.TTL)
+		}
 	}
 	return g, e
 }
@@ -351,32 +376,45 @@ func (s *SemiJoin) wallTTL() bool {
 
 // expire forgets the rows of side whose time + TTL is before upTo: a
 // right row's copies leave the counts and its left rows' matches, but no
-// row is emitted or retracted. It visits every key of the side, stored
-// ones included (eachKey), and only once the oldest row's expiry passed.
+// row is emitted or retracted. A spilling join visits the keys whose
+// timers are due (fireDue); otherwise, once the oldest row's expiry
+// passed, every key of the side in memory.
 func (s *SemiJoin) expire(side int, upTo int64) error {
+	if s.timed() {
+		return s.fireDue(side, upTo)
+	}
 	if s.n.TTL == 0 || s.oldest[side] == noOldest || s.oldest[side]+s.n.TTL >= upTo {
 		return nil
 	}
 	oldest := int64(noOldest)
 	err := s.eachKey(side, func(k string, g *semiGroup) {
-		for _, enc := range append([]string{}, g.order...) {
-			e := g.rows[enc]
-			if e.at+s.n.TTL >= upTo {
-				oldest = min(oldest, e.at)
-				continue
-			}
-			s.drop(side, k, g, enc)
-			s.dirty[side][k] = true
-			if side == 1 {
-				s.forgetRight(k, e)
-			}
-		}
+		oldest = min(oldest, s.expireGroup(side, k, g, upTo))
 	})
 	if err != nil {
 		return err
 	}
 	s.oldest[side] = oldest
 	return nil
+}
+
+// expireGroup forgets the rows of group g (key k of side) whose time +
+// TTL is before upTo, and returns the smallest time left (noOldest when
+// none).
+func (s *SemiJoin) expireGroup(side int, k string, g *semiGroup, upTo int64) int64 {
+	oldest := int64(noOldest)
+	for _, enc := range append([]string{}, g.order...) {
+		e := g.rows[enc]
+		if e.at+s.n.TTL >= upTo {
+			oldest = min(oldest, e.at)
+			continue
+		}
+		s.drop(side, k, g, enc)
+		s.dirty[side][k] = true
+		if side == 1 {
+			s.forgetRight(k, e)
+		}
+	}
+	return oldest
 }
 
 // forgetRight takes an expired right row out of the counts.
@@ -408,6 +446,9 @@ func (s *SemiJoin) drop(side int, k string, g *semiGroup, enc string) {
 	s.resident--
 	if len(g.rows) == 0 {
 		delete(s.sides[side], k)
+		if g.indexed != noTimer {
+			s.gone[side][k] = g.indexed
+		}
 		if len(s.spill.spilled) > 0 {
 			s.spill.forget(s.spillKey(side, k))
 		}
@@ -484,6 +525,18 @@ func (s *SemiJoin) stateKey(side int, k string) []byte {
 // whether it is emitted), from memory or the spill area, or a delete for
 // a key that has none left; then the spill area is cleared.
 func (s *SemiJoin) Checkpoint(w *state.Writer) error {
+	if s.n.TTL > 0 && !s.marked {
+		// A run that does not spill moves no stored timer: the marker
+		// goes, and the next spilling restore writes them all again.
+		err := w.Delete(s.timers[0].marker)
+		if s.timed() {
+			err = w.Set(s.timers[0].marker, timersMark)
+		}
+		if err != nil {
+			return err
+		}
+		s.marked = true
+	}
 	for side := range s.sides {
 		for k := range s.dirty[side] {
 			val, err := s.value(side, k)
@@ -495,13 +548,21 @@ func (s *SemiJoin) Checkpoint(w *state.Writer) error {
 			} else {
 				err = w.Set(s.stateKey(side, k), val)
 			}
+			if err == nil && s.timed() {
+				err = s.moveTimer(w, side, k, val)
+			}
 			if err != nil {
 				return err
 			}
 		}
 		s.dirty[side] = map[string]bool{}
+		s.gone[side], s.spilledAt[side] = map[string]int64{}, map[string]int64{}
 	}
-	return s.spill.clear(w)
+	if err := s.spill.clear(w); err != nil {
+		return err
+	}
+	s.pruneTimers()
+	return nil
 }
 
 // encodeGroup is the state value of group g: its rows in arrival order,

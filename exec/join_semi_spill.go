@@ -22,17 +22,17 @@ import (
 // does. Memory keeps nothing per evicted key but the changed keys' names
 // (dirty, and the spill area's index) until the next checkpoint.
 //
-// Two things visit every key of a side rather than one: the null-aware
-// re-judging of every left row when a NOT IN count crosses zero, and
-// STATE TTL expiry once the watermark (or clock) passes the side's oldest
-// row's expiry. eachKey does it in bounded memory: the keys in memory,
-// then the spilled ones, then the checkpoint's keys not changed since,
-// read in chunks of eachChunk key names, each loaded, visited and evicted
-// again as the budget requires. Such a visit costs a pass over the
-// operator's stored state, as it costs a pass over memory without
-// spilling. The null-aware counts and each side's oldest row time are
+// NOT IN judging every left row again when a count crosses zero visits
+// every key of the left side: eachKey does it in bounded memory, the keys
+// in memory, then the spilled ones, then the checkpoint's keys not
+// changed since, read in chunks of eachChunk key names, each loaded,
+// judged and evicted again as the budget requires. It costs a pass over
+// the operator's stored state, as it costs a pass over memory without
+// spilling. STATE TTL expiry visits only the keys it expires, by stored
+// timers (below); without spilling it scans memory once the watermark
+// passes the side's oldest row's expiry. The null-aware counts are
 // global and stay in memory; a lazy restore (nothing loaded) computes
-// them with one scan that keeps no row.
+// them with one scan of the right rows that keeps no row.
 
 // eachChunk is how many stored key names eachKey reads per scan.
 const eachChunk = 256
@@ -53,6 +53,8 @@ func (s *SemiJoin) load(k string) error {
 	if !s.onDisk || s.inMemory(k) {
 		return nil
 	}
+	s.loading = true
+	defer func() { s.loading = false }()
 	for _, side := range []int{1, 0} {
 		val, err := s.stored(side, k)
 		if err == nil && val != nil {
@@ -60,6 +62,15 @@ func (s *SemiJoin) load(k string) error {
 		}
 		if err != nil {
 			return fmt.Errorf("%s: load semi join rows: %w", s.id, err)
+		}
+		if g := s.sides[side][k]; g != nil && s.timed() {
+			// its stored timer: the checkpoint's, or the one the
+			// checkpoint had when the group was evicted changed
+			g.indexed = s.minExpiry(g)
+			if t, ok := s.spilledAt[side][k]; ok {
+				g.indexed = t
+				delete(s.spilledAt[side], k)
+			}
 		}
 	}
 	return nil
@@ -128,6 +139,9 @@ func (s *SemiJoin) evict() error {
 				if s.dirty[o][k] {
 					keys = append(keys, s.spillKey(o, k))
 					vals = append(vals, encodeGroup(g))
+					if s.timed() {
+						s.spilledAt[o][k] = g.indexed
+					}
 				}
 				left -= len(g.rows)
 			}
@@ -226,40 +240,179 @@ func (s *SemiJoin) eachKey(side int, fn func(k string, g *semiGroup)) error {
 }
 
 // restoreLazy restores a spilling join: it loads no key (a key comes in
-// when a row arrives for it) but, when they are used, counts the stored
-// right rows (and those with a NULL key) for NOT IN and finds each side's
-// oldest row time for STATE TTL, keeping no row.
+// when a row arrives for it or its timer fires) but, for NOT IN, counts
+// the stored right rows (and those with a NULL key), keeping no row, and
+// under STATE TTL writes the stored timers a store without them lacks.
 func (s *SemiJoin) restoreLazy(st *state.Store) error {
 	s.onDisk = true
-	if s.n.Kind != planner.NullAwareAnti && s.n.TTL == 0 {
-		return nil
-	}
-	for side := range s.sides {
-		prefix := []byte(s.id + string(rune('0'+side)))
-		err := st.ScanOwned(prefix, s.owns(len(prefix)), func(_, val []byte) error {
-			rows, err := state.DecodeValue(val)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				w := len(r) - 3
-				if s.n.TTL > 0 {
-					s.oldest[side] = min(s.oldest[side], r[w+1].I)
-				}
-				if side == 1 && s.n.Kind == planner.NullAwareAnti {
-					s.total += r[w].I
-					if s.nullKey(1, r[:w]) {
-						s.nulls += r[w].I
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
+	if s.n.TTL > 0 {
+		if err := s.writeTimers(st); err != nil {
 			return fmt.Errorf("%s: %w", s.id, err)
 		}
 	}
+	if s.n.Kind != planner.NullAwareAnti {
+		return nil
+	}
+	prefix := []byte(s.id + "1")
+	err := st.ScanOwned(prefix, s.owns(len(prefix)), func(_, val []byte) error {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			w := len(r) - 3
+			s.total += r[w].I
+			if s.nullKey(1, r[:w]) {
+				s.nulls += r[w].I
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.id, err)
+	}
 	return nil
+}
+
+// Stored timers (spilling with STATE TTL). As the join's (join_timers.go,
+// timers.go), each side's keys a checkpoint holds have a stored timer at
+// the earliest expiry (time + TTL) of their rows there (semiGroup.indexed),
+// under id + "t" + side, and id + "m" marks a store whose checkpoints keep
+// them; between checkpoints the memory heap covers the rows added since
+// (one entry per key and earlier expiry, semiGroup.heapAt). A watermark
+// (or Tick) fires the keys due, loads them and forgets their expired rows,
+// so expiry visits the keys it expires, in memory or not. A restore from
+// a store without the marker (written before timers, or by a run that did
+// not spill and so moved none: its first checkpoint deletes the marker)
+// writes every key's timer first (writeTimers).
+
+// timed reports whether the join keeps stored timers.
+func (s *SemiJoin) timed() bool { return s.store != nil && s.n.TTL > 0 }
+
+// minExpiry is the earliest expiry of group g's rows.
+func (s *SemiJoin) minExpiry(g *semiGroup) int64 {
+	t := int64(noOldest)
+	for _, e := range g.rows {
+		t = min(t, e.at)
+	}
+	if t == noOldest {
+		return noTimer
+	}
+	return t + s.n.TTL
+}
+
+// cover makes sure group g (key k of side) has a memory timer at or
+// before at.
+func (s *SemiJoin) cover(side int, k string, g *semiGroup, at int64) {
+	if g.heapAt == noTimer || at < g.heapAt {
+		s.timers[side].push(at, k)
+		g.heapAt = at
+	}
+}
+
+// fireDue forgets the rows of side that expire before upTo: it visits the
+// keys whose timers (in memory, or stored once keys may live in Badger
+// only) are due, loading them; a key with rows left gets a memory timer at
+// its next expiry unless one not yet due covers it.
+func (s *SemiJoin) fireDue(side int, upTo int64) error {
+	items, err := s.timers[side].due(upTo-1, s.onDisk, func(k string) (bool, error) { return ownsKey(s.keep, s.id, []byte(k)) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.id, err)
+	}
+	for _, it := range items {
+		if err := s.load(it.key); err != nil {
+			return err
+		}
+		if g := s.sides[side][it.key]; g != nil {
+			s.expireGroup(side, it.key, g, upTo)
+			if len(g.rows) > 0 {
+				if g.heapAt <= upTo-1 {
+					g.heapAt = noTimer // taken by due
+				}
+				s.cover(side, it.key, g, s.minExpiry(g))
+			}
+		}
+		if err := s.evict(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveTimer moves the stored timer of changed key k of side, whose
+// checkpoint value is val (nil: deleted), to its rows' earliest expiry
+// within checkpoint w.
+func (s *SemiJoin) moveTimer(w *state.Writer, side int, k string, val []byte) error {
+	g := s.sides[side][k]
+	old, now := int64(noTimer), int64(noTimer)
+	switch t, spilled := s.spilledAt[side][k]; {
+	case g != nil:
+		old, now = g.indexed, s.minExpiry(g)
+	case spilled:
+		old = t
+	default:
+		if t, ok := s.gone[side][k]; ok {
+			old = t
+		}
+	}
+	if g == nil && val != nil {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			at := r[len(r)-2].I + s.n.TTL
+			if now == noTimer || at < now {
+				now = at
+			}
+		}
+	}
+	if g != nil {
+		g.indexed = now
+	}
+	return s.timers[side].move(w, k, old, now)
+}
+
+// pruneTimers drops the memory timers of keys not in memory: after a
+// checkpoint their stored timers cover them.
+func (s *SemiJoin) pruneTimers() {
+	if !s.timed() || !s.onDisk {
+		return
+	}
+	for side := range s.timers {
+		s.timers[side].prune(func(k string) bool { return s.sides[side][k] != nil })
+	}
+}
+
+// writeTimers writes, when the store has no timer marker, the stored timer
+// of every key this instance owns, from the checkpoint's rows (outside the
+// checkpoint, as the spill area: they describe the checkpoint as it is;
+// the next checkpoint writes the marker).
+func (s *SemiJoin) writeTimers(st *state.Store) error {
+	marked, err := s.timers[0].marked(st)
+	if err != nil || marked {
+		return err
+	}
+	return st.Batch(func(w *state.Writer) error {
+		for side := range s.sides {
+			prefix := []byte(s.id + string(rune('0'+side)))
+			err := st.ScanOwned(prefix, s.owns(len(prefix)), func(key, val []byte) error {
+				rows, err := state.DecodeValue(val)
+				if err != nil || len(rows) == 0 {
+					return err
+				}
+				at := int64(noOldest)
+				for _, r := range rows {
+					at = min(at, r[len(r)-2].I)
+				}
+				return w.Set(s.timers[side].key(at+s.n.TTL, string(key[len(prefix):])), nil)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (s *SemiJoin) stateSize() StateSize {

@@ -229,3 +229,64 @@ func TestSemiJoinNotInRejudgesSpilledKeys(t *testing.T) {
 		t.Fatalf("%d spill reads, want every key read back (%d)", s.spill.reads, keys)
 	}
 }
+
+// TestSemiJoinTimersAcrossSpillingAndNot: STATE TTL 10 on event time.
+// Runs alternate between spilling (stored timers) and not (none moved):
+// a spilling restore from a store without the timer marker writes every
+// key's timer, so a left row checkpointed by a run that did not spill
+// is still forgotten on time, although it never comes back into memory
+// before its timer fires. Forgotten, it no longer waits for its match.
+func TestSemiJoinTimersAcrossSpillingAndNot(t *testing.T) {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := semiNode(planner.Semi, nil)
+	n.TTL, n.LeftTime, n.RightTime = 10, 1, 1
+	out := NewMaterialize("o/", nil, nil)
+	build := func(spill bool) *SemiJoin {
+		c := SemiJoinConfig{ID: "sj/", Node: n, Out: Output{Op: out}}
+		if spill {
+			c.Store, c.Budget = st, 1
+		}
+		s := NewSemiJoin(c)
+		if err := s.Restore(st); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	row := func(k string, ts int64) *Batch {
+		return &Batch{Rows: []types.Row{{types.StringValue(k), types.TimestampValue(ts), types.IntValue(ts)}}}
+	}
+	do := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a spilling run writes the marker and a's timer (at 11)
+	s := build(true)
+	do(s.Process(0, row("a", 1)))
+	checkpointAll(t, st, 1, s)
+	// a run that does not spill stores b (time 30) and moves no timer
+	s = build(false)
+	do(s.Process(0, row("b", 30)))
+	checkpointAll(t, st, 2, s)
+	// a spilling run: the right watermark forgets both, from Badger
+	s = build(true)
+	do(s.Watermark(1, 50))
+	if s.resident > 1 {
+		t.Fatalf("%d rows in memory, budget 1", s.resident)
+	}
+	do(s.Process(1, row("a", 50)))
+	do(s.Process(1, row("b", 50)))
+	rows, err := out.Rows()
+	do(err)
+	if len(rows) != 0 {
+		t.Fatalf("forgotten left rows came out: %v", rows)
+	}
+	if s.spill.reads == 0 {
+		t.Fatal("no stored key was read back")
+	}
+}
