@@ -29,7 +29,9 @@ import (
 //     the "crash" form checkpoints twice, keeps feeding past the second
 //     checkpoint, then restores from it and replays the rest;
 //   - duplicated rows and rows reordered between two watermark advances,
-//     for the cases that declare it safe.
+//     for the cases that declare it safe;
+//   - a state budget of one row, so everything spills, with and without
+//     checkpoints and crashes, for the cases whose operator spills.
 //
 // After a restore the harness re-sends each port's last watermark before
 // replaying, as the engine does (engine/view.go: "Operators learn the
@@ -57,6 +59,10 @@ type instance struct {
 	Late *lateness.Counters
 	// Keep is the restore filter of this instance (nil when it owns all).
 	Keep func(port int, key types.Row) bool
+	// Store and Budget, when Budget > 0, make a spilling operator keep
+	// at most Budget entries in memory (harnessCase.spill).
+	Store  *state.Store
+	Budget int
 }
 
 // harnessCase is one operator test: a factory, its input and the
@@ -71,6 +77,7 @@ type harnessCase struct {
 	reorder  bool // rows between watermark advances may come in any order
 	dup      bool // duplicated rows do not change the output
 	serial   bool // the operator is not keyed: run one instance only
+	spill    bool // the operator spills: also run it with a budget of one
 }
 
 // variation is one way of delivering a case's events.
@@ -82,6 +89,7 @@ type variation struct {
 	crash   bool // keep feeding past the last checkpoint before restoring
 	dup     bool
 	reorder bool
+	budget  int // instance.Budget (0: no spilling)
 }
 
 func (v variation) label(ckpts []int, crashAt int) string {
@@ -96,6 +104,9 @@ func (v variation) label(ckpts []int, crashAt int) string {
 	}
 	if v.reorder {
 		fmt.Fprintf(&b, " reordered(seed %d)", v.seed)
+	}
+	if v.budget > 0 {
+		fmt.Fprintf(&b, " budget=%d", v.budget)
 	}
 	switch {
 	case len(ckpts) == 1 && !v.crash:
@@ -124,6 +135,9 @@ func variations(c harnessCase) []variation {
 	}
 	for s := int64(1); c.reorder && s <= 4; s++ {
 		vs = append(vs, variation{split: "random", seed: 40 + s, par: 1 + 3*int(s%2), ckpts: int(s % 2), reorder: true})
+	}
+	for s := int64(1); c.spill && s <= 6; s++ {
+		vs = append(vs, variation{split: "random", seed: 50 + s, par: 1 + 3*int(s%2), ckpts: int(s % 3), crash: s%3 == 2, budget: 1})
 	}
 	if c.serial {
 		vs = slices.DeleteFunc(vs, func(v variation) bool { return v.par > 1 })
@@ -177,7 +191,7 @@ func runVariation(c harnessCase, v variation, store *state.Store, prefix string)
 	steps := deliver(perturb(fillWM(c.events), v, rng), v.split, rng)
 	ckpts, crashAt := plan(len(steps), v, rng)
 	res := result{label: v.label(ckpts, crashAt)}
-	r := newRig(c, v.par, prefix)
+	r := newRig(c, v, prefix, store)
 	from, saved := 0, r.wms
 	for _, at := range ckpts {
 		if res.err = r.feed(steps[from:at]); res.err != nil {
@@ -192,7 +206,7 @@ func runVariation(c harnessCase, v variation, store *state.Store, prefix string)
 		if res.err = r.feed(steps[from:crashAt]); res.err != nil {
 			return res
 		}
-		if r, res.err = restoreRig(c, v.par, prefix, store, saved); res.err != nil {
+		if r, res.err = restoreRig(c, v, prefix, store, saved); res.err != nil {
 			return res
 		}
 	}
@@ -309,13 +323,17 @@ type rig struct {
 
 // newRig builds fresh operators: n instances behind NewParallel when
 // n > 1, each with the restore filter of the keys it owns.
-func newRig(c harnessCase, n int, prefix string) *rig {
+func newRig(c harnessCase, v variation, prefix string, store *state.Store) *rig {
+	n := v.par
 	r := &rig{
 		view: NewMaterialize(prefix+"view/", nil, nil),
 		side: NewMaterialize(prefix+"side/", nil, nil),
 		wms:  [2]int64{types.MinTime, types.MinTime},
 	}
 	in := instance{ID: prefix + "op/", Out: Output{Op: checkedView{r.view}}, Side: r.sideRow, Late: &lateness.Counters{}}
+	if v.budget > 0 {
+		in.Store, in.Budget = store, v.budget
+	}
 	if n <= 1 {
 		r.op = c.build(in)
 		return r
@@ -380,8 +398,8 @@ func (r *rig) checkpoint(store *state.Store) error {
 
 // restoreRig builds fresh operators, restores them from store and re-sends
 // the watermarks in force at the checkpoint.
-func restoreRig(c harnessCase, n int, prefix string, store *state.Store, wms [2]int64) (*rig, error) {
-	r := newRig(c, n, prefix)
+func restoreRig(c harnessCase, v variation, prefix string, store *state.Store, wms [2]int64) (*rig, error) {
+	r := newRig(c, v, prefix, store)
 	for _, s := range r.stateful() {
 		if err := s.Restore(store); err != nil {
 			return nil, fmt.Errorf("restore: %w", err)
