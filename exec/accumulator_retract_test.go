@@ -113,7 +113,7 @@ func TestHarnessAggregateRetracting(t *testing.T) {
 	runHarness(t, harnessCase{
 		name:  "aggregate/retracting",
 		keys:  [][]int{{0}},
-		build: aggregateBuild(node), spills: true,
+		build: aggregateBuild(node), spill: true,
 		events: []event{
 			in("a", 0, 5), in("a", 0, 7), in("b", 0, 1), in("a", 0, 7),
 			wmAt(0, 1),

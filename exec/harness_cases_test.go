@@ -190,7 +190,7 @@ func TestHarnessAggregate(t *testing.T) {
 	runHarness(t, harnessCase{
 		name:  "aggregate/ttl",
 		keys:  [][]int{{0}},
-		build: aggregateBuild(node), spills: true,
+		build: aggregateBuild(node), spill: true,
 		events: []event{
 			in("a", 1, 1), in("b", 2, 2), in("a", 5, 3),
 			wmAt(0, 5),
@@ -209,7 +209,7 @@ func TestHarnessAggregate(t *testing.T) {
 	runHarness(t, harnessCase{
 		name:  "aggregate/ttl end of input",
 		keys:  [][]int{{0}},
-		build: aggregateBuild(node), spills: true,
+		build: aggregateBuild(node), spill: true,
 		events: []event{
 			in("a", 1, 1), in("b", 9, 2), in("b", 12, 3),
 			wmAt(0, 15), // a (last 1) expires

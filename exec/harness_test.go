@@ -30,8 +30,8 @@ import (
 //     checkpoint, then restores from it and replays the rest;
 //   - duplicated rows and rows reordered between two watermark advances,
 //     for the cases that declare it safe;
-//   - for the cases whose operator spills (spills), a state budget of one
-//     entry, so nearly everything lives in Badger between batches.
+//   - a state budget of one row, so everything spills, with and without
+//     checkpoints and crashes, for the cases whose operator spills.
 //
 // After a restore the harness re-sends each port's last watermark before
 // replaying, as the engine does (engine/view.go: "Operators learn the
@@ -59,8 +59,8 @@ type instance struct {
 	Late *lateness.Counters
 	// Keep is the restore filter of this instance (nil when it owns all).
 	Keep func(port int, key types.Row) bool
-	// Store and Budget, when Store is set, are the state budget an
-	// operator that spills runs under (state_cache_size).
+	// Store and Budget, when Budget > 0, make a spilling operator keep
+	// at most Budget entries in memory (harnessCase.spill).
 	Store  *state.Store
 	Budget int
 }
@@ -77,7 +77,7 @@ type harnessCase struct {
 	reorder  bool // rows between watermark advances may come in any order
 	dup      bool // duplicated rows do not change the output
 	serial   bool // the operator is not keyed: run one instance only
-	spills   bool // build uses instance.Store and Budget: also run with a budget of one
+	spill    bool // the operator spills: also run it with a budget of one
 }
 
 // variation is one way of delivering a case's events.
@@ -89,7 +89,7 @@ type variation struct {
 	crash   bool // keep feeding past the last checkpoint before restoring
 	dup     bool
 	reorder bool
-	spill   bool // a state budget of one entry
+	budget  int // instance.Budget (0: no spilling)
 }
 
 func (v variation) label(ckpts []int, crashAt int) string {
@@ -105,8 +105,8 @@ func (v variation) label(ckpts []int, crashAt int) string {
 	if v.reorder {
 		fmt.Fprintf(&b, " reordered(seed %d)", v.seed)
 	}
-	if v.spill {
-		b.WriteString(" state-budget=1")
+	if v.budget > 0 {
+		fmt.Fprintf(&b, " budget=%d", v.budget)
 	}
 	switch {
 	case len(ckpts) == 1 && !v.crash:
@@ -136,8 +136,8 @@ func variations(c harnessCase) []variation {
 	for s := int64(1); c.reorder && s <= 4; s++ {
 		vs = append(vs, variation{split: "random", seed: 40 + s, par: 1 + 3*int(s%2), ckpts: int(s % 2), reorder: true})
 	}
-	for s := int64(1); c.spills && s <= 4; s++ {
-		vs = append(vs, variation{split: "random", seed: 50 + s, par: 1 + 3*int(s%2), ckpts: int(s % 3), crash: s == 3, spill: true})
+	for s := int64(1); c.spill && s <= 6; s++ {
+		vs = append(vs, variation{split: "random", seed: 50 + s, par: 1 + 3*int(s%2), ckpts: int(s % 3), crash: s%3 == 2, budget: 1})
 	}
 	if c.serial {
 		vs = slices.DeleteFunc(vs, func(v variation) bool { return v.par > 1 })
@@ -191,11 +191,7 @@ func runVariation(c harnessCase, v variation, store *state.Store, prefix string)
 	steps := deliver(perturb(fillWM(c.events), v, rng), v.split, rng)
 	ckpts, crashAt := plan(len(steps), v, rng)
 	res := result{label: v.label(ckpts, crashAt)}
-	var spill *state.Store
-	if v.spill {
-		spill = store
-	}
-	r := newRig(c, v.par, prefix, spill)
+	r := newRig(c, v, prefix, store)
 	from, saved := 0, r.wms
 	for _, at := range ckpts {
 		if res.err = r.feed(steps[from:at]); res.err != nil {
@@ -210,7 +206,7 @@ func runVariation(c harnessCase, v variation, store *state.Store, prefix string)
 		if res.err = r.feed(steps[from:crashAt]); res.err != nil {
 			return res
 		}
-		if r, res.err = restoreRig(c, v.par, prefix, store, spill, saved); res.err != nil {
+		if r, res.err = restoreRig(c, v, prefix, store, saved); res.err != nil {
 			return res
 		}
 	}
@@ -326,17 +322,17 @@ type rig struct {
 }
 
 // newRig builds fresh operators: n instances behind NewParallel when
-// n > 1, each with the restore filter of the keys it owns; with spill
-// set, each under a state budget of one entry spilling into it.
-func newRig(c harnessCase, n int, prefix string, spill *state.Store) *rig {
+// n > 1, each with the restore filter of the keys it owns.
+func newRig(c harnessCase, v variation, prefix string, store *state.Store) *rig {
+	n := v.par
 	r := &rig{
 		view: NewMaterialize(prefix+"view/", nil, nil),
 		side: NewMaterialize(prefix+"side/", nil, nil),
 		wms:  [2]int64{types.MinTime, types.MinTime},
 	}
 	in := instance{ID: prefix + "op/", Out: Output{Op: checkedView{r.view}}, Side: r.sideRow, Late: &lateness.Counters{}}
-	if spill != nil {
-		in.Store, in.Budget = spill, 1
+	if v.budget > 0 {
+		in.Store, in.Budget = store, v.budget
 	}
 	if n <= 1 {
 		r.op = c.build(in)
@@ -402,8 +398,8 @@ func (r *rig) checkpoint(store *state.Store) error {
 
 // restoreRig builds fresh operators, restores them from store and re-sends
 // the watermarks in force at the checkpoint.
-func restoreRig(c harnessCase, n int, prefix string, store, spill *state.Store, wms [2]int64) (*rig, error) {
-	r := newRig(c, n, prefix, spill)
+func restoreRig(c harnessCase, v variation, prefix string, store *state.Store, wms [2]int64) (*rig, error) {
+	r := newRig(c, v, prefix, store)
 	for _, s := range r.stateful() {
 		if err := s.Restore(store); err != nil {
 			return nil, fmt.Errorf("restore: %w", err)

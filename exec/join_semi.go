@@ -24,15 +24,23 @@ import (
 // Both inputs may retract (a retraction of a row not held is ignored).
 // State: the left rows, by key, each with its multiplicity, its number
 // of matches and whether it is emitted, and the right rows by key with
-// their multiplicities; it stays in memory. Without STATE TTL nothing
-// bounds it. With STATE TTL a row is forgotten once the other input's
-// watermark passes its time + TTL (event time), or TTL after it was
-// stored (the wall clock, from Tick, when an input has no watermark):
-// silently, as Flink's state TTL, so its output stays and a left row
-// whose match expired keeps its place (emitted records that). A
-// watermark that passes the oldest row's expiry scans that side. A
-// checkpoint writes the rows of each key changed since the last one;
-// Restore recomputes the matches.
+// their multiplicities; for NOT IN the two counts, which stay in memory.
+// Without STATE TTL nothing bounds the rows. With STATE TTL a row is
+// forgotten once the other input's watermark passes its time + TTL
+// (event time), or TTL after it was stored (the wall clock, from Tick,
+// when an input has no watermark): silently, as Flink's state TTL, so
+// its output stays and a left row whose match expired keeps its place
+// (emitted records that). A watermark that passes the oldest row's
+// expiry scans that side. With a store and a budget (state_cache_size
+// rows of both sides, or a MemoryBudget share) memory holds at most the
+// budget's rows plus a batch: whole keys, both sides together, leave
+// memory and come back when a row arrives for them or their stored
+// timer (STATE TTL) fires; NOT IN's re-judging of every left row reads
+// the stored keys in chunks and evicts as it goes (join_semi_spill.go).
+// A checkpoint writes the rows of each key changed since the last one,
+// from memory or the spill area (and, spilling, moves their timers);
+// Restore recomputes the matches, or when spilling loads nothing and
+// counts the stored right rows (NOT IN) in one scan.
 type SemiJoin struct {
 	id       string
 	n        *planner.SemiJoin
@@ -51,12 +59,35 @@ type SemiJoin struct {
 	// oldest is each side's smallest row time, a lower bound once rows
 	// leave (STATE TTL only).
 	oldest [2]int64
+
+	// Spilling (join_semi_spill.go): over the budget whole keys (both
+	// sides' rows) leave memory; onDisk is set once keys may live only in
+	// Badger.
+	store    *state.Store
+	budget   int
+	mem      *memShare // its share of the memory budget, or nil
+	resident int       // rows (distinct) in memory, both sides
+	onDisk   bool
+	spill    spillArea
+	// Stored timers (spilling with STATE TTL, join_semi_spill.go): per
+	// side, when each key's rows next expire; gone and spilledAt keep
+	// the stored timers of groups removed or evicted changed since the
+	// last checkpoint, which moves them.
+	timers    [2]timerQueue
+	gone      [2]map[string]int64
+	spilledAt [2]map[string]int64
+	marked    bool // this run wrote (or, not spilling, deleted) the timer marker
+	loading   bool // load is bringing rows in: their stored timers cover them
 }
 
 // semiGroup is one key's rows on one side, by their encoding.
 type semiGroup struct {
 	rows  map[string]*semiRow
 	order []string // encodings in arrival order (emits are deterministic)
+	// indexed is the group's stored timer (the earliest expiry of its
+	// rows in the last checkpoint) and heapAt its earliest memory timer
+	// (noTimer: none; stored timers only).
+	indexed, heapAt int64
 }
 
 // semiRow is one distinct row: how many copies are held and, on the
@@ -84,6 +115,12 @@ type SemiJoinConfig struct {
 	// Now is the wall clock at start, until the first Tick (wall-clock
 	// STATE TTL stamps rows with it).
 	Now int64
+	// Store with Budget or Memory enables spilling: at most Budget rows
+	// of both sides (0: no cap), and no more than fit in Memory's bytes
+	// (nil: no share), stay in memory.
+	Store  *state.Store
+	Budget int
+	Memory *MemoryBudget
 }
 
 // NewSemiJoin returns the operator for c.Node.
@@ -93,6 +130,15 @@ func NewSemiJoin(c SemiJoinConfig) *SemiJoin {
 	for i := range s.sides {
 		s.sides[i] = map[string]*semiGroup{}
 		s.dirty[i] = map[string]bool{}
+	}
+	s.spill = newSpillArea(c.Store, c.ID)
+	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
+		s.store, s.budget, s.mem = c.Store, c.Budget, c.Memory.join()
+	}
+	for side := range s.timers {
+		s.timers[side] = newTimerQueueAt(c.Store, c.ID+"t"+string(rune('0'+side)), c.ID+"m")
+		s.timers[side].anyOrder = true // an expiry emits nothing
+		s.gone[side], s.spilledAt[side] = map[string]int64{}, map[string]int64{}
 	}
 	return s
 }
@@ -119,20 +165,26 @@ func (s *SemiJoin) Process(port int, b *Batch) error {
 	out := &Batch{Diffs: []int8{}}
 	for i, r := range b.Rows {
 		d := int64(b.Diff(i))
+		var err error
 		if port == 0 {
-			s.left(r, d, out)
+			err = s.left(r, d, out)
 		} else {
-			s.right(r, d, out)
+			err = s.right(r, d, out)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	if len(out.Rows) == 0 {
-		return nil
+	if len(out.Rows) > 0 {
+		if err := s.out.Emit(out); err != nil {
+			return err
+		}
 	}
-	return s.out.Emit(out)
+	return s.evict()
 }
 
 // left takes a left row (d copies, negative to retract).
-func (s *SemiJoin) left(r types.Row, d int64, out *Batch) {
+func (s *SemiJoin) left(r types.Row, d int64, out *Batch) error {
 	null := s.nullKey(0, r)
 	if null && s.n.Kind != planner.NullAwareAnti {
 		// It matches nothing: a semi join never emits it, an anti
@@ -140,9 +192,12 @@ func (s *SemiJoin) left(r types.Row, d int64, out *Batch) {
 		if s.n.Kind == planner.Anti {
 			emitN(out, r, d)
 		}
-		return
+		return nil
 	}
 	k := string(state.AppendKeyCols(nil, r, s.keyCols(0)))
+	if err := s.load(k); err != nil {
+		return err
+	}
 	g, e := s.entry(0, k, r)
 	if e.n == 0 && d > 0 {
 		e.matches = s.countMatches(k, r)
@@ -152,38 +207,33 @@ func (s *SemiJoin) left(r types.Row, d int64, out *Batch) {
 		emitN(out, r, d)
 	}
 	if e.n <= 0 {
-		g.remove(string(state.AppendRow(nil, r)))
-		if len(g.rows) == 0 {
-			delete(s.sides[0], k)
-		}
+		s.drop(0, k, g, string(state.AppendRow(nil, r)))
 	} else {
 		s.judge(k, e, null, out)
 	}
 	s.dirty[0][k] = true
+	return nil
 }
 
 // right takes a right row (d copies) and judges the left rows it
 // changes: its key's, or every one when a null-aware count crosses zero.
-func (s *SemiJoin) right(r types.Row, d int64, out *Batch) {
+func (s *SemiJoin) right(r types.Row, d int64, out *Batch) error {
 	null := s.nullKey(1, r)
 	if null && s.n.Kind != planner.NullAwareAnti {
-		return // it matches nothing
+		return nil // it matches nothing
 	}
 	k := string(state.AppendKeyCols(nil, r, s.keyCols(1)))
+	if err := s.load(k); err != nil {
+		return err
+	}
 	g, e := s.entry(1, k, r)
 	if e.n == 0 && d < 0 {
-		g.remove(string(state.AppendRow(nil, r)))
-		if len(g.rows) == 0 {
-			delete(s.sides[1], k)
-		}
-		return // not held (forgotten by STATE TTL): nothing to undo
+		s.drop(1, k, g, string(state.AppendRow(nil, r)))
+		return nil // not held (forgotten by STATE TTL): nothing to undo
 	}
 	e.n += d
 	if e.n <= 0 {
-		g.remove(string(state.AppendRow(nil, r)))
-		if len(g.rows) == 0 {
-			delete(s.sides[1], k)
-		}
+		s.drop(1, k, g, string(state.AppendRow(nil, r)))
 	}
 	s.dirty[1][k] = true
 	all := false
@@ -207,18 +257,20 @@ func (s *SemiJoin) right(r types.Row, d int64, out *Batch) {
 		}
 	}
 	if all {
-		s.judgeAll(out)
+		return s.judgeAll(out)
 	}
+	return nil
 }
 
-// judgeAll judges every left row again, in key order of arrival.
-func (s *SemiJoin) judgeAll(out *Batch) {
-	for k, g := range s.sides[0] {
+// judgeAll judges every left row again: the keys in memory, then, once
+// keys may live only in Badger, the stored ones (eachKey).
+func (s *SemiJoin) judgeAll(out *Batch) error {
+	return s.eachKey(0, func(k string, g *semiGroup) {
 		for _, enc := range g.order {
 			e := g.rows[enc]
 			s.judge(k, e, s.nullKey(0, e.row), out)
 		}
-	}
+	})
 }
 
 // judge emits or retracts left row e (of key k) when whether it
@@ -281,7 +333,11 @@ func (s *SemiJoin) countMatches(k string, l types.Row) int64 {
 func (s *SemiJoin) entry(side int, k string, r types.Row) (*semiGroup, *semiRow) {
 	g := s.sides[side][k]
 	if g == nil {
-		g = &semiGroup{rows: map[string]*semiRow{}}
+		g = &semiGroup{rows: map[string]*semiRow{}, indexed: noTimer, heapAt: noTimer}
+		if old, ok := s.gone[side][k]; ok { // stored, removed since: rewritten
+			g.indexed = old
+			delete(s.gone[side], k)
+		}
 		s.sides[side][k] = g
 	}
 	enc := string(state.AppendRow(nil, r))
@@ -292,6 +348,10 @@ func (s *SemiJoin) entry(side int, k string, r types.Row) (*semiGroup, *semiRow)
 		g.rows[enc] = e
 		g.order = append(g.order, enc)
 		s.oldest[side] = min(s.oldest[side], e.at)
+		s.resident++
+		if s.timed() && !s.loading {
+			s.cover(side, k, g, e.at+s.n.TTL)
+		}
 	}
 	return g, e
 }
@@ -316,30 +376,45 @@ func (s *SemiJoin) wallTTL() bool {
 
 // expire forgets the rows of side whose time + TTL is before upTo: a
 // right row's copies leave the counts and its left rows' matches, but no
-// row is emitted or retracted.
-func (s *SemiJoin) expire(side int, upTo int64) {
+// row is emitted or retracted. A spilling join visits the keys whose
+// timers are due (fireDue); otherwise, once the oldest row's expiry
+// passed, every key of the side in memory.
+func (s *SemiJoin) expire(side int, upTo int64) error {
+	if s.timed() {
+		return s.fireDue(side, upTo)
+	}
 	if s.n.TTL == 0 || s.oldest[side] == noOldest || s.oldest[side]+s.n.TTL >= upTo {
-		return
+		return nil
 	}
 	oldest := int64(noOldest)
-	for k, g := range s.sides[side] {
-		for _, enc := range append([]string{}, g.order...) {
-			e := g.rows[enc]
-			if e.at+s.n.TTL >= upTo {
-				oldest = min(oldest, e.at)
-				continue
-			}
-			g.remove(enc)
-			s.dirty[side][k] = true
-			if side == 1 {
-				s.forgetRight(k, e)
-			}
-		}
-		if len(g.rows) == 0 {
-			delete(s.sides[side], k)
-		}
+	err := s.eachKey(side, func(k string, g *semiGroup) {
+		oldest = min(oldest, s.expireGroup(side, k, g, upTo))
+	})
+	if err != nil {
+		return err
 	}
 	s.oldest[side] = oldest
+	return nil
+}
+
+// expireGroup forgets the rows of group g (key k of side) whose time +
+// TTL is before upTo, and returns the smallest time left (noOldest when
+// none).
+func (s *SemiJoin) expireGroup(side int, k string, g *semiGroup, upTo int64) int64 {
+	oldest := int64(noOldest)
+	for _, enc := range append([]string{}, g.order...) {
+		e := g.rows[enc]
+		if e.at+s.n.TTL >= upTo {
+			oldest = min(oldest, e.at)
+			continue
+		}
+		s.drop(side, k, g, enc)
+		s.dirty[side][k] = true
+		if side == 1 {
+			s.forgetRight(k, e)
+		}
+	}
+	return oldest
 }
 
 // forgetRight takes an expired right row out of the counts.
@@ -356,6 +431,26 @@ func (s *SemiJoin) forgetRight(k string, e *semiRow) {
 			if s.matches(le.row, e.row) {
 				le.matches -= e.n
 			}
+		}
+	}
+}
+
+// drop removes the row encoded enc from group g of key k on side, and the
+// group from the side once it holds no row (a spilled copy of it is then
+// stale).
+func (s *SemiJoin) drop(side int, k string, g *semiGroup, enc string) {
+	if _, ok := g.rows[enc]; !ok {
+		return
+	}
+	g.remove(enc)
+	s.resident--
+	if len(g.rows) == 0 {
+		delete(s.sides[side], k)
+		if g.indexed != noTimer {
+			s.gone[side][k] = g.indexed
+		}
+		if len(s.spill.spilled) > 0 {
+			s.spill.forget(s.spillKey(side, k))
 		}
 	}
 }
@@ -393,7 +488,12 @@ func (s *SemiJoin) Watermark(port int, wm int64) error {
 	old := min(s.wm[0], s.wm[1])
 	s.wm[port] = wm
 	if !s.wallTTL() {
-		s.expire(1-port, wm)
+		if err := s.expire(1-port, wm); err != nil {
+			return err
+		}
+		if err := s.evict(); err != nil {
+			return err
+		}
 	}
 	if m := min(s.wm[0], s.wm[1]); m > old {
 		return s.out.EmitWatermark(m)
@@ -404,11 +504,15 @@ func (s *SemiJoin) Watermark(port int, wm int64) error {
 // Tick implements Operator: wall-clock STATE TTL expiry.
 func (s *SemiJoin) Tick(now int64) error {
 	s.now = now
-	if s.wallTTL() {
-		s.expire(0, now)
-		s.expire(1, now)
+	if !s.wallTTL() {
+		return nil
 	}
-	return nil
+	for side := range s.sides {
+		if err := s.expire(side, now); err != nil {
+			return err
+		}
+	}
+	return s.evict()
 }
 
 // stateKey is where the rows of key k of side are stored.
@@ -418,39 +522,71 @@ func (s *SemiJoin) stateKey(side int, k string) []byte {
 
 // Checkpoint implements Stateful: the rows of each key changed since the
 // last checkpoint (each followed by its number of copies, its time and
-// whether it is emitted), or a delete for a key that has none left.
+// whether it is emitted), from memory or the spill area, or a delete for
+// a key that has none left; then the spill area is cleared.
 func (s *SemiJoin) Checkpoint(w *state.Writer) error {
+	if s.n.TTL > 0 && !s.marked {
+		// A run that does not spill moves no stored timer: the marker
+		// goes, and the next spilling restore writes them all again.
+		err := w.Delete(s.timers[0].marker)
+		if s.timed() {
+			err = w.Set(s.timers[0].marker, timersMark)
+		}
+		if err != nil {
+			return err
+		}
+		s.marked = true
+	}
 	for side := range s.sides {
 		for k := range s.dirty[side] {
-			g := s.sides[side][k]
-			if g == nil {
-				if err := w.Delete(s.stateKey(side, k)); err != nil {
-					return err
-				}
-				continue
+			val, err := s.value(side, k)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.id, err)
 			}
-			rows := make([]types.Row, 0, len(g.order))
-			for _, enc := range g.order {
-				e := g.rows[enc]
-				rows = append(rows, append(append(types.Row{}, e.row...),
-					types.IntValue(e.n), types.IntValue(e.at), types.BoolValue(e.out)))
+			if val == nil {
+				err = w.Delete(s.stateKey(side, k))
+			} else {
+				err = w.Set(s.stateKey(side, k), val)
 			}
-			if err := w.Set(s.stateKey(side, k), state.EncodeValue(rows...)); err != nil {
+			if err == nil && s.timed() {
+				err = s.moveTimer(w, side, k, val)
+			}
+			if err != nil {
 				return err
 			}
 		}
 		s.dirty[side] = map[string]bool{}
+		s.gone[side], s.spilledAt[side] = map[string]int64{}, map[string]int64{}
 	}
+	if err := s.spill.clear(w); err != nil {
+		return err
+	}
+	s.pruneTimers()
 	return nil
 }
 
+// encodeGroup is the state value of group g: its rows in arrival order,
+// each followed by its copies, its time and whether it is emitted.
+func encodeGroup(g *semiGroup) []byte {
+	rows := make([]types.Row, 0, len(g.order))
+	for _, enc := range g.order {
+		e := g.rows[enc]
+		rows = append(rows, append(append(types.Row{}, e.row...),
+			types.IntValue(e.n), types.IntValue(e.at), types.BoolValue(e.out)))
+	}
+	return state.EncodeValue(rows...)
+}
+
 // Restore implements Stateful: the right rows first, then the left rows
-// with their matches counted.
+// with their matches counted. A spilling join loads no key (restoreLazy).
 func (s *SemiJoin) Restore(st *state.Store) error {
+	if s.store != nil {
+		return s.restoreLazy(st)
+	}
 	for _, side := range []int{1, 0} {
 		prefix := []byte(s.id + string(rune('0'+side)))
 		err := st.ScanOwned(prefix, s.owns(len(prefix)), func(key, val []byte) error {
-			return s.restoreKey(side, string(key[len(prefix):]), val)
+			return s.restoreKey(side, string(key[len(prefix):]), val, true)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.id, err)
@@ -465,8 +601,10 @@ func (s *SemiJoin) owns(at int) func(key []byte) (bool, error) {
 	return func(key []byte) (bool, error) { return ownsKey(s.keep, s.id, key[at:]) }
 }
 
-// restoreKey loads the rows of key k of side.
-func (s *SemiJoin) restoreKey(side int, k string, val []byte) error {
+// restoreKey loads the rows of key k of side (a left key after its right
+// rows, whose matches it counts); count adds right rows to the
+// null-aware counts (a restore: a spilled key's rows are counted).
+func (s *SemiJoin) restoreKey(side int, k string, val []byte, count bool) error {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
 		return err
@@ -478,6 +616,9 @@ func (s *SemiJoin) restoreKey(side int, k string, val []byte) error {
 		e.n, e.at, e.out = r[w].I, r[w+1].I, r[w+2].I != 0
 		s.oldest[side] = min(s.oldest[side], e.at)
 		if side == 1 {
+			if !count || s.n.Kind != planner.NullAwareAnti {
+				continue
+			}
 			s.total += e.n
 			if s.nullKey(1, row) {
 				s.nulls += e.n
@@ -489,5 +630,5 @@ func (s *SemiJoin) restoreKey(side int, k string, val []byte) error {
 	return nil
 }
 
-// StateKeys implements stateSizer: the keys held on both sides.
+// StateKeys implements stateSizer: the keys in memory on both sides.
 func (s *SemiJoin) StateKeys() int64 { return int64(len(s.sides[0]) + len(s.sides[1])) }

@@ -29,7 +29,8 @@ func semiBuild(n *planner.SemiJoin) func(instance) Operator {
 			}
 			residual = f
 		}
-		return NewSemiJoin(SemiJoinConfig{ID: in.ID, Node: n, Residual: residual, Out: in.Out, Keep: keep})
+		return NewSemiJoin(SemiJoinConfig{ID: in.ID, Node: n, Residual: residual, Out: in.Out, Keep: keep,
+			Store: in.Store, Budget: in.Budget})
 	}
 }
 
@@ -45,6 +46,7 @@ func TestHarnessSemiJoin(t *testing.T) {
 		name:  "semi",
 		keys:  [][]int{{0}, {0}},
 		build: semiBuild(semiNode(planner.Semi, nil)),
+		spill: true,
 		events: []event{
 			in("a", 1, 1), in("b", 2, 2), in("c", 3, 3), inNull(0, 4, 4),
 			inR("a", 5, 0), inR("a", 6, 0), inR("b", 7, 0), inNull(1, 8, 0),
@@ -63,6 +65,7 @@ func TestHarnessAntiJoin(t *testing.T) {
 		name:  "anti",
 		keys:  [][]int{{0}, {0}},
 		build: semiBuild(semiNode(planner.Anti, nil)),
+		spill: true,
 		events: []event{
 			in("a", 1, 1), in("b", 2, 2), in("c", 3, 3), inNull(0, 4, 4),
 			inR("a", 5, 0), inR("a", 6, 0), inR("b", 7, 0), inNull(1, 8, 0),
@@ -81,6 +84,7 @@ func TestHarnessAntiJoinResidual(t *testing.T) {
 		name:  "anti-residual",
 		keys:  [][]int{{0}, {0}},
 		build: semiBuild(semiNode(planner.Anti, ne)),
+		spill: true,
 		events: []event{
 			in("a", 1, 1), in("a", 2, 2), inR("a", 3, 1), in("b", 4, 1), inR("b", 5, 1), inR("b", 6, 2),
 		},
@@ -101,6 +105,7 @@ func TestHarnessNotIn(t *testing.T) {
 		keys:   [][]int{{}, {}},
 		serial: true,
 		build:  semiBuild(semiNode(planner.NullAwareAnti, nil)),
+		spill:  true,
 		events: []event{
 			in("a", 1, 1), in("b", 2, 2), inNull(0, 3, 3),
 			inR("a", 4, 0), nullR, in("c", 6, 4), delNullR,
@@ -118,6 +123,7 @@ func TestHarnessNotInNullRight(t *testing.T) {
 		keys:   [][]int{{}, {}},
 		serial: true,
 		build:  semiBuild(semiNode(planner.NullAwareAnti, nil)),
+		spill:  true,
 		events: []event{
 			in("a", 1, 1), inNull(0, 3, 3), inR("a", 4, 0), inNull(1, 5, 0), in("c", 6, 4), delR("a", 4, 0),
 		},
@@ -154,6 +160,7 @@ func TestHarnessSemiJoinTTL(t *testing.T) {
 		name:  "semi-ttl",
 		keys:  [][]int{{0}, {0}},
 		build: semiBuild(n),
+		spill: true,
 		events: []event{
 			in("a", 1, 1), in("b", 5, 2), inR("c", 5, 0),
 			wmAt(1, 12), // forgets a@1 (1 + 10 < 12), keeps b@5
@@ -175,6 +182,7 @@ func TestHarnessAntiJoinTTL(t *testing.T) {
 		name:  "anti-ttl",
 		keys:  [][]int{{0}, {0}},
 		build: semiBuild(n),
+		spill: true,
 		events: []event{
 			in("a", 1, 1), in("b", 2, 2), inR("a", 3, 0),
 			wmAt(0, 20), // forgets the right row a@3

@@ -31,7 +31,7 @@ const estimateEntries = 20000
 
 // TestMemoryEstimateMatchesHeap builds each kind of operator state the
 // memory budget counts — TUMBLE, HOP and SESSION windows, GROUP BY
-// groups, interval join rows, view rows — and compares the operator's
+// groups, interval and semi join rows, view rows — and compares the operator's
 // estimate of its bytes in memory (memory_bytes, what it evicts by) with
 // the live heap the state takes, measured after a garbage collection.
 // The estimate must be within a factor of 1.5 of the heap either way:
@@ -95,6 +95,7 @@ func estimateCases() map[string]estimateCase {
 		cases["aggregate retracting "+aggs.name] = aggregateEstimate(aggs.calls, &planner.Aggregate{})
 	}
 	cases["interval join"] = estimateCase{entries: 2 * estimateEntries, build: joinEstimate}
+	cases["semi join"] = estimateCase{entries: 2 * estimateEntries, build: semiEstimate}
 	cases["view"] = estimateCase{entries: estimateEntries, build: viewEstimate}
 	return cases
 }
@@ -157,6 +158,25 @@ func joinEstimate(n int) (any, func() int64) {
 		}
 	}
 	return j, func() int64 { return j.stateSize().MemoryBytes }
+}
+
+// semiEstimate holds n/2 rows on each side of a semi join, 100 per key,
+// none matching (the right side's keys differ).
+func semiEstimate(n int) (any, func() int64) {
+	s := NewSemiJoin(SemiJoinConfig{ID: "s/", Node: semiNode(planner.Semi, nil), Out: Output{Op: discardOp{}}})
+	left, right := keyedRows(n/2, false), keyedRows(n/2, false)
+	for _, r := range right {
+		r[0] = types.StringValue("r" + r[0].S)
+	}
+	for i := 0; i < len(left); i += 1000 {
+		if err := s.Process(0, &Batch{Rows: left[i:min(i+1000, len(left))]}); err != nil {
+			panic(err)
+		}
+		if err := s.Process(1, &Batch{Rows: right[i:min(i+1000, len(right))]}); err != nil {
+			panic(err)
+		}
+	}
+	return s, func() int64 { return s.stateSize().MemoryBytes }
 }
 
 // viewEstimate holds n distinct rows of four columns in a view store.

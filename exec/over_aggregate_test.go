@@ -48,7 +48,7 @@ func TestHarnessOverAggregate(t *testing.T) {
 		want: []string{"a @1 1 1 1 1", "b @2 10 10 1 10", "a @3 2 3 2 2", "a @3 4 7 3 4", "b @3 20 30 2 20", "a @5 8 15 4 8"},
 	}}
 	for _, c := range cases {
-		c.spills = true
+		c.spill = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }
@@ -57,7 +57,7 @@ func TestHarnessOverAggregate(t *testing.T) {
 // event time is dropped, and a key that comes back starts a fresh frame.
 func TestOverAggregateTTL(t *testing.T) {
 	runHarness(t, harnessCase{
-		name: "ttl", keys: [][]int{{0}}, build: overBuild(false, true, 0, 10), spills: true,
+		name: "ttl", keys: [][]int{{0}}, build: overBuild(false, true, 0, 10), spill: true,
 		events: []event{in("a", 1, 1), in("a", 2, 2), wmAt(0, 5), in("b", 30, 0), wmAt(0, 25), in("a", 26, 4), wmAt(0, 40)},
 		want:   []string{"a @1 1 1 1 1", "a @2 2 3 2 2", "a @26 4 4 1 4", "b @30 0 0 1 0"},
 	})

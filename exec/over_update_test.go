@@ -42,7 +42,7 @@ func TestHarnessOverUpdate(t *testing.T) {
 		want: []string{"a @1 1 1 1 1", "b @2 10 10 1 10", "a @3 2 3 2 2", "a @3 4 7 3 4", "b @3 20 30 2 20", "a @5 8 15 4 8"},
 	}}
 	for _, c := range cases {
-		c.spills = true
+		c.spill = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }
@@ -68,7 +68,7 @@ func TestHarnessOverUpdateRetracting(t *testing.T) {
 		want: []string{"a @1 1 1 1 1", "a @2 8 9 2 8", "a @3 4 13 3 8", "a @4 16 29 4 16"},
 	}}
 	for _, c := range cases {
-		c.spills = true
+		c.spill = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }

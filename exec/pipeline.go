@@ -425,7 +425,8 @@ func (b *pipeBuilder) semiJoin(x *planner.SemiJoin, out Output, st *OpStats) err
 	par := planner.InstancesOf(x, b.env.Parallelism)
 	return b.keyedJoin(par, x.LeftKeys, x.RightKeys, x.Left, x.Right, x.Residual, out, st,
 		func(_ int, o Output, keep func(types.Row) bool, residual func(types.Row) bool) Operator {
-			return NewSemiJoin(SemiJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Keep: keep, Now: b.env.Now})
+			return NewSemiJoin(SemiJoinConfig{ID: id, Node: x, Residual: residual, Out: o, Keep: keep, Now: b.env.Now,
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
 		})
 }
 

@@ -70,7 +70,7 @@ func TestHarnessTopN(t *testing.T) {
 		want: []string{"a 6 1", "b 4 1"},
 	}}
 	for _, c := range cases {
-		c.spills = true
+		c.spill = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }

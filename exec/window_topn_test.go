@@ -60,7 +60,7 @@ func TestHarnessWindowTopN(t *testing.T) {
 		want: []string{"a @0 @10 7 1", "b @0 @10 9 1", "c @0 @10 9 1", "e @0 @10 9 1", "d @10 @20 3 1", "f @10 @20 3 1", "g @10 @20 NULL 1"},
 	}}
 	for _, c := range cases {
-		c.spills = true
+		c.spill = true
 		t.Run(c.name, func(t *testing.T) { runHarness(t, c) })
 	}
 }

@@ -28,6 +28,7 @@ var (
 	restartDir  = flag.String("restart.dir", "", "BenchmarkRestartAfterKill: keep the killed state in this directory and reuse it when it exists")
 	restartBin  = flag.String("restart.bin", "", "BenchmarkRestartAfterKill: restart with this streamsql binary instead of one built from this tree (an A/B comparison on the same killed state)")
 	restartCold = flag.Bool("restart.cold", false, "BenchmarkRestartAfterKill: evict each copy's pages from the page cache before restarting it, as after a reboot")
+	restartGrow = flag.Duration("restart.grow", 30*time.Minute, "BenchmarkRestartAfterKill: how long one attempt may grow the state; a -restart.dir not yet killed is grown further by the next run")
 )
 
 // BenchmarkRestartAfterKill runs bench.RestoreSQL with `streamsql run`
@@ -52,7 +53,7 @@ func BenchmarkRestartAfterKill(b *testing.B) {
 		built = filepath.Join(b.TempDir(), "killed")
 	}
 	size, err := state.DiskUsage(built)
-	if err != nil || size == 0 {
+	if _, done := os.Stat(killedMark(built)); err != nil || done != nil {
 		if size, err = buildKilledState(b, bin, built, int64(*restartMB)*1e6); err != nil {
 			b.Fatal(err)
 		}
@@ -117,9 +118,16 @@ func evictPageCache(dir string) error {
 	})
 }
 
-// buildKilledState runs bench.RestoreSQL in dir until the directory holds
-// target bytes after a checkpoint (read from /metrics), kills the run with
-// SIGKILL and returns the directory's size.
+// killedMark is the file beside a -restart.dir that says its state was
+// killed at full size; without it the directory is still growing (a run
+// that ran out of -restart.grow on a busy machine), and the next run
+// resumes it.
+func killedMark(dir string) string { return filepath.Clean(dir) + ".killed" }
+
+// buildKilledState runs bench.RestoreSQL in dir (from its last checkpoint
+// when an earlier attempt left one) until the directory holds target bytes
+// after a checkpoint (read from /metrics), kills the run with SIGKILL,
+// marks dir killed and returns its size.
 func buildKilledState(b *testing.B, bin, dir string, target int64) (int64, error) {
 	file := filepath.Join(b.TempDir(), "restore.sql")
 	if err := os.WriteFile(file, []byte(bench.RestoreSQL), 0o644); err != nil {
@@ -134,7 +142,7 @@ func buildKilledState(b *testing.B, bin, dir string, target int64) (int64, error
 	}
 	defer func() { _ = c.Process.Kill(); _ = c.Wait() }()
 	last := -1.0
-	for deadline := time.Now().Add(30 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(*restartGrow); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		id := gaugeValue(get(b, "http://"+web+"/metrics"), "streamsql_checkpoint_id")
 		if id <= last {
 			continue
@@ -151,9 +159,13 @@ func buildKilledState(b *testing.B, bin, dir string, target int64) (int64, error
 			return 0, err
 		}
 		_ = c.Wait()
+		if err := os.WriteFile(killedMark(dir), nil, 0o644); err != nil {
+			return 0, err
+		}
 		return state.DiskUsage(dir)
 	}
-	return 0, fmt.Errorf("the run did not reach %d bytes; log:\n%s", target, log.String())
+	n, _ := state.DiskUsage(dir)
+	return 0, fmt.Errorf("the run did not reach %d bytes in %v (%d now; run again to grow it further); log:\n%s", target, *restartGrow, n, log.String())
 }
 
 // timeServeRestart starts `streamsql serve` on dir and polls the restore

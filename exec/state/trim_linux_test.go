@@ -63,24 +63,7 @@ func TestTrimMappedPagesOutTheMemtableLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.stopTrimming() // the test trims by hand
-	want := map[string][]byte{}
-	rng := rand.New(rand.NewPCG(3, 4))
-	err = s.Update(func(w *Writer) error {
-		for i := range 20_000 {
-			k, v := fmt.Sprintf("trim/%08d", i), make([]byte, 200)
-			for j := range v {
-				v[j] = byte(rng.Uint32())
-			}
-			want[k] = v
-			if err := w.Set([]byte(k), v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := putTrimData(t, s, 20_000)
 	before := mappedRSS(t, dir, ".mem")
 	if before < 1024 {
 		t.Fatalf("writing 4 MB left %d kB of the memtable log resident", before)
@@ -117,6 +100,17 @@ func writeTrimData(t *testing.T, dir string, n int) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := putTrimData(t, s, n)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// putTrimData writes n keys with 200-byte random values into s, 5,000
+// to a transaction, and returns what it wrote.
+func putTrimData(t *testing.T, s *Store, n int) map[string][]byte {
+	t.Helper()
 	want := make(map[string][]byte, n)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for lo := 0; lo < n; lo += 5000 {
@@ -136,9 +130,6 @@ func writeTrimData(t *testing.T, dir string, n int) map[string][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
 	}
 	return want
 }
