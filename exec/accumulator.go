@@ -392,6 +392,11 @@ func (a *distinctAcc) appendState(dst []byte) []byte {
 }
 
 func (a *distinctAcc) decode(r types.Row) error {
+	if len(a.seen) == 0 && len(r) > 8 {
+		// sized once: a large set loaded back (a restore, or a group
+		// evicted and taken again) is not rehashed as it refills
+		a.seen = make(map[distinctKey]*types.Value, len(r))
+	}
 	for _, v := range r {
 		a.add(v)
 	}

@@ -78,6 +78,7 @@ type aggEntry struct {
 	pending   bool
 	persisted bool // a checkpoint holds this key
 	dirty     bool // changed since the last checkpoint (listed in changed)
+	used      bool // a row updated it since the last eviction (evict's second chance)
 }
 
 // AggregateConfig configures an Aggregate.
@@ -131,6 +132,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		// fresh: no row has updated it yet (new, or the global group's
 		// empty-input row), so STATE TTL has no timer for it
 		fresh := created || e.last == types.MinTime
+		e.used = true
 		if a.ranked && !created {
 			a.rerank(e, r)
 		}
@@ -249,6 +251,7 @@ func (a *Aggregate) retractRow(r types.Row, d int8) error {
 	if e == nil || err != nil {
 		return err
 	}
+	e.used = true
 	for ; d < 0; d++ {
 		e.acc.remove(a.calls, r)
 	}

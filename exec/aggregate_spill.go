@@ -16,6 +16,14 @@ import (
 // (the budget or the groups that fit in the share, whichever is fewer)
 // stay; changed ones go to the spill area in one batch, with whether a
 // checkpoint holds them and the timer it has for them.
+//
+// Victims are picked by second chance (the clock algorithm): a group a
+// row updated since the previous eviction has its used mark cleared and
+// is passed over, and only if too few unmarked groups remain does a
+// second sweep take marked ones. A few hot groups that take a row in
+// every batch so stay in memory, however large: evicting one writes its
+// whole state to the spill area and its next row reads and rebuilds it
+// (a large DISTINCT set, or several, every batch).
 func (a *Aggregate) evict() error {
 	limit := a.mem.limit(a.budget, len(a.entries), a.meanBytes)
 	if limit <= 0 || len(a.entries) <= limit {
@@ -26,24 +34,40 @@ func (a *Aggregate) evict() error {
 	var victims []*aggEntry
 	var keys []string
 	var vals [][]byte
-	for _, e := range a.entries {
-		if n <= target {
-			break
-		}
-		if e.pending {
-			continue
-		}
+	take := func(e *aggEntry) {
 		if e.dirty {
 			v := a.encodeWith(e, types.BoolValue(e.persisted), types.IntValue(e.indexed))
 			keys, vals = append(keys, e.key), append(vals, v)
 		}
 		victims = append(victims, e)
+		e.pending = true // taken: the second sweep passes it over
 		n--
+	}
+	for _, e := range a.entries {
+		if n <= target {
+			break
+		}
+		if e.used {
+			e.used = false
+			continue
+		}
+		if !e.pending {
+			take(e)
+		}
+	}
+	for _, e := range a.entries {
+		if n <= target {
+			break
+		}
+		if !e.pending {
+			take(e)
+		}
 	}
 	if err := a.spill.write(keys, vals); err != nil {
 		return err
 	}
 	for _, e := range victims {
+		e.pending = false
 		delete(a.entries, e.key)
 	}
 	a.onDisk = true
