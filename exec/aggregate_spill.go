@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -17,13 +19,11 @@ import (
 // stay; changed ones go to the spill area in one batch, with whether a
 // checkpoint holds them and the timer it has for them.
 //
-// Victims are picked by second chance (the clock algorithm): a group a
-// row updated since the previous eviction has its used mark cleared and
-// is passed over, and only if too few unmarked groups remain does a
-// second sweep take marked ones. A few hot groups that take a row in
-// every batch so stay in memory, however large: evicting one writes its
-// whole state to the spill area and its next row reads and rebuilds it
-// (a large DISTINCT set, or several, every batch).
+// The victims are the groups least recently updated (by the batch that
+// last gave them a row), so a few hot groups that take rows in every
+// batch stay in memory however large they are: evicting one would write
+// its whole state to the spill area and its next row would read and
+// rebuild it (q16's hot channels, each with large DISTINCT sets).
 func (a *Aggregate) evict() error {
 	limit := a.mem.limit(a.budget, len(a.entries), a.meanBytes)
 	if limit <= 0 || len(a.entries) <= limit {
@@ -31,43 +31,38 @@ func (a *Aggregate) evict() error {
 	}
 	target := limit * 3 / 4
 	n := len(a.entries)
+	a.ages = a.ages[:0]
+	for _, e := range a.entries {
+		if !e.pending {
+			a.ages = append(a.ages, e.used)
+		}
+	}
+	if len(a.ages) == 0 {
+		return nil
+	}
+	slices.Sort(a.ages)
+	cutoff := a.ages[min(n-target, len(a.ages))-1] // the newest update a victim has
 	var victims []*aggEntry
 	var keys []string
 	var vals [][]byte
-	take := func(e *aggEntry) {
+	for _, e := range a.entries {
+		if n <= target {
+			break
+		}
+		if e.pending || e.used > cutoff {
+			continue
+		}
 		if e.dirty {
 			v := a.encodeWith(e, types.BoolValue(e.persisted), types.IntValue(e.indexed))
 			keys, vals = append(keys, e.key), append(vals, v)
 		}
 		victims = append(victims, e)
-		e.pending = true // taken: the second sweep passes it over
 		n--
-	}
-	for _, e := range a.entries {
-		if n <= target {
-			break
-		}
-		if e.used {
-			e.used = false
-			continue
-		}
-		if !e.pending {
-			take(e)
-		}
-	}
-	for _, e := range a.entries {
-		if n <= target {
-			break
-		}
-		if !e.pending {
-			take(e)
-		}
 	}
 	if err := a.spill.write(keys, vals); err != nil {
 		return err
 	}
 	for _, e := range victims {
-		e.pending = false
 		delete(a.entries, e.key)
 	}
 	a.onDisk = true
