@@ -276,21 +276,22 @@ func (a *avgAcc) decode(r types.Row) error {
 // distinctAcc keeps the distinct values of its group and folds each new
 // one into inner as it arrives, so a result is O(1) however many values
 // the group has seen (count(DISTINCT) is the size of the set). A BIGINT
-// or VARCHAR value is its own key (distinctKey), so adding one allocates
-// nothing beyond the set's own growth and the set holds no object per
-// value for the garbage collector to visit; other kinds are keyed by
-// their key form and keep the value itself. merge folds the values new
-// to the set into inner likewise.
+// is kept in a set of int64s (8 bytes a slot, hashed as a word: the
+// common DISTINCT over ids); a VARCHAR value is its own key
+// (distinctKey), so adding one allocates nothing beyond the set's own
+// growth and the set holds no object per value for the garbage collector
+// to visit; other kinds are keyed by their key form and keep the value
+// itself. merge folds the values new to the set into inner likewise.
 type distinctAcc struct {
+	ints  map[int64]struct{} // the BIGINT values (nil until the first)
 	seen  map[distinctKey]*types.Value
-	inner accumulator // the fold of seen's values (nil for count)
+	inner accumulator // the fold of the values (nil for count)
 	buf   []byte
 }
 
-// distinctKey is a distinct value in a set: a BIGINT as i, a VARCHAR as
-// s, any other kind (k keyedKind) as its key form's bytes in s.
+// distinctKey is a distinct value in a set: a VARCHAR as s, any other
+// kind but BIGINT (k keyedKind) as its key form's bytes in s.
 type distinctKey struct {
-	i int64
 	s string
 	k types.Kind
 }
@@ -312,7 +313,7 @@ func (a *distinctAcc) add(v types.Value) {
 	case types.Null:
 		return
 	case types.Int:
-		if !a.insert(distinctKey{k: types.Int, i: v.I}) {
+		if !a.insertInt(v.I) {
 			return
 		}
 	case types.String:
@@ -335,7 +336,13 @@ func (a *distinctAcc) add(v types.Value) {
 
 // merge adds src's values that the set lacks, folding each into inner.
 func (a *distinctAcc) merge(src accumulator) {
-	for k, ref := range src.(*distinctAcc).seen {
+	s := src.(*distinctAcc)
+	for i := range s.ints {
+		if a.insertInt(i) && a.inner != nil {
+			a.inner.add(types.IntValue(i))
+		}
+	}
+	for k, ref := range s.seen {
 		if _, ok := a.seen[k]; ok {
 			continue
 		}
@@ -355,12 +362,23 @@ func (a *distinctAcc) insert(k distinctKey) bool {
 	return true
 }
 
+// insertInt adds BIGINT i to the set and reports whether it is new.
+func (a *distinctAcc) insertInt(i int64) bool {
+	if a.ints == nil {
+		a.ints = map[int64]struct{}{}
+	} else if _, ok := a.ints[i]; ok {
+		return false
+	}
+	a.ints[i] = struct{}{}
+	return true
+}
+
+// size is how many distinct values the set holds.
+func (a *distinctAcc) size() int { return len(a.ints) + len(a.seen) }
+
 // value is the value the set holds under k.
 func (k distinctKey) value(ref *types.Value) types.Value {
-	switch k.k {
-	case types.Int:
-		return types.IntValue(k.i)
-	case types.String:
+	if k.k == types.String {
 		return types.StringValue(k.s)
 	}
 	return *ref
@@ -368,13 +386,16 @@ func (k distinctKey) value(ref *types.Value) types.Value {
 
 func (a *distinctAcc) result() types.Value {
 	if a.inner == nil {
-		return types.IntValue(int64(len(a.seen)))
+		return types.IntValue(int64(a.size()))
 	}
 	return a.inner.result()
 }
 
 func (a *distinctAcc) encode() types.Row {
-	r := make(types.Row, 0, len(a.seen))
+	r := make(types.Row, 0, a.size())
+	for i := range a.ints {
+		r = append(r, types.IntValue(i))
+	}
 	for k, ref := range a.seen {
 		r = append(r, k.value(ref))
 	}
@@ -384,7 +405,10 @@ func (a *distinctAcc) encode() types.Row {
 // appendState appends encode's row in AppendRow's form without building
 // it: a checkpoint of a large set allocates no row of its values.
 func (a *distinctAcc) appendState(dst []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(a.seen)))
+	dst = binary.AppendUvarint(dst, uint64(a.size()))
+	for i := range a.ints {
+		dst = types.AppendCodec(dst, types.IntValue(i))
+	}
 	for k, ref := range a.seen {
 		dst = types.AppendCodec(dst, k.value(ref))
 	}
@@ -392,6 +416,11 @@ func (a *distinctAcc) appendState(dst []byte) []byte {
 }
 
 func (a *distinctAcc) decode(r types.Row) error {
+	if a.size() == 0 && len(r) > 8 && r[0].K == types.Int {
+		// sized once: a large set loaded back (a restore, or a group
+		// evicted and taken again) is not rehashed as it refills
+		a.ints = make(map[int64]struct{}, len(r))
+	}
 	for _, v := range r {
 		a.add(v)
 	}

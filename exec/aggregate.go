@@ -65,6 +65,8 @@ type Aggregate struct {
 	onDisk  bool
 	pending []*aggEntry
 	keyBuf  []byte
+	batches uint64   // the batches processed
+	ages    []uint64 // evict's buffer: the groups' last-updated batches
 }
 
 type aggEntry struct {
@@ -76,8 +78,9 @@ type aggEntry struct {
 	indexed   int64 // the group's timer in the last checkpoint (noTimer: none)
 	queued    int64 // the time of its memory timer this run pushed and has not yet fired (noTimer: none)
 	pending   bool
-	persisted bool // a checkpoint holds this key
-	dirty     bool // changed since the last checkpoint (listed in changed)
+	persisted bool   // a checkpoint holds this key
+	dirty     bool   // changed since the last checkpoint (listed in changed)
+	used      uint64 // the batch that last updated it (Aggregate.batches): evict takes the oldest
 }
 
 // AggregateConfig configures an Aggregate.
@@ -113,6 +116,7 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 
 // Process implements Operator.
 func (a *Aggregate) Process(_ int, b *Batch) error {
+	a.batches++
 	for i, r := range b.Rows {
 		a.keyBuf = a.keyBuf[:0]
 		for _, c := range a.groups {
@@ -131,6 +135,7 @@ func (a *Aggregate) Process(_ int, b *Batch) error {
 		// fresh: no row has updated it yet (new, or the global group's
 		// empty-input row), so STATE TTL has no timer for it
 		fresh := created || e.last == types.MinTime
+		e.used = a.batches
 		if a.ranked && !created {
 			a.rerank(e, r)
 		}
@@ -249,6 +254,7 @@ func (a *Aggregate) retractRow(r types.Row, d int8) error {
 	if e == nil || err != nil {
 		return err
 	}
+	e.used = a.batches
 	for ; d < 0; d++ {
 		e.acc.remove(a.calls, r)
 	}

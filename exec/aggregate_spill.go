@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -16,6 +18,12 @@ import (
 // (the budget or the groups that fit in the share, whichever is fewer)
 // stay; changed ones go to the spill area in one batch, with whether a
 // checkpoint holds them and the timer it has for them.
+//
+// The victims are the groups least recently updated (by the batch that
+// last gave them a row), so a few hot groups that take rows in every
+// batch stay in memory however large they are: evicting one would write
+// its whole state to the spill area and its next row would read and
+// rebuild it (q16's hot channels, each with large DISTINCT sets).
 func (a *Aggregate) evict() error {
 	limit := a.mem.limit(a.budget, len(a.entries), a.meanBytes)
 	if limit <= 0 || len(a.entries) <= limit {
@@ -23,6 +31,17 @@ func (a *Aggregate) evict() error {
 	}
 	target := limit * 3 / 4
 	n := len(a.entries)
+	a.ages = a.ages[:0]
+	for _, e := range a.entries {
+		if !e.pending {
+			a.ages = append(a.ages, e.used)
+		}
+	}
+	if len(a.ages) == 0 {
+		return nil
+	}
+	slices.Sort(a.ages)
+	cutoff := a.ages[min(n-target, len(a.ages))-1] // the newest update a victim has
 	var victims []*aggEntry
 	var keys []string
 	var vals [][]byte
@@ -30,7 +49,7 @@ func (a *Aggregate) evict() error {
 		if n <= target {
 			break
 		}
-		if e.pending {
+		if e.pending || e.used > cutoff {
 			continue
 		}
 		if e.dirty {

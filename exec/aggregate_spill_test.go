@@ -119,3 +119,57 @@ func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, ti
 		}
 	}
 }
+
+// TestAggregateEvictionKeepsHotGroups feeds batches that each update two
+// hot groups and one new cold group to a GROUP BY with room for four
+// groups in memory: eviction must take the cold groups (least recently
+// updated), never a hot one, which would be written out and rebuilt from
+// its encoded DISTINCT set by its next row. The counts must still be
+// right at the end.
+func TestAggregateEvictionKeepsHotGroups(t *testing.T) {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	node := &planner.Aggregate{GroupCols: []int{0}, Aggs: allAggs}
+	view := NewMaterialize("v/", nil, nil)
+	agg := NewAggregate(AggregateConfig{Store: st, Budget: 4, ID: "a/", Node: node, TimeCol: -1, Out: Output{Op: view}})
+	hot := map[string]*aggEntry{}
+	const batches = 60
+	for i := range batches {
+		b := &Batch{}
+		for _, g := range []int64{-1, -2, int64(i)} {
+			b.Rows = append(b.Rows, types.Row{types.IntValue(g), types.TimestampValue(0), types.IntValue(int64(i))})
+		}
+		if err := agg.Process(0, b); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(agg.entries); n > 4 {
+			t.Fatalf("batch %d: %d groups in memory, budget 4", i, n)
+		}
+		for _, g := range []int64{-1, -2} {
+			k := string(state.AppendKey(nil, types.IntValue(g)))
+			e := agg.entries[k]
+			if e == nil {
+				t.Fatalf("batch %d: hot group %d evicted", i, g)
+			}
+			if was, ok := hot[k]; ok && was != e {
+				t.Fatalf("batch %d: hot group %d was evicted and loaded again", i, g)
+			}
+			hot[k] = e
+		}
+	}
+	rows, err := view.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != batches+2 {
+		t.Fatalf("view holds %d groups, want %d", len(rows), batches+2)
+	}
+	for _, r := range rows {
+		if r[0].I < 0 && (r[1].I != batches || r[6].I != batches) { // count(*), count(DISTINCT)
+			t.Fatalf("hot group row %v: want count and count(DISTINCT) %d", r, batches)
+		}
+	}
+}

@@ -180,9 +180,15 @@ func accBytes(a accumulator) int64 {
 		return allocBytes(int64(unsafe.Sizeof(*x))) + int64(len(x.dec.d.S))
 	case *distinctAcc:
 		slot := int64(unsafe.Sizeof(distinctKey{})) + ptrBytes
-		n := allocBytes(int64(unsafe.Sizeof(*x))) + mapBytes(len(x.seen), slot) + int64(len(x.seen))*allocBytes(valueBytes) + int64(cap(x.buf))
-		for k := range x.seen {
+		n := allocBytes(int64(unsafe.Sizeof(*x))) + mapBytes(len(x.ints), 8) + mapBytes(len(x.seen), slot) + int64(cap(x.buf))
+		if x.ints == nil {
+			n -= mapBytes(0, 8)
+		}
+		for k, ref := range x.seen {
 			n += 2 * int64(len(k.s)) // the key's and the value's strings
+			if ref != nil {
+				n += allocBytes(valueBytes)
+			}
 		}
 		if x.inner != nil {
 			n += accBytes(x.inner)

@@ -16,7 +16,9 @@ import (
 // is at most the limit, with their rank in the rank column. After each
 // input batch it compares every partition the batch touched with what it
 // emitted before and emits the difference: deletes first (a displaced
-// row, or a row whose rank moved, with its old rank), then inserts.
+// row, or a row whose rank moved, with its old rank), then inserts. The
+// comparison starts at the first position the batch changed in the
+// partition: the rows above it keep their ranks.
 //
 // Ties in ORDER BY are broken by the rows' other columns (ranker), so the
 // rows kept never depend on arrival order, parallelism or restarts.
@@ -51,6 +53,11 @@ type TopN struct {
 	// parts are the partitions in memory (the store's map).
 	parts  map[string]*keyedPart
 	keyBuf []byte
+	// touched is the partitions the batch being processed changed, with
+	// where their ranked rows before it start in old (reused buffers).
+	touched []touchedPart
+	old     []rankedRow
+	cur     []rankedRow
 
 	ttl     int64
 	timeCol int   // input event-time column, -1 for wall-clock TTL
@@ -65,6 +72,18 @@ type keyedPart struct {
 	persisted bool  // a checkpoint holds it
 	last      int64 // under STATE TTL: its last update (event time or wall clock)
 	queued    int64 // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
+	// touched is 1 + its index in TopN.touched while a batch changes it,
+	// else 0; from is the first position the batch changed.
+	touched int
+	from    int
+}
+
+// touchedPart is a partition a batch changed: its key, and its ranked
+// rows before the batch as old[start:end] of the TopN.
+type touchedPart struct {
+	key        string
+	p          *keyedPart
+	start, end int
 }
 
 // TopNConfig configures a TopN.
@@ -118,8 +137,6 @@ func (t *TopN) part(create bool) (*keyedPart, error) {
 // to their partitions, then emit how each touched partition's ranked rows
 // changed.
 func (t *TopN) Process(_ int, b *Batch) error {
-	before := map[string][]rankedRow{}
-	var touched []string
 	for i, r := range b.Rows {
 		t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
 		p, err := t.part(b.Diff(i) > 0)
@@ -133,10 +150,11 @@ func (t *TopN) Process(_ int, b *Batch) error {
 		if b.Diff(i) > 0 && len(p.rows) > 0 && t.beyond(p, r) {
 			continue
 		}
-		if _, ok := before[string(t.keyBuf)]; !ok {
-			k := string(t.keyBuf)
-			before[k] = t.ranked(p.rows)
-			touched = append(touched, k)
+		if p.touched == 0 {
+			start := len(t.old)
+			t.old = t.ranked(t.old, p.rows)
+			t.touched = append(t.touched, touchedPart{key: string(t.keyBuf), p: p, start: start, end: len(t.old)})
+			p.touched, p.from = len(t.touched), len(p.rows)
 		}
 		if b.Diff(i) < 0 {
 			p.dirty = t.remove(p, r) || p.dirty
@@ -144,7 +162,7 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			p.dirty = t.insert(p, r) || p.dirty
 		}
 	}
-	if err := t.emit(touched, before); err != nil {
+	if err := t.emit(); err != nil {
 		return err
 	}
 	return t.store.evict()
@@ -195,7 +213,8 @@ func (t *TopN) expire(limit int64) error {
 			p.queued = at
 			t.timers.push(expiryItem{at: at, key: it.key})
 		} else {
-			for _, r := range t.ranked(p.rows) {
+			t.cur = t.ranked(t.cur[:0], p.rows)
+			for _, r := range t.cur {
 				out.Rows, out.Diffs = append(out.Rows, t.withRank(r)), append(out.Diffs, -1)
 			}
 			t.store.drop(it.key, p)
@@ -225,6 +244,14 @@ func (t *TopN) insert(p *keyedPart, r types.Row) bool {
 	if !t.keepAll && int64(i) >= t.limit && t.fn == "row_number" {
 		return false
 	}
+	p.from = min(p.from, i)
+	if !t.keepAll && t.fn == "row_number" && int64(len(p.rows)) == t.limit {
+		// a full partition: r takes position i and the last row drops
+		// out, in place (a dedup, limit 1, replaces its row)
+		copy(p.rows[i+1:], p.rows[i:])
+		p.rows[i] = append(types.Row(nil), r...)
+		return true
+	}
 	p.rows = slices.Insert(p.rows, i, append(types.Row(nil), r...))
 	if t.keepAll {
 		return true
@@ -243,6 +270,7 @@ func (t *TopN) remove(p *keyedPart, r types.Row) bool {
 	if i == len(p.rows) || t.cmp(p.rows[i], r) != 0 {
 		return false
 	}
+	p.from = min(p.from, i)
 	p.rows = slices.Delete(p.rows, i, i+1)
 	return true
 }
@@ -253,10 +281,9 @@ type rankedRow struct {
 	rank int64
 }
 
-// ranked is the rows the view holds for sorted rows: those within the
-// limit, with their rank, in the rows' order.
-func (t *TopN) ranked(rows []types.Row) []rankedRow {
-	out := make([]rankedRow, 0, min(len(rows), int(max(t.limit, 0))))
+// ranked appends to out the rows the view holds for sorted rows: those
+// within the limit, with their rank, in the rows' order.
+func (t *TopN) ranked(out []rankedRow, rows []types.Row) []rankedRow {
 	rank, dense := int64(0), int64(0)
 	for i, r := range rows {
 		if i == 0 || t.orderCmp(rows[i-1], r) != 0 {
@@ -279,17 +306,31 @@ func (t *TopN) ranked(rows []types.Row) []rankedRow {
 
 // emit sends, for every touched partition, the ranked rows it no longer
 // holds (or holds with another rank) as deletes and the ones it newly
-// holds as inserts, and forgets the partitions left empty.
-func (t *TopN) emit(touched []string, before map[string][]rankedRow) error {
+// holds as inserts, and forgets the partitions left empty. Only the
+// ranked rows from the first position the batch changed on are
+// compared: a row above it has the same rank (ROW_NUMBER, RANK and
+// DENSE_RANK depend only on the rows before a row).
+func (t *TopN) emit() error {
 	out := &Batch{}
 	var ins []types.Row
-	for _, k := range touched {
-		p := t.parts[k]
-		ins = t.diff(out, ins, before[k], t.ranked(p.rows))
+	for _, tp := range t.touched {
+		p := tp.p
+		old := t.old[tp.start:tp.end]
+		t.cur = t.ranked(t.cur[:0], p.rows)
+		now := t.cur
+		from := min(p.from, len(old), len(now))
+		ins = t.diff(out, ins, old[from:], now[from:])
+		p.touched = 0
 		if len(p.rows) == 0 {
-			t.store.drop(k, p)
+			t.store.drop(tp.key, p)
 		}
 	}
+	clear(t.touched) // the partitions and rows they point at
+	t.touched = t.touched[:0]
+	clear(t.old)
+	t.old = t.old[:0]
+	clear(t.cur)
+	t.cur = t.cur[:0]
 	for _, r := range ins {
 		out.Rows, out.Diffs = append(out.Rows, r), append(out.Diffs, 1)
 	}
