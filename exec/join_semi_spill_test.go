@@ -124,23 +124,10 @@ func semiSpillAgrees(t *testing.T, name string, node *planner.SemiJoin, seed int
 				if err := spill.Restore(st); err != nil {
 					t.Fatal(err)
 				}
-				for port, w := range wm {
-					if w != types.MinTime {
-						if err := spill.Watermark(port, w); err != nil {
-							t.Fatal(err)
-						}
-					}
-				}
+				resendWatermarks(t, spill, wm)
 			}
 		}
-		got, err := spillOut.Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := memOut.Rows()
-		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
-			t.Fatalf("%s seed %d step %d: spilling semi join emitted %v, in memory %v", name, seed, step, got, want)
-		}
+		sameViews(t, fmt.Sprintf("%s seed %d step %d", name, seed, step), "semi join", spillOut, memOut)
 		if spill.total != inMem.total || spill.nulls != inMem.nulls {
 			t.Fatalf("%s seed %d step %d: NOT IN counts %d/%d, in memory %d/%d", name, seed, step, spill.total, spill.nulls, inMem.total, inMem.nulls)
 		}

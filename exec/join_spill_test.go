@@ -131,23 +131,10 @@ func joinSpillAgrees(t *testing.T, name string, node, memNode *planner.Join, see
 				if err := spill.Restore(st); err != nil {
 					t.Fatal(err)
 				}
-				for port, w := range wm {
-					if w != types.MinTime {
-						if err := spill.Watermark(port, w); err != nil {
-							t.Fatal(err)
-						}
-					}
-				}
+				resendWatermarks(t, spill, wm)
 			}
 		}
-		got, err := spillOut.Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := memOut.Rows()
-		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
-			t.Fatalf("%s seed %d step %d: spilling join emitted %v, in memory %v", name, seed, step, got, want)
-		}
+		sameViews(t, fmt.Sprintf("%s seed %d step %d", name, seed, step), "join", spillOut, memOut)
 		for side := 0; side < 2; side++ {
 			if n := spill.storedRows(side); n > 3 {
 				t.Fatalf("%s seed %d step %d: side %d holds %d rows in memory, budget 2", name, seed, step, side, n)

@@ -102,14 +102,7 @@ func temporalSpillAgrees(t *testing.T, name string, node *planner.Join, seed int
 				}
 			}
 		}
-		got, err := spillOut.Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := memOut.Rows()
-		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
-			t.Fatalf("%s seed %d step %d: spilling join emitted %v, in memory %v", name, seed, step, got, want)
-		}
+		sameViews(t, fmt.Sprintf("%s seed %d step %d", name, seed, step), "join", spillOut, memOut)
 		if n := len(spill.keys); n > 1 {
 			t.Fatalf("%s seed %d step %d: %d keys in memory, budget 1", name, seed, step, n)
 		}

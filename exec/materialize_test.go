@@ -206,6 +206,34 @@ func materializeSpillAgrees(t *testing.T, key []int, seed int64) {
 	}
 }
 
+// sameViews fails t when the view a spilling operator fed (spill) holds
+// other rows than the one its all-in-memory twin fed (mem); at says
+// where (case, seed, step) and what names the operator.
+func sameViews(t *testing.T, at, what string, spill, mem *Materialize) {
+	t.Helper()
+	got, err := spill.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := mem.Rows()
+	if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
+		t.Fatalf("%s: spilling %s emitted %v, in memory %v", at, what, got, want)
+	}
+}
+
+// resendWatermarks gives a restored two-input operator the watermarks
+// its inputs had reached, as the engine does after a restart.
+func resendWatermarks(t *testing.T, op Operator, wm [2]int64) {
+	t.Helper()
+	for port, w := range wm {
+		if w != types.MinTime {
+			if err := op.Watermark(port, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 func flatten(rows []types.Row) []types.Value {
 	var out []types.Value
 	for _, r := range rows {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
@@ -145,14 +146,7 @@ func windowSpillAgrees(t *testing.T, name string, node *planner.WindowAggregate,
 				}
 			}
 		}
-		got, err := spillOut.Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := memOut.Rows()
-		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
-			t.Fatalf("%s seed %d step %d: spilling window aggregate emitted %v, in memory %v", name, seed, step, got, want)
-		}
+		sameViews(t, fmt.Sprintf("%s seed %d step %d", name, seed, step), "window aggregate", spillOut, memOut)
 		checkWindowsHeld(t, spill, budget, rows)
 		spilled = spilled || spill.spill.bytes > 0
 	}
