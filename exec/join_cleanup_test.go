@@ -151,8 +151,8 @@ func TestJoinCleanupRefusedShapes(t *testing.T) {
 // watermarks, with checkpoints and lazy restores at random points, to a
 // spilling join (two rows per side in memory) that cleans its state by
 // the residual's time bounds and to the same join in memory without them
-// (its inputs have no watermark column): their outputs must agree at
-// every step, and the cleaning join may hold no more rows than the other.
+// (its inputs have no watermark column): their outputs must agree every
+// 20 steps and at the end, and the spilling join keep its budget.
 // With both bounds every row is gone once both watermarks reach the end.
 func TestJoinCleanupAgreesWithoutCleanup(t *testing.T) {
 	between := [2]planner.Scalar{bcmp(">=", bcol(5), bcol(1)), bcmp("<=", bcol(5), bcol(3))}
@@ -245,6 +245,12 @@ func cleanupAgrees(t *testing.T, node, plain *planner.Join, seed int64, empty bo
 				}
 			}
 		}
+		if n := clean.storedRows(0) + clean.storedRows(1); n > 6 {
+			t.Fatalf("step %d: the spilling join holds %d rows in memory, budget 2 per side", step, n)
+		}
+		if step%20 != 0 {
+			continue // the outputs only grow: comparing now and then finds a difference
+		}
 		got, err := cleanOut.Rows()
 		if err != nil {
 			t.Fatal(err)
@@ -252,9 +258,6 @@ func cleanupAgrees(t *testing.T, node, plain *planner.Join, seed int64, empty bo
 		want, _ := plainOut.Rows()
 		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
 			t.Fatalf("step %d: cleaning join emitted %v, without cleanup %v", step, got, want)
-		}
-		if clean.storedRows(0)+clean.storedRows(1) > 6 {
-			t.Fatalf("step %d: the spilling join holds %d rows in memory, budget 2 per side", step, clean.storedRows(0)+clean.storedRows(1))
 		}
 	}
 }
