@@ -35,6 +35,10 @@ import (
 // drops a stored row once the other input's watermark passes its time +
 // TTL (event time), or TTL after it was stored (the wall clock, from Tick,
 // when an input has no watermark): it keeps matching what it still holds.
+// A regular inner join of append-only inputs whose residual compares one
+// input's watermark column with a column of the other also drops a row
+// once the other watermark passes the last time it can match, if that
+// comes first (join_cleanup.go).
 type Join struct {
 	id       string
 	n        *planner.Join
@@ -77,6 +81,11 @@ type Join struct {
 	// planner.ScannedSide, join_scan.go), scan its rows.
 	scanned int
 	scan    scanSide
+	// cleanup holds, per side, the residual's time conjuncts that drop
+	// the side's rows once the other watermark passes them
+	// (planner.JoinCleanup); cleans is set when either side has any.
+	cleanup [2][]planner.TimeCleanup
+	cleans  bool
 }
 
 // joinKey is the state of one join key on one side. Its rows are kept
@@ -133,6 +142,10 @@ func NewJoin(c JoinConfig) *Join {
 	}
 	j.width[0], j.width[1] = len(c.Node.Left.Schema()), len(c.Node.Right.Schema())
 	j.scanned = planner.ScannedSide(c.Node)
+	for _, tc := range planner.JoinCleanup(c.Node) {
+		j.cleanup[tc.Side] = append(j.cleanup[tc.Side], tc)
+		j.cleans = true
+	}
 	if j.scanned >= 0 {
 		j.scan = newScanSide(interval{c.Node.Lower, c.Node.Upper}, c.Instance, c.Instances)
 	}
@@ -157,13 +170,17 @@ func (j *Join) timeCol(side int) int {
 // interval join the last time of the other side it can still match (the
 // other side's watermark passing it purges the row: rows to come are at or
 // after the watermark); for a window join its window's end; under STATE
-// TTL its time + TTL.
+// TTL its time + TTL. A regular join's row that never expires (no STATE
+// TTL and no time conjunct ends it: cleanTime) has time neverExpires.
 func (j *Join) expiry(side int, t int64) int64 {
 	switch {
 	case j.n.Kind == planner.WindowJoin:
 		return t + j.n.WindowSize
 	case j.n.Kind == planner.Unbounded:
-		return t + j.n.TTL // only called with a TTL
+		if t == neverExpires {
+			return neverExpires
+		}
+		return t + j.n.TTL // a TTL, or time conjuncts (cleanTime)
 	case side == 0:
 		// right.time <= t + Upper, or < t + Upper when strict
 		if j.n.UpperStrict {
@@ -209,7 +226,7 @@ func (j *Join) Process(port int, b *Batch) error {
 	var kb []byte
 	for i, r := range b.Rows {
 		d := b.Diff(i)
-		if nullKey(j.n, r, j.keyCols(port), j.timeCol(port)) {
+		if nullKey(j.n, r, j.keyCols(port), j.timeCol(port)) || j.nullBound(port, r) {
 			j.unmatchedSigned(port, r, d, out) // matches nothing now or later: never kept
 			continue
 		}
@@ -229,6 +246,9 @@ func (j *Join) Process(port int, b *Batch) error {
 			t = r[tc].I
 		} else if j.wallTTL() {
 			t = j.now // when the row was stored
+		}
+		if j.cleans {
+			t = j.cleanTime(port, r, t)
 		}
 		if j.n.Kind == planner.WindowJoin {
 			if err := j.storeWindowRow(port, kb, h, r, t); err != nil {
@@ -356,6 +376,9 @@ func (j *Join) storeRow(side int, kb []byte, h uint64, r types.Row, t int64, mat
 // at: one entry per key and time it next needs the watermark, not one
 // per row (a key's rows expire together when the watermark passes).
 func (j *Join) cover(side int, jk *joinKey, at int64) {
+	if at == noTimer || at == neverExpires {
+		return // its rows never expire
+	}
 	if jk.heapAt == noTimer || at < jk.heapAt {
 		j.timers[side].pushState(at, jk)
 		jk.heapAt = at
@@ -567,8 +590,8 @@ type expiryItem struct {
 }
 
 // expires reports whether stored rows ever expire: every join but an
-// unbounded one without STATE TTL.
-func (j *Join) expires() bool { return j.n.Kind != planner.Unbounded || j.n.TTL > 0 }
+// unbounded one without STATE TTL or time conjuncts that drop rows.
+func (j *Join) expires() bool { return j.n.Kind != planner.Unbounded || j.n.TTL > 0 || j.cleans }
 
 // wallTTL reports whether the join's STATE TTL runs on the wall clock (an
 // input has no watermark column).

@@ -34,7 +34,7 @@ const noTimer int64 = math.MinInt64
 var errStopScan = errors.New("stop scan")
 
 // minExpiry is the earliest expiry of rows of side (noTimer when none or
-// when rows never expire).
+// when rows never expire, neverExpires included).
 func (j *Join) minExpiry(side int, rows *joinRows) int64 {
 	if !j.expires() || rows.len() == 0 {
 		return noTimer
@@ -43,7 +43,10 @@ func (j *Join) minExpiry(side int, rows *joinRows) int64 {
 	for _, m := range rows.rest {
 		t = min(t, m.time)
 	}
-	return j.expiry(side, t) // expiry grows with the time
+	if e := j.expiry(side, t); e != neverExpires { // expiry grows with the time
+		return e
+	}
+	return noTimer
 }
 
 // fireDue calls fire, in time order, for each key of side with an expiry

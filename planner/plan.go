@@ -503,6 +503,9 @@ func (n *Join) String() string {
 	if n.TTL > 0 {
 		s += " ttl=" + types.FormatInterval(n.TTL)
 	}
+	if cs := JoinCleanup(n); len(cs) > 0 {
+		s += " cleanup=[" + cleanupString(cs) + "]"
+	}
 	if side := ScannedSide(n); side >= 0 {
 		s += " scan=" + [2]string{"left", "right"}[side]
 	}
