@@ -177,7 +177,11 @@ func (j *Join) expiry(side int, t int64) int64 {
 	case j.n.Kind == planner.WindowJoin:
 		return t + j.n.WindowSize
 	case j.n.Kind == planner.Unbounded:
-		if t == neverExpires {
+		if t == neverExpires || j.n.TTL == 0 && t == 0 {
+			// Time 0 without a TTL is a row a build before time conjuncts
+			// stored (it stored no time then): its end is unknown, so it
+			// stays, as it did. (A conjunct's true end at the epoch stays
+			// too: keeping a row longer changes no on-time row's output.)
 			return neverExpires
 		}
 		return t + j.n.TTL // a TTL, or time conjuncts (cleanTime)

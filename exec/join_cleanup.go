@@ -40,6 +40,9 @@ func (j *Join) cleanTime(side int, r types.Row, t int64) int64 {
 	if e == neverExpires {
 		return e
 	}
+	if j.n.TTL == 0 && e == 0 {
+		return 1 // time 0 without a TTL reads as "stored by an older build" (Join.expiry); 1 µs later is as correct
+	}
 	return e - j.n.TTL
 }
 
