@@ -64,6 +64,7 @@ type overPart struct {
 	last    int64       // the newest emitted row's ts (STATE TTL)
 	dirty   bool        // changed since the last checkpoint
 	stored  bool        // a checkpoint holds it
+	used    uint64      // the partStore round it was last used in
 }
 
 // OverAggregateConfig configures an OverAggregate.
@@ -91,7 +92,8 @@ func NewOverAggregate(c OverAggregateConfig) *OverAggregate {
 		partCodec[*overPart]{encode: o.encodePart, decode: o.decodePart,
 			flags: func(p *overPart) (bool, bool) { return p.dirty, p.stored },
 			set:   func(p *overPart, dirty, stored bool) { p.dirty, p.stored = dirty, stored },
-			size:  o.partBytes})
+			size:  o.partBytes,
+			used:  func(p *overPart) *uint64 { return &p.used }})
 	return o
 }
 

@@ -93,6 +93,7 @@ type overUpdPart struct {
 	last   int64
 	dirty  bool
 	stored bool
+	used   uint64 // the partStore round it was last used in
 }
 
 // NewOverUpdate returns the updating operator for c.Node.
@@ -105,7 +106,8 @@ func NewOverUpdate(c OverAggregateConfig, now int64) *OverUpdate {
 		partCodec[*overUpdPart]{encode: o.encodePart, decode: o.decodePart,
 			flags: func(p *overUpdPart) (bool, bool) { return p.dirty, p.stored },
 			set:   func(p *overUpdPart, dirty, stored bool) { p.dirty, p.stored = dirty, stored },
-			size:  o.partBytes})
+			size:  o.partBytes,
+			used:  func(p *overUpdPart) *uint64 { return &p.used }})
 	return o
 }
 

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
@@ -43,6 +44,10 @@ type partStore[P any] struct {
 	spill  spillArea
 	// onDisk: partitions not in parts may be stored (evicted whole).
 	onDisk bool
+	// round counts the eviction checks (one per batch or visited
+	// partition); ages is evict's scratch of the partitions' last use.
+	round uint64
+	ages  []uint64
 }
 
 // partCodec is what a partStore needs to know of its partitions.
@@ -57,6 +62,9 @@ type partCodec[P any] struct {
 	set   func(p P, dirty, persisted bool)
 	// size estimates p's bytes in memory, key k's map entry included.
 	size func(k string, p P) int64
+	// used is where p keeps the eviction round in which it was last
+	// found or put (partStore.round): the least recently used leave first.
+	used func(p P) *uint64
 }
 
 // partStoreConfig is how an operator's partitions may spill.
@@ -84,6 +92,9 @@ func newPartStore[P any](c partStoreConfig, codec partCodec[P]) *partStore[P] {
 // when there is none.
 func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 	if p, ok = s.parts[string(k)]; ok || !s.onDisk {
+		if ok {
+			*s.c.used(p) = s.round
+		}
 		return p, ok, nil
 	}
 	key := string(k)
@@ -92,6 +103,7 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 	}
 	if p, ok, err = s.read(key); ok {
 		s.parts[key] = p
+		*s.c.used(p) = s.round
 	}
 	return p, ok, err
 }
@@ -153,6 +165,7 @@ func (s *partStore[P]) put(k string, p P) {
 		s.c.set(p, dirty, true)
 	}
 	s.parts[k] = p
+	*s.c.used(p) = s.round
 }
 
 // drop forgets partition k (in memory, or just read by visit).
@@ -168,22 +181,36 @@ func (s *partStore[P]) drop(k string, p P) {
 // limit (the budget, or the partitions that fit in the memory share,
 // whichever is fewer) stay: unchanged ones are dropped, changed ones (and
 // new ones no checkpoint holds) written to the spill area in one batch,
-// each with whether a checkpoint holds its key.
+// each with whether a checkpoint holds its key. The victims are the
+// partitions least recently used (by round): Nexmark's bids go to recent
+// auctions and hot bidders, and evicting those at random wrote and read
+// back the same partitions batch after batch (q19 66 k → 26 k events/s
+// per core at 1 M events).
 func (s *partStore[P]) evict() error {
 	if s.store == nil {
 		return nil
 	}
+	s.round++
 	limit := s.mem.limit(s.budget, len(s.parts), s.meanBytes)
 	if limit <= 0 || len(s.parts) <= limit {
 		return nil
 	}
 	target := limit * 3 / 4
 	n := len(s.parts)
+	s.ages = s.ages[:0]
+	for _, p := range s.parts {
+		s.ages = append(s.ages, *s.c.used(p))
+	}
+	slices.Sort(s.ages)
+	cutoff := s.ages[n-target-1] // the last use of the newest victim
 	var victims, keys []string
 	var vals [][]byte
 	for k, p := range s.parts {
 		if n <= target {
 			break
+		}
+		if *s.c.used(p) > cutoff {
+			continue
 		}
 		if dirty, persisted := s.c.flags(p); dirty || !persisted {
 			flag := byte(0)

@@ -50,9 +50,7 @@ type TopN struct {
 	keepAll bool
 	out     Output
 	store   *partStore[*keyedPart]
-	// parts are the partitions in memory (the store's map).
-	parts  map[string]*keyedPart
-	keyBuf []byte
+	keyBuf  []byte
 	// touched is the partitions the batch being processed changed, with
 	// where their ranked rows before it start in old (reused buffers).
 	touched []touchedPart
@@ -68,10 +66,11 @@ type TopN struct {
 // keyedPart is one partition of a TopN: its rows, sorted.
 type keyedPart struct {
 	rows      []types.Row
-	dirty     bool  // changed since the last checkpoint
-	persisted bool  // a checkpoint holds it
-	last      int64 // under STATE TTL: its last update (event time or wall clock)
-	queued    int64 // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
+	dirty     bool   // changed since the last checkpoint
+	persisted bool   // a checkpoint holds it
+	used      uint64 // the partStore round it was last used in
+	last      int64  // under STATE TTL: its last update (event time or wall clock)
+	queued    int64  // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
 	// touched is 1 + its index in TopN.touched while a batch changes it,
 	// else 0; from is the first position the batch changed.
 	touched int
@@ -116,8 +115,8 @@ func NewTopN(c TopNConfig) *TopN {
 		partCodec[*keyedPart]{encode: t.encodePart, decode: t.decodePart,
 			flags: func(p *keyedPart) (bool, bool) { return p.dirty, p.persisted },
 			set:   func(p *keyedPart, dirty, persisted bool) { p.dirty, p.persisted = dirty, persisted },
-			size:  t.partBytes})
-	t.parts = t.store.parts
+			size:  t.partBytes,
+			used:  func(p *keyedPart) *uint64 { return &p.used }})
 	return t
 }
 

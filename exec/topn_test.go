@@ -91,7 +91,7 @@ func TestTopNKeepsLimit(t *testing.T) {
 		if all {
 			want = 4
 		}
-		for _, p := range op.parts {
+		for _, p := range op.store.parts {
 			if len(p.rows) != want {
 				t.Fatalf("keepAll=%v: partition keeps %d rows, want %d", all, len(p.rows), want)
 			}

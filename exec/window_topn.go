@@ -55,8 +55,9 @@ type WindowTopN struct {
 type topNPart struct {
 	end       int64
 	rows      []types.Row
-	dirty     bool // changed since the last checkpoint
-	persisted bool // a checkpoint holds it
+	dirty     bool   // changed since the last checkpoint
+	persisted bool   // a checkpoint holds it
+	used      uint64 // the partStore round it was last used in
 }
 
 // WindowTopNConfig configures a WindowTopN.
@@ -83,7 +84,8 @@ func NewWindowTopN(c WindowTopNConfig) *WindowTopN {
 		partCodec[*topNPart]{encode: func(p *topNPart) []types.Row { return p.rows }, decode: t.decodePart,
 			flags: func(p *topNPart) (bool, bool) { return p.dirty, p.persisted },
 			set:   func(p *topNPart, dirty, persisted bool) { p.dirty, p.persisted = dirty, persisted },
-			size:  t.partBytes})
+			size:  t.partBytes,
+			used:  func(p *topNPart) *uint64 { return &p.used }})
 	return t
 }
 
