@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -106,14 +107,7 @@ func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, ti
 			feed(func(a *Aggregate) error { return a.Process(0, &Batch{Rows: []types.Row{row.Clone()}}) })
 			clock += rng.Int63n(3)
 		}
-		got, err := spillView.Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := memView.Rows()
-		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
-			t.Fatalf("%s seed %d step %d: spilling GROUP BY %v, in memory %v", name, seed, step, got, want)
-		}
+		sameViews(t, fmt.Sprintf("%s seed %d step %d", name, seed, step), "GROUP BY", spillView, memView)
 		if n := len(spillAgg.entries); n > 2 {
 			t.Fatalf("%s seed %d step %d: %d groups in memory, budget 2", name, seed, step, n)
 		}

@@ -134,14 +134,7 @@ func partsSpillRun(t *testing.T, c partSpillCase, name string, byMemory bool, se
 			feed(func(o partSpiller) error { return o.Process(0, b.clone()) })
 			clock += rng.Int63n(3)
 		}
-		got, err := spillView.Rows()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := memView.Rows()
-		if types.Row(flatten(got)).String() != types.Row(flatten(want)).String() {
-			t.Fatalf("%s step %d: spilling %v, in memory %v", name, step, got, want)
-		}
+		sameViews(t, fmt.Sprintf("%s step %d", name, step), "operator", spillView, memView)
 		if n := spillOp.StateKeys(); n > 1 {
 			t.Fatalf("%s step %d: %d partitions in memory, limit 1", name, step, n)
 		}
