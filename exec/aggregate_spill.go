@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"slices"
-
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -40,8 +38,7 @@ func (a *Aggregate) evict() error {
 	if len(a.ages) == 0 {
 		return nil
 	}
-	slices.Sort(a.ages)
-	cutoff := a.ages[min(n-target, len(a.ages))-1] // the newest update a victim has
+	cutoff := evictionCutoff(a.ages, n-target)
 	var victims []*aggEntry
 	var keys []string
 	var vals [][]byte

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
@@ -201,8 +200,7 @@ func (s *partStore[P]) evict() error {
 	for _, p := range s.parts {
 		s.ages = append(s.ages, *s.c.used(p))
 	}
-	slices.Sort(s.ages)
-	cutoff := s.ages[n-target-1] // the last use of the newest victim
+	cutoff := evictionCutoff(s.ages, n-target)
 	var victims, keys []string
 	var vals [][]byte
 	for k, p := range s.parts {

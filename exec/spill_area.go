@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/streamsql/streamsql/exec/state"
 )
@@ -98,4 +99,13 @@ func (s *spillArea) clear(w *state.Writer) error {
 	}
 	s.spilled, s.garbage, s.bytes = map[string]int{}, map[string]bool{}, 0
 	return nil
+}
+
+// evictionCutoff sorts ages (the last use of each entry that may leave
+// memory) and returns the last use of the newest of the victims entries
+// used least recently: an evicting operator takes the entries used no
+// later than it. ages must not be empty.
+func evictionCutoff(ages []uint64, victims int) uint64 {
+	slices.Sort(ages)
+	return ages[min(victims, len(ages))-1]
 }
