@@ -38,7 +38,10 @@ import (
 // A regular inner join of append-only inputs whose residual compares one
 // input's watermark column with a column of the other also drops a row
 // once the other watermark passes the last time it can match, if that
-// comes first (join_cleanup.go).
+// comes first (join_cleanup.go). In memory at most state_cache_size rows
+// per side and the join's share of memory_limit, split between the sides
+// by their recent key lookups; the rest spill to Badger a whole key at a
+// time, the least recently looked up first (join_spill.go).
 type Join struct {
 	id       string
 	n        *planner.Join
@@ -66,14 +69,20 @@ type Join struct {
 	gone    [2]map[string]int64
 
 	// Spilling (join_spill.go) and stored timers (join_timers.go): over
-	// the budget whole keys leave memory; onDisk is set once keys may live
-	// only in Badger.
+	// the budget whole keys leave memory; onDisk is set per side once its
+	// keys may live only in Badger (until then a key memory lacks is
+	// absent, and looking it up reads nothing). touches counts each
+	// side's recent key lookups (the memory share is split by them) and
+	// clock the batches, which date each key's last lookup (its used).
 	store    *state.Store
 	budget   int
 	mem      *memShare // its share of the memory budget, or nil
 	resident [2]int    // rows in memory per side
-	onDisk   bool
-	marked   bool // this run wrote the timer marker
+	onDisk   [2]bool
+	touches  [2]int64
+	clock    uint64
+	ages     []keyAge // evictSide's scratch
+	marked   bool     // this run wrote the timer marker
 	spill    spillArea
 	width    [2]int
 	scratch  []byte // where storeRow encodes a row
@@ -96,12 +105,13 @@ type joinKey struct {
 	hash      uint64    // joinHash(key)
 	short     [2]uint64 // key packed when at most 16 bytes (joinIndex compares it)
 	rows      joinRows
-	indexed   int64 // the key's timer in the last checkpoint (noTimer: none)
-	heapAt    int64 // the key's earliest expiry-heap entry (noTimer: none)
-	dirty     bool  // changed since the last checkpoint (listed in changed)
-	persisted bool  // a checkpoint holds this key
-	removed   bool  // the key left the side (its rows all went)
-	held      bool  // the side's joinIndex holds this state
+	indexed   int64  // the key's timer in the last checkpoint (noTimer: none)
+	heapAt    int64  // the key's earliest expiry-heap entry (noTimer: none)
+	dirty     bool   // changed since the last checkpoint (listed in changed)
+	persisted bool   // a checkpoint holds this key
+	removed   bool   // the key left the side (its rows all went)
+	held      bool   // the side's joinIndex holds this state
+	used      uint64 // the batch (Join.clock) that last looked the key up
 }
 
 // JoinConfig configures a Join.
@@ -226,6 +236,7 @@ func nullKey(n *planner.Join, r types.Row, keys []int, timeCol int) bool {
 // Process implements Operator.
 func (j *Join) Process(port int, b *Batch) error {
 	other := 1 - port
+	j.clock++
 	out := &Batch{}
 	var kb []byte
 	for i, r := range b.Rows {
@@ -719,7 +730,7 @@ func (j *Join) Restore(s *state.Store) error {
 		}
 	}
 	if j.store != nil && timers && j.scanned < 0 {
-		j.onDisk = true
+		j.onDisk = [2]bool{true, true}
 		return nil
 	}
 	err = s.ScanOwned([]byte(j.id), j.owns, func(key, val []byte) error {

@@ -1,16 +1,22 @@
 package exec
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/streamsql/streamsql/types"
 )
 
 // Spilling for Join: at most budget rows per side, and no more rows of
-// both sides than fit in its memory share, stay in memory. Over that, whole keys leave memory: their rows live in the last checkpoint when
-// unchanged since, else in the spill area, and their expiry in the stored
-// timers (join_timers.go), so memory holds nothing for them. A key comes
-// back when a row probes or joins it or its timer fires.
+// both sides than fit in its memory share (split between the sides by
+// their recent key lookups: split), stay in memory. Over that, whole keys
+// leave memory, those looked up least recently first: their rows live in
+// the last checkpoint when unchanged since, else in the spill area, and
+// their expiry in the stored timers (join_timers.go), so memory holds
+// nothing for them. A key comes back when a row probes or joins it or its
+// timer fires. Until a side first evicts, a key its memory lacks is
+// absent and is not looked for in Badger.
 
 // encode is the state value of one key's rows: the watermarks, then one
 // (time, row...) per row, copied from their encodings. extra values follow
@@ -53,11 +59,20 @@ func (j *Join) decodeKey(side int, val []byte, spilled bool) (*joinKey, error) {
 // without making the key's string (the conversion for the lookup does not
 // escape, so it stays on the stack), and only a key looked for in Badger
 // or created allocates it: q7's probe misses and most of its stores hit.
+// The lookup counts as a touch of the side and dates the key's use.
 func (j *Join) keyOf(side int, kb []byte, h uint64, create bool) (*joinKey, error) {
-	if jk := j.sides[side].get(string(kb), h); jk != nil || (!create && !j.onDisk) {
-		return jk, nil
+	j.touches[side]++
+	jk := j.sides[side].get(string(kb), h)
+	if jk == nil && (create || j.onDisk[side]) {
+		var err error
+		if jk, err = j.key(side, string(kb), h, create); err != nil {
+			return nil, err
+		}
 	}
-	return j.key(side, string(kb), h, create)
+	if jk != nil {
+		jk.used = j.clock
+	}
+	return jk, nil
 }
 
 // key returns side's state for key k (h its joinHash) with its rows in
@@ -65,7 +80,7 @@ func (j *Join) keyOf(side int, kb []byte, h uint64, create bool) (*joinKey, erro
 // when absent, unless create is set.
 func (j *Join) key(side int, k string, h uint64, create bool) (*joinKey, error) {
 	jk := j.sides[side].get(k, h)
-	if jk == nil && j.onDisk {
+	if jk == nil && j.onDisk[side] {
 		var err error
 		if jk, err = j.load(side, k, h); err != nil {
 			return nil, err
@@ -74,7 +89,7 @@ func (j *Join) key(side int, k string, h uint64, create bool) (*joinKey, error) 
 	if jk != nil || !create {
 		return jk, nil
 	}
-	jk = &joinKey{key: k, hash: h, indexed: noTimer, heapAt: noTimer}
+	jk = &joinKey{key: k, hash: h, indexed: noTimer, heapAt: noTimer, used: j.clock}
 	if old, ok := j.gone[side][k]; ok { // stored, removed since: rewritten
 		jk.persisted, jk.indexed = true, old
 		delete(j.gone[side], k)
@@ -111,7 +126,7 @@ func (j *Join) load(side int, k string, h uint64) (*joinKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load join rows: %w", err)
 	}
-	jk.key, jk.hash, jk.dirty = k, h, dirty // a spilled key is still listed in changed
+	jk.key, jk.hash, jk.dirty, jk.used = k, h, dirty, j.clock // a spilled key is still listed in changed
 	j.sides[side].put(jk)
 	j.resident[side] += jk.rows.len()
 	return jk, nil
@@ -158,7 +173,9 @@ func (j *Join) evict() error {
 	return nil
 }
 
-// limits returns the rows each side may keep (0: no limit).
+// limits returns the rows each side may keep (0: no limit): the
+// budget's rows, or when fewer the side's part of the rows that fit in the
+// memory share (split).
 func (j *Join) limits() [2]int {
 	l := [2]int{j.budget, j.budget}
 	total := j.resident[0] + j.resident[1]
@@ -166,28 +183,63 @@ func (j *Join) limits() [2]int {
 	if share <= 0 || total <= share {
 		return l
 	}
+	part := j.split(share)
 	for side := range l {
-		// the side's part of the share, at least one row
-		part := max(int(int64(share)*int64(j.resident[side])/int64(total)), 1)
-		if l[side] <= 0 || part < l[side] {
-			l[side] = part
+		if l[side] <= 0 || part[side] < l[side] {
+			l[side] = part[side]
 		}
 	}
 	return l
 }
 
+// touchWindow is how many recent key lookups (both sides) split weighs:
+// past it both counts are halved.
+const touchWindow = 1 << 20
+
+// split divides share rows between the sides by how often each side's
+// keys were looked up lately (touches: a probe from the other input, a
+// store or retraction of its own), not by the rows each holds: a key out
+// of memory costs a Badger read each time it is looked up. Nexmark q20's
+// bids probe the auctions, a side of a few rows per key, once per bid: by
+// rows it got a hundredth of the share, and nearly every bid read
+// Badger. A side holding fewer rows than its part leaves the rest to the
+// other; each part is at least one row.
+func (j *Join) split(share int) [2]int {
+	if j.touches[0]+j.touches[1] > touchWindow {
+		j.touches[0], j.touches[1] = j.touches[0]/2, j.touches[1]/2
+	}
+	t0, t1 := j.touches[0]+1, j.touches[1]+1
+	p0 := int(int64(share) * t0 / (t0 + t1))
+	p1 := share - p0
+	switch {
+	case j.resident[0] < p0:
+		p0, p1 = j.resident[0], share-j.resident[0]
+	case j.resident[1] < p1:
+		p0, p1 = share-j.resident[1], j.resident[1]
+	}
+	return [2]int{max(p0, 1), max(p1, 1)}
+}
+
 // evictSide moves whole keys of side out of memory until it holds at
-// most target rows.
+// most target rows. The victims are the keys looked up least recently (by
+// the batch that last did: joinKey.used), so the keys rows keep arriving
+// for stay however many rows they hold: evicting one would write all its
+// rows to the spill area and its next row would read and decode them
+// again.
 func (j *Join) evictSide(side, target int) error {
 	if side == j.scanned {
 		return j.evictBuckets(side, target)
 	}
+	cutoff := j.evictionAge(side, j.resident[side]-target)
 	var keys []string
 	var vals [][]byte
 	var victims []*joinKey
 	j.sides[side].each(func(jk *joinKey) bool {
 		if j.resident[side] <= target {
 			return false
+		}
+		if jk.used > cutoff {
+			return true
 		}
 		if jk.dirty {
 			keys = append(keys, j.stateKey(side, jk.key))
@@ -205,6 +257,33 @@ func (j *Join) evictSide(side, target int) error {
 		jk.rows = joinRows{}
 		j.sides[side].remove(jk)
 	}
-	j.onDisk = true
+	j.onDisk[side] = true
 	return nil
+}
+
+// keyAge is a key's last use and its rows, which evictionAge orders.
+type keyAge struct {
+	used uint64
+	rows int
+}
+
+// evictionAge returns the last use of the newest of the keys of side that,
+// taken least recently used first, hold at least rows rows: evictSide
+// takes the keys used no later than it.
+func (j *Join) evictionAge(side, rows int) uint64 {
+	j.ages = j.ages[:0]
+	j.sides[side].each(func(jk *joinKey) bool {
+		j.ages = append(j.ages, keyAge{jk.used, jk.rows.len()})
+		return true
+	})
+	slices.SortFunc(j.ages, func(a, b keyAge) int { return cmp.Compare(a.used, b.used) })
+	var cutoff uint64
+	for _, a := range j.ages {
+		if rows <= 0 {
+			break
+		}
+		cutoff = a.used
+		rows -= a.rows
+	}
+	return cutoff
 }

@@ -31,7 +31,10 @@ func TestJoinSpillAgreesWithMemory(t *testing.T) {
 	}
 	for name, node := range nodes {
 		for seed := int64(1); seed <= 6; seed++ {
-			joinSpillAgrees(t, name, node, node, seed)
+			joinSpillAgrees(t, name, node, node, seed, nil)
+			// under a memory share split between the sides by their
+			// lookups, whole keys of the least recently used first
+			joinSpillAgrees(t, name+"/share", node, node, seed, NewMemoryBudget(1200))
 		}
 	}
 }
@@ -50,7 +53,7 @@ func TestJoinScannedSideAgreesWithIndexed(t *testing.T) {
 			t.Fatalf("ScannedSide = %d, want %d", got, side)
 		}
 		for seed := int64(1); seed <= 8; seed++ {
-			joinSpillAgrees(t, fmt.Sprintf("scan side %d", side), node, indexed, seed)
+			joinSpillAgrees(t, fmt.Sprintf("scan side %d", side), node, indexed, seed, nil)
 		}
 	}
 }
@@ -74,7 +77,10 @@ func scannedNode(side int) *planner.Join {
 	return n
 }
 
-func joinSpillAgrees(t *testing.T, name string, node, memNode *planner.Join, seed int64) {
+// joinSpillAgrees runs the random scenario through a join that spills
+// (over two rows a side, or over its share of share when given) and one
+// in memory.
+func joinSpillAgrees(t *testing.T, name string, node, memNode *planner.Join, seed int64, share *MemoryBudget) {
 	rng := rand.New(rand.NewSource(seed))
 	st, err := state.Open(t.TempDir())
 	if err != nil {
@@ -82,8 +88,12 @@ func joinSpillAgrees(t *testing.T, name string, node, memNode *planner.Join, see
 	}
 	defer st.Close()
 	spillOut, memOut := NewMaterialize("s/", nil, nil), NewMaterialize("m/", nil, nil)
+	budget := 2
+	if share != nil {
+		budget = 0
+	}
 	build := func() *Join {
-		return NewJoin(JoinConfig{ID: "j/", Node: node, Out: Output{Op: spillOut}, Late: &lateness.Counters{}, Store: st, Budget: 2})
+		return NewJoin(JoinConfig{ID: "j/", Node: node, Out: Output{Op: spillOut}, Late: &lateness.Counters{}, Store: st, Budget: budget, Memory: share})
 	}
 	spill := build()
 	mem := NewJoin(JoinConfig{ID: "j/", Node: memNode, Out: Output{Op: memOut}, Late: &lateness.Counters{}})
@@ -135,7 +145,7 @@ func joinSpillAgrees(t *testing.T, name string, node, memNode *planner.Join, see
 			}
 		}
 		sameViews(t, fmt.Sprintf("%s seed %d step %d", name, seed, step), "join", spillOut, memOut)
-		for side := 0; side < 2; side++ {
+		for side := 0; side < 2 && share == nil; side++ {
 			if n := spill.storedRows(side); n > 3 {
 				t.Fatalf("%s seed %d step %d: side %d holds %d rows in memory, budget 2", name, seed, step, side, n)
 			}
@@ -185,5 +195,114 @@ func TestJoinSpilledKeysSurviveCompaction(t *testing.T) {
 	}
 	if len(got) != keys {
 		t.Fatalf("restored join emitted %d rows, want %d (one per stored left row)", len(got), keys)
+	}
+}
+
+// TestJoinEvictsLeastRecentlyUsedKeys: under a budget of 400 rows a side,
+// one hot key takes a row in every batch while 250 cold keys take one
+// row each and are never looked up again. Eviction must take the cold
+// keys: the hot key stays in memory throughout, and no key is ever read
+// back from Badger.
+func TestJoinEvictsLeastRecentlyUsedKeys(t *testing.T) {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	node := &planner.Join{Left: &planner.Scan{Out: joinSchema}, Right: &planner.Scan{Out: joinSchema},
+		Kind: planner.Unbounded, LeftKeys: []int{0}, RightKeys: []int{0}, LeftTime: 1, RightTime: 1}
+	j := NewJoin(JoinConfig{ID: "j/", Node: node, Out: Output{Op: NewMaterialize("v/", nil, nil)}, Late: &lateness.Counters{}, Store: st, Budget: 400})
+	hot := types.StringValue("hot")
+	for i := 0; i < 250; i++ {
+		rows := []types.Row{
+			{hot, types.TimestampValue(int64(i)), types.IntValue(int64(i))},
+			{types.StringValue(fmt.Sprintf("cold%d", i)), types.TimestampValue(int64(i)), types.IntValue(int64(i))},
+		}
+		if err := j.Process(0, &Batch{Rows: rows}); err != nil {
+			t.Fatal(err)
+		}
+		if i%7 == 0 {
+			checkpointAll(t, st, uint64(i+1), j)
+		}
+		k := string(state.AppendKey(nil, hot))
+		if j.sides[0].get(k, joinHash(k)) == nil {
+			t.Fatalf("batch %d: the hot key left memory", i)
+		}
+	}
+	if !j.onDisk[0] {
+		t.Fatal("the left side never spilled: the test does not exercise eviction")
+	}
+	if j.spill.reads != 0 {
+		t.Fatalf("%d keys were read back from Badger, want none", j.spill.reads)
+	}
+}
+
+// TestJoinSplitsShareByLookups: the memory share goes to the sides by
+// how often their keys are looked up, not by the rows they hold, and a
+// side that needs less leaves the rest to the other.
+func TestJoinSplitsShareByLookups(t *testing.T) {
+	cases := []struct {
+		name     string
+		touches  [2]int64
+		resident [2]int
+		share    int
+		want     [2]int
+	}{
+		{"equal lookups, both over", [2]int64{99, 99}, [2]int{500, 500}, 100, [2]int{50, 50}},
+		{"probed side small: the rest to the other", [2]int64{99, 99}, [2]int{10, 5000}, 100, [2]int{10, 90}},
+		{"left looked up three times as often", [2]int64{299, 99}, [2]int{1000, 1000}, 100, [2]int{75, 25}},
+		{"right holds less than its part", [2]int64{99, 299}, [2]int{1000, 20}, 100, [2]int{80, 20}},
+		{"no lookups yet: halves", [2]int64{0, 0}, [2]int{300, 300}, 10, [2]int{5, 5}},
+		{"a part is at least a row", [2]int64{1 << 19, 0}, [2]int{1 << 20, 1 << 20}, 100, [2]int{99, 1}},
+	}
+	for _, c := range cases {
+		j := &Join{touches: c.touches, resident: c.resident}
+		if got := j.split(c.share); got != c.want {
+			t.Errorf("%s: split(%d) = %v, want %v", c.name, c.share, got, c.want)
+		}
+	}
+}
+
+// TestJoinProbedSideStaysInMemory is Nexmark q20's shape: a right side
+// of one row per key (auctions), probed by every left row (bids), and a
+// left side of many rows per key that nothing but the rare right row
+// probes. Under a memory share too small for both, the left side must
+// spill and the right side stay whole in memory, so a left row whose key
+// the right side lacks reads nothing from Badger; every bid still joins.
+func TestJoinProbedSideStaysInMemory(t *testing.T) {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	node := &planner.Join{Left: &planner.Scan{Out: joinSchema}, Right: &planner.Scan{Out: joinSchema},
+		Kind: planner.Unbounded, LeftKeys: []int{0}, RightKeys: []int{0}, LeftTime: 1, RightTime: 1, TTL: 1 << 40}
+	out := NewMaterialize("v/", nil, nil)
+	j := NewJoin(JoinConfig{ID: "j/", Node: node, Out: Output{Op: out}, Late: &lateness.Counters{}, Store: st, Memory: NewMemoryBudget(64 << 10)})
+	const auctions, bidsPer = 40, 50
+	for a := 0; a < auctions; a++ {
+		row := types.Row{types.StringValue(fmt.Sprintf("a%d", 2*a)), types.TimestampValue(0), types.IntValue(int64(a))}
+		if err := j.Process(1, &Batch{Rows: []types.Row{row}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for b := 0; b < bidsPer; b++ {
+		var rows []types.Row
+		for a := 0; a < 2*auctions; a++ { // odd keys: no auction
+			rows = append(rows, types.Row{types.StringValue(fmt.Sprintf("a%d", a)), types.TimestampValue(int64(b)), types.IntValue(int64(b))})
+		}
+		if err := j.Process(0, &Batch{Rows: rows}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !j.onDisk[0] || j.onDisk[1] {
+		t.Fatalf("spilled sides = %v, want the bids' only", j.onDisk)
+	}
+	got, err := out.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != auctions*bidsPer {
+		t.Fatalf("joined %d rows, want %d", len(got), auctions*bidsPer)
 	}
 }

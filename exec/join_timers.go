@@ -53,7 +53,7 @@ func (j *Join) minExpiry(side int, rows *joinRows) int64 {
 // at or before upTo: the memory heap's entries and, once keys may live in
 // Badger only, the stored timers of keys this instance owns.
 func (j *Join) fireDue(side int, upTo int64, fire func(it expiryItem) error) error {
-	due, err := j.timers[side].due(upTo, j.onDisk, func(k string) (bool, error) { return j.ownsKey(side, k) })
+	due, err := j.timers[side].due(upTo, j.onDisk[side], func(k string) (bool, error) { return j.ownsKey(side, k) })
 	if err != nil {
 		return err
 	}
@@ -68,10 +68,10 @@ func (j *Join) fireDue(side int, upTo int64, fire func(it expiryItem) error) err
 // pruneHeaps drops the heap entries of keys not in memory: after a
 // checkpoint their stored timers cover them.
 func (j *Join) pruneHeaps() {
-	if !j.onDisk {
-		return
-	}
 	for side := 0; side < 2; side++ {
+		if !j.onDisk[side] {
+			continue
+		}
 		j.timers[side].prune(func(k string) bool { return j.sides[side].get(k, joinHash(k)) != nil })
 	}
 }
