@@ -136,6 +136,7 @@ func (b *scanBucket) bytes() int64 {
 // a spilled bucket is read back first (a row out of order, or many rows
 // of the newest bucket over the budget).
 func (j *Join) scanStore(side int, kb []byte, h uint64, r types.Row, t int64) error {
+	j.touches[side]++ // a lookup of the side, as keyOf counts one
 	b := j.scan.bucket(floorDiv(t, j.scan.width))
 	if b.spilled {
 		if err := j.loadBucket(side, b); err != nil {
@@ -151,6 +152,7 @@ func (j *Join) scanStore(side int, kb []byte, h uint64, r types.Row, t int64) er
 // of port with the scanned side's rows, and reports whether any matched.
 func (j *Join) scanProbe(port int, kb []byte, h uint64, r types.Row, t int64, out *Batch) (bool, error) {
 	side := 1 - port
+	j.touches[side]++
 	lo, hi := t-j.n.Upper, t-j.n.Lower // left times a right row at t can match
 	if side == 1 {
 		lo, hi = t+j.n.Lower, t+j.n.Upper

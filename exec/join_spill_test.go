@@ -306,3 +306,23 @@ func TestJoinProbedSideStaysInMemory(t *testing.T) {
 		t.Fatalf("joined %d rows, want %d", len(got), auctions*bidsPer)
 	}
 }
+
+// TestJoinScannedSideCountsLookups: a scanned side's stores and probes
+// (no keys, so no keyOf) count as lookups of it, so split gives it its
+// part of the share (uncounted, q7's bids would keep a single row).
+func TestJoinScannedSideCountsLookups(t *testing.T) {
+	j := NewJoin(JoinConfig{ID: "j/", Node: scannedNode(0), Out: Output{Op: NewMaterialize("v/", nil, nil)}, Late: &lateness.Counters{}})
+	for i := 0; i < 10; i++ {
+		row := types.Row{types.StringValue("a"), types.TimestampValue(int64(i)), types.IntValue(int64(i))}
+		for port := 0; port < 2; port++ {
+			if err := j.Process(port, &Batch{Rows: []types.Row{row.Clone()}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// side 0 (scanned): 10 stores and 10 probes from the right rows;
+	// side 1: 10 probes from the left rows and 10 stores.
+	if j.touches != [2]int64{20, 20} {
+		t.Fatalf("touches = %v, want [20 20]", j.touches)
+	}
+}
