@@ -55,6 +55,11 @@ type partCodec[P any] struct {
 	// of k back from it.
 	encode func(p P) []types.Row
 	decode func(k string, rows []types.Row) (P, error)
+	// encodeRaw and decodeRaw, when set, replace encode and decode for a
+	// partition held encoded: they give and take the stored value's bytes
+	// (state.EncodeValue's layout), so nothing is decoded to move it.
+	encodeRaw func(p P) []byte
+	decodeRaw func(k string, val []byte) (P, error)
 	// flags tells whether p changed since the last checkpoint (dirty) and
 	// whether a checkpoint holds its key (persisted); set sets them.
 	flags func(p P) (dirty, persisted bool)
@@ -147,12 +152,23 @@ func (s *partStore[P]) decodeStored(k string, val []byte) (P, error) {
 }
 
 func (s *partStore[P]) decode(k string, val []byte) (P, error) {
+	if s.c.decodeRaw != nil {
+		return s.c.decodeRaw(k, val)
+	}
 	rows, err := state.DecodeValue(val)
 	if err != nil {
 		var zero P
 		return zero, fmt.Errorf("%s: %w", s.id, err)
 	}
 	return s.c.decode(k, rows)
+}
+
+// value is partition p's checkpoint value.
+func (s *partStore[P]) value(p P) []byte {
+	if s.c.encodeRaw != nil {
+		return s.c.encodeRaw(p)
+	}
+	return state.EncodeValue(s.c.encode(p)...)
 }
 
 // put adds new partition p under k. A checkpoint holding an older
@@ -216,7 +232,7 @@ func (s *partStore[P]) evict() error {
 				flag = 1
 			}
 			keys = append(keys, k)
-			vals = append(vals, append([]byte{flag}, state.EncodeValue(s.c.encode(p)...)...))
+			vals = append(vals, append([]byte{flag}, s.value(p)...))
 		}
 		victims = append(victims, k)
 		n--
@@ -285,7 +301,7 @@ func (s *partStore[P]) checkpoint(w *state.Writer) error {
 		if dirty, _ := s.c.flags(p); !dirty {
 			continue
 		}
-		if err := w.Set([]byte(s.id+k), state.EncodeValue(s.c.encode(p)...)); err != nil {
+		if err := w.Set([]byte(s.id+k), s.value(p)); err != nil {
 			return err
 		}
 		s.c.set(p, false, true)
