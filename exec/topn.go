@@ -25,17 +25,26 @@ import (
 // Ties in ORDER BY are broken by the rows' other columns (ranker), so the
 // rows kept never depend on arrival order, parallelism or restarts.
 //
-// State: per partition a sorted slice of rows. Over an append-only input
-// it holds at most Limit rows (RANK and DENSE_RANK also the rows tied with
-// the last kept rank); over a retracting input (KeepAll) it holds every
-// live input row of the partition, so a retracted top row gives way to
-// the next. The partitions live in a partStore (parts_spill.go): at most
+// State: per partition its rows, sorted, held encoded between batches
+// (state.AppendRow encodings in one byte slice: the garbage collector
+// does not scan them) and decoded only while a batch changes the
+// partition. Over an append-only input it holds at most Limit rows (RANK
+// and DENSE_RANK also the rows tied with the last kept rank); over a
+// retracting input (KeepAll) it holds every live input row of the
+// partition, so a retracted top row gives way to the next. A full
+// ROW_NUMBER partition over an append-only input also keeps its cut, the
+// first ORDER BY value of its last kept row when that value is an
+// integer, a time or a NULL: a row ordered after it is dropped without
+// the partition being decoded (most of Nexmark q19's bids). The
+// partitions live in a partStore (parts_spill.go): at most
 // state_cache_size of them, and no more than fit in the operator's share
 // of memory_limit, stay in memory after each batch; the others leave
 // memory whole, to the spill area when changed since the last checkpoint,
-// and come back when a row of theirs arrives or their TTL timer fires. A
-// checkpoint writes the partitions changed since the previous one, one
-// key each (the partition columns), and deletes the emptied ones.
+// and come back when a row of theirs arrives or their TTL timer fires
+// (a key never evicted is known to be new without a read). A checkpoint
+// writes the partitions changed since the previous one, one key each (the
+// partition columns; the value is the encoded rows as memory holds them),
+// and deletes the emptied ones.
 //
 // STATE TTL bounds the partitions: one not updated for the TTL (on the
 // input's event time when it has a watermark column, else the wall
