@@ -48,14 +48,19 @@ type Materialize struct {
 	wm   int64
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
-	// memory; onDisk is set once rows may live only in Badger.
-	store  *state.Store
-	budget int
-	mem    *memShare // the view's share of the memory budget, or nil
-	width  int       // columns of a row, for seeking rows in Badger (0: unknown)
-	onDisk bool
-	spill  spillArea
-	hand   int // where the next eviction starts looking, in record ids
+	// memory; onDisk is set once rows may live only in Badger. evicted
+	// has the hashes of the rows evict moved out: unless a restore left
+	// the rows in Badger unread (restored), a row it lacks is new and
+	// lookup reads nothing for it.
+	store    *state.Store
+	budget   int
+	mem      *memShare // the view's share of the memory budget, or nil
+	width    int       // columns of a row, for seeking rows in Badger (0: unknown)
+	onDisk   bool
+	restored bool
+	evicted  evictedFilter
+	spill    spillArea
+	hand     int // where the next eviction starts looking, in record ids
 
 	index *idTable // hash of the view key → ids of rows in memory, built by the first Get
 
@@ -102,6 +107,7 @@ func (m *Materialize) Process(_ int, b *Batch) error {
 		if !ok {
 			id = m.rows.add(m.kb, h, 0, 0)
 		}
+		m.rows.rec(id).flags |= recRef
 		if e := m.rows.rec(id); e.count <= 0 {
 			e.flags &^= recGone
 			m.live++
@@ -414,7 +420,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 	}
 	m.index = nil
 	if m.store != nil {
-		m.onDisk = true
+		m.onDisk, m.restored = true, true
 		return nil
 	}
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {

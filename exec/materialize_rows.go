@@ -43,6 +43,7 @@ const (
 	recPersisted             // a checkpoint holds the row
 	recDirty                 // changed since the last checkpoint
 	recGone                  // removed since the checkpoint that holds it: a tombstone
+	recRef                   // used since the eviction hand last passed it (Materialize.victims)
 )
 
 // Chunk sizes: chunks start small (a view of a few rows stays small)

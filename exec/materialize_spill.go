@@ -29,7 +29,7 @@ func (m *Materialize) WithSpill(store *state.Store, budget, width int, mem *memS
 // hold the row. A tombstone (count 0: removed since the last checkpoint)
 // is found like a row.
 func (m *Materialize) lookup(k []byte, h uint64) (id uint32, ok bool, err error) {
-	if id, ok := m.rows.find(k, h); ok || !m.onDisk {
+	if id, ok := m.rows.find(k, h); ok || !m.onDisk || !m.restored && !m.evicted.has(h) {
 		return id, ok, nil
 	}
 	ks := string(k)
@@ -122,7 +122,9 @@ func (m *Materialize) evict() error {
 			}
 			m.indexRemove(id, r)
 		}
-		m.rows.remove(id, m.rows.hash(k))
+		h := m.rows.hash(k)
+		m.evicted.add(h)
+		m.rows.remove(id, h)
 		m.live--
 	}
 	m.onDisk = true
@@ -130,18 +132,33 @@ func (m *Materialize) evict() error {
 }
 
 // victims returns the ids of n rows with a count, taken round the record
-// table from m.hand.
+// table from m.hand as a clock: a row added or inserted again since the
+// hand last passed it (recRef) gets a second chance, its mark cleared,
+// and is taken only when the unmarked rows are too few. Top-N views
+// delete the rows they inserted recently (a displaced top row, a rank
+// that moved), so without it the hand evicted those as readily as cold
+// rows and each delete read its row back from Badger.
 func (m *Materialize) victims(n int) []uint32 {
 	out := make([]uint32, 0, n)
+	var marked []uint32
 	recs := len(m.rows.recs)
-	for i := 0; i < recs && len(out) < n; i++ {
+	i := 0
+	for ; i < recs && len(out) < n; i++ {
 		id := uint32((m.hand + i) % recs)
-		if e := m.rows.rec(id); e.flags&recUsed != 0 && e.count > 0 {
-			out = append(out, id)
+		e := m.rows.rec(id)
+		if e.flags&recUsed == 0 || e.count <= 0 {
+			continue
 		}
+		if e.flags&recRef != 0 {
+			e.flags &^= recRef
+			marked = append(marked, id)
+			continue
+		}
+		out = append(out, id)
 	}
-	if recs > 0 && len(out) > 0 {
-		m.hand = (int(out[len(out)-1]) + 1) % recs
+	out = append(out, marked[:min(len(marked), n-len(out))]...)
+	if recs > 0 {
+		m.hand = (m.hand + i) % recs
 	}
 	return out
 }

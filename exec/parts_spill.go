@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/types"
@@ -23,6 +24,10 @@ import (
 // each partition a watermark visits), so a partition it holds a pointer
 // to, or that the current batch touched, stays in memory until then.
 //
+// A Bloom filter of the keys evict moved out (evictedFilter, 2 bytes a
+// key) lets get answer "none" for a key never evicted without reading
+// Badger: the common case of a new partition.
+//
 // A checkpoint writes the partitions changed since the previous one, in
 // memory or spilled, under their keys, deletes those dropped since, and
 // empties the spill area. Restore reads every owned partition and evicts
@@ -41,8 +46,12 @@ type partStore[P any] struct {
 	budget int
 	mem    *memShare
 	spill  spillArea
-	// onDisk: partitions not in parts may be stored (evicted whole).
-	onDisk bool
+	// onDisk: partitions not in parts may be stored (evicted whole);
+	// evicted has every key evict moved out (restore evicts the ones it
+	// does not keep), so a key it lacks is new and get reads nothing.
+	onDisk  bool
+	evicted evictedFilter
+	seed    maphash.Seed
 	// round counts the eviction checks (one per batch or visited
 	// partition); ages is evict's scratch of the partitions' last use.
 	round uint64
@@ -55,6 +64,11 @@ type partCodec[P any] struct {
 	// of k back from it.
 	encode func(p P) []types.Row
 	decode func(k string, rows []types.Row) (P, error)
+	// encodeRaw and decodeRaw, when set, replace encode and decode for a
+	// partition held encoded: they give and take the stored value's bytes
+	// (state.EncodeValue's layout), so nothing is decoded to move it.
+	encodeRaw func(p P) []byte
+	decodeRaw func(k string, val []byte) (P, error)
 	// flags tells whether p changed since the last checkpoint (dirty) and
 	// whether a checkpoint holds its key (persisted); set sets them.
 	flags func(p P) (dirty, persisted bool)
@@ -80,7 +94,7 @@ type partStoreConfig struct {
 
 func newPartStore[P any](c partStoreConfig, codec partCodec[P]) *partStore[P] {
 	s := &partStore[P]{id: c.ID, c: codec, keep: c.Keep, parts: map[string]P{}, gone: map[string]bool{},
-		spill: newSpillArea(c.Store, c.ID)}
+		spill: newSpillArea(c.Store, c.ID), seed: maphash.MakeSeed()}
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		s.store, s.budget, s.mem = c.Store, c.Budget, c.Memory.join()
 	}
@@ -95,6 +109,9 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 			*s.c.used(p) = s.round
 		}
 		return p, ok, nil
+	}
+	if !s.evicted.has(maphash.Bytes(s.seed, k)) {
+		return p, false, nil
 	}
 	key := string(k)
 	if s.gone[key] {
@@ -147,12 +164,23 @@ func (s *partStore[P]) decodeStored(k string, val []byte) (P, error) {
 }
 
 func (s *partStore[P]) decode(k string, val []byte) (P, error) {
+	if s.c.decodeRaw != nil {
+		return s.c.decodeRaw(k, val)
+	}
 	rows, err := state.DecodeValue(val)
 	if err != nil {
 		var zero P
 		return zero, fmt.Errorf("%s: %w", s.id, err)
 	}
 	return s.c.decode(k, rows)
+}
+
+// value is partition p's checkpoint value.
+func (s *partStore[P]) value(p P) []byte {
+	if s.c.encodeRaw != nil {
+		return s.c.encodeRaw(p)
+	}
+	return state.EncodeValue(s.c.encode(p)...)
 }
 
 // put adds new partition p under k. A checkpoint holding an older
@@ -216,9 +244,10 @@ func (s *partStore[P]) evict() error {
 				flag = 1
 			}
 			keys = append(keys, k)
-			vals = append(vals, append([]byte{flag}, state.EncodeValue(s.c.encode(p)...)...))
+			vals = append(vals, append([]byte{flag}, s.value(p)...))
 		}
 		victims = append(victims, k)
+		s.evicted.add(maphash.String(s.seed, k))
 		n--
 	}
 	if err := s.spill.write(keys, vals); err != nil {
@@ -285,7 +314,7 @@ func (s *partStore[P]) checkpoint(w *state.Writer) error {
 		if dirty, _ := s.c.flags(p); !dirty {
 			continue
 		}
-		if err := w.Set([]byte(s.id+k), state.EncodeValue(s.c.encode(p)...)); err != nil {
+		if err := w.Set([]byte(s.id+k), s.value(p)); err != nil {
 			return err
 		}
 		s.c.set(p, false, true)
@@ -338,7 +367,7 @@ func (s *partStore[P]) resident() int { return len(s.parts) }
 // spill area's bytes and reads.
 func (s *partStore[P]) stateSize() StateSize {
 	n := int64(len(s.parts))
-	return s.spill.size(n, s.mem.bytes(n, s.meanBytes))
+	return s.spill.size(n, s.mem.bytes(n, s.meanBytes)+s.evicted.bytes())
 }
 
 // meanBytes is the mean in-memory size of up to sizeSample partitions.

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand"
 	"testing"
 
@@ -311,5 +312,23 @@ func TestPartStoreEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 	if _, ok := op.store.parts[string(state.AppendKeyCols(nil, row(0, 0), []int{0}))]; !ok {
 		t.Fatal("the hot partition is not in memory")
+	}
+	// The evicted keys are in the filter get consults, so they are read
+	// back; keys never seen are not (up to its false positives), so get
+	// answers "none" for them without reading Badger.
+	for i := int64(1); i <= 200; i++ {
+		k := state.AppendKeyCols(nil, row(i, 0), []int{0})
+		if _, in := op.store.parts[string(k)]; !in && !op.store.evicted.has(maphash.Bytes(op.store.seed, k)) {
+			t.Fatalf("partition %d left memory but is not in the evicted filter", i)
+		}
+	}
+	fresh := 0
+	for i := int64(1000); i < 1200; i++ {
+		if op.store.evicted.has(maphash.Bytes(op.store.seed, state.AppendKeyCols(nil, row(i, 0), []int{0}))) {
+			fresh++
+		}
+	}
+	if fresh > 10 {
+		t.Fatalf("%d of 200 keys never seen pass the evicted filter", fresh)
 	}
 }

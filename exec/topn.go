@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"encoding/binary"
+	"fmt"
 	"slices"
 	"sort"
 	"unsafe"
@@ -23,17 +25,26 @@ import (
 // Ties in ORDER BY are broken by the rows' other columns (ranker), so the
 // rows kept never depend on arrival order, parallelism or restarts.
 //
-// State: per partition a sorted slice of rows. Over an append-only input
-// it holds at most Limit rows (RANK and DENSE_RANK also the rows tied with
-// the last kept rank); over a retracting input (KeepAll) it holds every
-// live input row of the partition, so a retracted top row gives way to
-// the next. The partitions live in a partStore (parts_spill.go): at most
+// State: per partition its rows, sorted, held encoded between batches
+// (state.AppendRow encodings in one byte slice: the garbage collector
+// does not scan them) and decoded only while a batch changes the
+// partition. Over an append-only input it holds at most Limit rows (RANK
+// and DENSE_RANK also the rows tied with the last kept rank); over a
+// retracting input (KeepAll) it holds every live input row of the
+// partition, so a retracted top row gives way to the next. A full
+// ROW_NUMBER partition over an append-only input also keeps its cut, the
+// first ORDER BY value of its last kept row when that value is an
+// integer, a time or a NULL: a row ordered after it is dropped without
+// the partition being decoded (most of Nexmark q19's bids). The
+// partitions live in a partStore (parts_spill.go): at most
 // state_cache_size of them, and no more than fit in the operator's share
 // of memory_limit, stay in memory after each batch; the others leave
 // memory whole, to the spill area when changed since the last checkpoint,
-// and come back when a row of theirs arrives or their TTL timer fires. A
-// checkpoint writes the partitions changed since the previous one, one
-// key each (the partition columns), and deletes the emptied ones.
+// and come back when a row of theirs arrives or their TTL timer fires
+// (a key never evicted is known to be new without a read). A checkpoint
+// writes the partitions changed since the previous one, one key each (the
+// partition columns; the value is the encoded rows as memory holds them),
+// and deletes the emptied ones.
 //
 // STATE TTL bounds the partitions: one not updated for the TTL (on the
 // input's event time when it has a watermark column, else the wall
@@ -63,26 +74,42 @@ type TopN struct {
 	timers  timerBuckets
 }
 
-// keyedPart is one partition of a TopN: its rows, sorted.
+// keyedPart is one partition of a TopN. Between batches it holds its
+// rows encoded (enc, pointer-free, which the garbage collector does not
+// scan); a batch that reaches the partition decodes them into rows, and
+// emit encodes them back when they changed.
 type keyedPart struct {
-	rows      []types.Row
+	enc []byte // its rows' state.AppendRow encodings, sorted
+	n   int32  // the rows in enc
+	// touched is 1 + its index in TopN.touched while a batch has it open
+	// (its rows decoded there), else 0.
+	touched int32
+	// cut is, for a full ROW_NUMBER partition over an append-only input,
+	// the first ORDER BY value of its last kept row (cutKind, and I) when
+	// that value is a NULL or of a kind held in I alone (hasCut): a row
+	// ordered after it ranks past the limit without the partition being
+	// decoded.
+	cut       int64
+	cutKind   types.Kind
+	hasCut    bool
 	dirty     bool   // changed since the last checkpoint
 	persisted bool   // a checkpoint holds it
 	used      uint64 // the partStore round it was last used in
 	last      int64  // under STATE TTL: its last update (event time or wall clock)
 	queued    int64  // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
-	// touched is 1 + its index in TopN.touched while a batch changes it,
-	// else 0; from is the first position the batch changed.
-	touched int
-	from    int
 }
 
-// touchedPart is a partition a batch changed: its key, and its ranked
-// rows before the batch as old[start:end] of the TopN.
+// touchedPart is a partition a batch opened: its key, its ranked rows
+// before the batch as old[start:end] of the TopN and its row count then
+// (n), its rows decoded and changed by the batch, and the first position
+// the batch changed (from).
 type touchedPart struct {
 	key        string
 	p          *keyedPart
 	start, end int
+	n          int
+	rows       []types.Row
+	from       int
 }
 
 // TopNConfig configures a TopN.
@@ -112,7 +139,7 @@ func NewTopN(c TopNConfig) *TopN {
 		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out,
 		ttl: c.Node.TTL, timeCol: c.TimeCol, now: c.Now}
 	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
-		partCodec[*keyedPart]{encode: t.encodePart, decode: t.decodePart,
+		partCodec[*keyedPart]{encodeRaw: t.encodePart, decodeRaw: t.decodePart,
 			flags: func(p *keyedPart) (bool, bool) { return p.dirty, p.persisted },
 			set:   func(p *keyedPart, dirty, persisted bool) { p.dirty, p.persisted = dirty, persisted },
 			size:  t.partBytes,
@@ -146,25 +173,121 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			continue // nothing to retract from
 		}
 		t.touch(p, r)
-		if b.Diff(i) > 0 && len(p.rows) > 0 && t.beyond(p, r) {
+		if b.Diff(i) > 0 && p.touched == 0 && t.pastCut(p, r) {
 			continue
 		}
-		if p.touched == 0 {
-			start := len(t.old)
-			t.old = t.ranked(t.old, p.rows)
-			t.touched = append(t.touched, touchedPart{key: string(t.keyBuf), p: p, start: start, end: len(t.old)})
-			p.touched, p.from = len(t.touched), len(p.rows)
+		o, err := t.open(p)
+		if err != nil {
+			return err
+		}
+		if b.Diff(i) > 0 && len(o.rows) > 0 && t.beyond(o, r) {
+			continue
 		}
 		if b.Diff(i) < 0 {
-			p.dirty = t.remove(p, r) || p.dirty
+			p.dirty = t.remove(o, r) || p.dirty
 		} else {
-			p.dirty = t.insert(p, r) || p.dirty
+			p.dirty = t.insert(o, r) || p.dirty
 		}
 	}
 	if err := t.emit(); err != nil {
 		return err
 	}
 	return t.store.evict()
+}
+
+// open returns partition p opened for the batch: its rows decoded, its
+// ranked rows before the batch noted in old.
+func (t *TopN) open(p *keyedPart) (*touchedPart, error) {
+	if p.touched != 0 {
+		return &t.touched[p.touched-1], nil
+	}
+	rows, err := t.decodeRows(p)
+	if err != nil {
+		return nil, err
+	}
+	start := len(t.old)
+	t.old = t.ranked(t.old, rows)
+	t.touched = append(t.touched, touchedPart{key: string(t.keyBuf), p: p, start: start, end: len(t.old),
+		n: len(rows), rows: rows, from: len(rows)})
+	p.touched = int32(len(t.touched))
+	return &t.touched[len(t.touched)-1], nil
+}
+
+// decodeRows returns partition p's rows decoded from enc.
+func (t *TopN) decodeRows(p *keyedPart) ([]types.Row, error) {
+	rows := make([]types.Row, 0, int(p.n)+1)
+	b := p.enc
+	for range p.n {
+		r, rest, err := state.DecodeRow(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.id, err)
+		}
+		if len(r) <= t.n.RankCol {
+			return nil, errCorrupt(t.id)
+		}
+		rows, b = append(rows, r), rest
+	}
+	if len(b) != 0 {
+		return nil, errCorrupt(t.id)
+	}
+	return rows, nil
+}
+
+// close ends the batch's hold of partition o: its rows are encoded back
+// into enc when they changed.
+func (t *TopN) close(o *touchedPart) {
+	p := o.p
+	if o.from < o.n || len(o.rows) != o.n {
+		size := 0
+		for _, r := range o.rows {
+			size += rowEncBytes(r)
+		}
+		enc := make([]byte, 0, size)
+		for _, r := range o.rows {
+			enc = state.AppendRow(enc, r)
+		}
+		p.enc, p.n = enc, int32(len(o.rows))
+		t.setCut(p, o.rows)
+	}
+	p.touched = 0
+}
+
+// rowEncBytes estimates row r's AppendRow encoding, to size a buffer.
+func rowEncBytes(r types.Row) int {
+	n := 2
+	for _, v := range r {
+		n += 11 + len(v.S)
+	}
+	return n
+}
+
+// setCut sets p's cut from its sorted rows: their last kept row's first
+// ORDER BY value, when the partition is a full ROW_NUMBER one over an
+// append-only input and that value holds no string.
+func (t *TopN) setCut(p *keyedPart, rows []types.Row) {
+	p.cut, p.cutKind, p.hasCut = 0, types.Null, false
+	if t.keepAll || t.fn != "row_number" || t.limit <= 0 || int64(len(rows)) < t.limit || len(t.order) == 0 {
+		return
+	}
+	switch v := rows[t.limit-1][t.order[0].Col]; v.K {
+	case types.Null, types.Bool, types.Int, types.Timestamp, types.TimestampTZ, types.Date, types.Time:
+		p.cut, p.cutKind, p.hasCut = v.I, v.K, true
+	}
+}
+
+// pastCut reports whether r, inserted over an append-only input, ranks
+// past ROW_NUMBER's limit of the full partition p by its first ORDER BY
+// value alone: ordered strictly after p's cut, it changes nothing.
+func (t *TopN) pastCut(p *keyedPart, r types.Row) bool {
+	if !p.hasCut {
+		return false
+	}
+	s := t.order[0]
+	c := orderCompare(r[s.Col], types.Value{K: p.cutKind, I: p.cut})
+	if s.Desc {
+		c = -c
+	}
+	return c > 0
 }
 
 // touch records, under STATE TTL, that r updated partition p, and covers
@@ -212,7 +335,11 @@ func (t *TopN) expire(limit int64) error {
 			p.queued = at
 			t.timers.push(expiryItem{at: at, key: it.key})
 		} else {
-			t.cur = t.ranked(t.cur[:0], p.rows)
+			rows, err := t.decodeRows(p)
+			if err != nil {
+				return err
+			}
+			t.cur = t.ranked(t.cur[:0], rows)
 			for _, r := range t.cur {
 				out.Rows, out.Diffs = append(out.Rows, t.withRank(r)), append(out.Diffs, -1)
 			}
@@ -229,48 +356,48 @@ func (t *TopN) expire(limit int64) error {
 }
 
 // beyond reports whether r, inserted over an append-only input, would
-// rank past ROW_NUMBER's limit of the full partition p: it changes
+// rank past ROW_NUMBER's limit of the full partition o: it changes
 // nothing.
-func (t *TopN) beyond(p *keyedPart, r types.Row) bool {
-	return !t.keepAll && t.fn == "row_number" && int64(len(p.rows)) >= t.limit && t.limit > 0 &&
-		!t.less(r, p.rows[t.limit-1])
+func (t *TopN) beyond(o *touchedPart, r types.Row) bool {
+	return !t.keepAll && t.fn == "row_number" && int64(len(o.rows)) >= t.limit && t.limit > 0 &&
+		!t.less(r, o.rows[t.limit-1])
 }
 
-// insert places r in p's sorted rows and, over an append-only input,
-// trims what ranks past the limit; it reports whether p changed.
-func (t *TopN) insert(p *keyedPart, r types.Row) bool {
-	i := sort.Search(len(p.rows), func(j int) bool { return t.less(r, p.rows[j]) })
+// insert places r in o's sorted rows and, over an append-only input,
+// trims what ranks past the limit; it reports whether it changed.
+func (t *TopN) insert(o *touchedPart, r types.Row) bool {
+	i := sort.Search(len(o.rows), func(j int) bool { return t.less(r, o.rows[j]) })
 	if !t.keepAll && int64(i) >= t.limit && t.fn == "row_number" {
 		return false
 	}
-	p.from = min(p.from, i)
-	if !t.keepAll && t.fn == "row_number" && int64(len(p.rows)) == t.limit {
+	o.from = min(o.from, i)
+	if !t.keepAll && t.fn == "row_number" && int64(len(o.rows)) == t.limit {
 		// a full partition: r takes position i and the last row drops
 		// out, in place (a dedup, limit 1, replaces its row)
-		copy(p.rows[i+1:], p.rows[i:])
-		p.rows[i] = append(types.Row(nil), r...)
+		copy(o.rows[i+1:], o.rows[i:])
+		o.rows[i] = append(types.Row(nil), r...)
 		return true
 	}
-	p.rows = slices.Insert(p.rows, i, append(types.Row(nil), r...))
+	o.rows = slices.Insert(o.rows, i, append(types.Row(nil), r...))
 	if t.keepAll {
 		return true
 	}
-	keep := t.kept(p.rows)
+	keep := t.kept(o.rows)
 	changed := keep > i
-	clear(p.rows[keep:])
-	p.rows = p.rows[:keep]
+	clear(o.rows[keep:])
+	o.rows = o.rows[:keep]
 	return changed
 }
 
-// remove takes one copy of r out of p's rows; it reports whether p held
+// remove takes one copy of r out of o's rows; it reports whether o held
 // it.
-func (t *TopN) remove(p *keyedPart, r types.Row) bool {
-	i := sort.Search(len(p.rows), func(j int) bool { return t.cmp(p.rows[j], r) >= 0 })
-	if i == len(p.rows) || t.cmp(p.rows[i], r) != 0 {
+func (t *TopN) remove(o *touchedPart, r types.Row) bool {
+	i := sort.Search(len(o.rows), func(j int) bool { return t.cmp(o.rows[j], r) >= 0 })
+	if i == len(o.rows) || t.cmp(o.rows[i], r) != 0 {
 		return false
 	}
-	p.from = min(p.from, i)
-	p.rows = slices.Delete(p.rows, i, i+1)
+	o.from = min(o.from, i)
+	o.rows = slices.Delete(o.rows, i, i+1)
 	return true
 }
 
@@ -315,12 +442,12 @@ func (t *TopN) emit() error {
 	for _, tp := range t.touched {
 		p := tp.p
 		old := t.old[tp.start:tp.end]
-		t.cur = t.ranked(t.cur[:0], p.rows)
+		t.cur = t.ranked(t.cur[:0], tp.rows)
 		now := t.cur
-		from := min(p.from, len(old), len(now))
+		from := min(tp.from, len(old), len(now))
 		ins = t.diff(out, ins, old[from:], now[from:])
-		p.touched = 0
-		if len(p.rows) == 0 {
+		t.close(&tp)
+		if len(tp.rows) == 0 {
 			t.store.drop(tp.key, p)
 		}
 	}
@@ -402,29 +529,57 @@ func (t *TopN) Tick(now int64) error {
 // spilled), its rows as one value.
 func (t *TopN) Checkpoint(w *state.Writer) error { return t.store.checkpoint(w) }
 
-// encodePart is partition p's stored value: under STATE TTL its last
-// update first, for the timer a restore rebuilds, then its rows.
-func (t *TopN) encodePart(p *keyedPart) []types.Row {
+// encodePart is partition p's stored value, state.EncodeValue's layout:
+// under STATE TTL its last update first, for the timer a restore
+// rebuilds, then its rows, copied from enc as they are.
+func (t *TopN) encodePart(p *keyedPart) []byte {
+	n := p.n
+	var head []byte
 	if t.ttl > 0 {
-		return append([]types.Row{{types.IntValue(p.last)}}, p.rows...)
+		n++
+		head = state.AppendRow(nil, types.Row{types.IntValue(p.last)})
 	}
-	return p.rows
+	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(head)+len(p.enc))
+	b = append(b, state.Version)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = append(b, head...)
+	return append(b, p.enc...)
 }
 
-// decodePart makes a partition back from the rows encodePart gave. Its
-// memory timer, if any, is not known (queued is noTimer).
-func (t *TopN) decodePart(_ string, rows []types.Row) (*keyedPart, error) {
+// decodePart makes a partition back from the value encodePart gave (or
+// an earlier layout version's, whose rows are re-encoded), keeping its
+// rows encoded. Its memory timer, if any, is not known (queued is
+// noTimer), nor its cut until a batch opens it.
+func (t *TopN) decodePart(_ string, val []byte) (*keyedPart, error) {
 	p := &keyedPart{last: types.MinTime, queued: noTimer}
-	if t.ttl > 0 {
-		if len(rows) == 0 || len(rows[0]) != 1 {
-			return nil, errCorrupt(t.id)
+	if len(val) == 0 || val[0] != state.Version {
+		rows, err := state.DecodeValue(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.id, err)
 		}
-		p.last, rows = rows[0][0].I, rows[1:]
+		var enc []byte
+		for _, r := range rows {
+			enc = state.AppendRow(enc, r)
+		}
+		val = binary.AppendUvarint([]byte{state.Version}, uint64(len(rows)))
+		val = append(val, enc...)
 	}
-	if len(rows) == 0 || len(rows[0]) <= t.n.RankCol {
+	n, k := binary.Uvarint(val[1:])
+	if k <= 0 {
 		return nil, errCorrupt(t.id)
 	}
-	p.rows = rows
+	b := val[1+k:]
+	if t.ttl > 0 {
+		head, rest, err := state.DecodeRow(b)
+		if err != nil || n == 0 || len(head) != 1 {
+			return nil, errCorrupt(t.id)
+		}
+		p.last, b, n = head[0].I, rest, n-1
+	}
+	if n == 0 || n > uint64(len(b)) {
+		return nil, errCorrupt(t.id)
+	}
+	p.enc, p.n = append([]byte(nil), b...), int32(n)
 	return p, nil
 }
 
@@ -451,10 +606,7 @@ func (t *TopN) stateSize() StateSize { return t.store.stateSize() }
 
 // partBytes estimates partition p of key k in memory.
 func (t *TopN) partBytes(k string, p *keyedPart) int64 {
-	n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p))
-	for _, r := range p.rows {
-		n += rowBytes(r)
-	}
+	n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p)) + int64(cap(p.enc))
 	if t.ttl > 0 {
 		n += timerBytes
 	}

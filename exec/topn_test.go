@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
@@ -92,8 +93,8 @@ func TestTopNKeepsLimit(t *testing.T) {
 			want = 4
 		}
 		for _, p := range op.store.parts {
-			if len(p.rows) != want {
-				t.Fatalf("keepAll=%v: partition keeps %d rows, want %d", all, len(p.rows), want)
+			if int(p.n) != want || p.touched != 0 {
+				t.Fatalf("keepAll=%v: partition keeps %d rows (open %d), want %d encoded", all, p.n, p.touched, want)
 			}
 		}
 		if s := op.stateSize(); s.Keys != 1 || s.MemoryBytes <= 0 {
@@ -178,5 +179,91 @@ func TestTopNEndOfInputKeepsPartitions(t *testing.T) {
 	}
 	if fmt.Sprint(log.got) != "[-a 5 1]" {
 		t.Fatalf("got %v, want only a's row retracted", log.got)
+	}
+}
+
+// TestTopNRestoresEarlierLayouts: a keyed Top-N restores partitions as
+// the build that kept them decoded wrote them (state.EncodeValue of the
+// rows, under STATE TTL the last update first) and as a checkpoint of an
+// older codec version holds them, and goes on from them: a new top row
+// displaces the stored one and the stored partition's cut drops a row
+// below a full partition.
+func TestTopNRestoresEarlierLayouts(t *testing.T) {
+	row := func(k string, v int64) types.Row {
+		return types.Row{types.StringValue(k), types.IntValue(v), types.IntValue(0)}
+	}
+	current := func(rows ...types.Row) []byte { return state.EncodeValue(rows...) }
+	version1 := func(rows ...types.Row) []byte { // BIGINT and VARCHAR encode alike in version 1
+		v := state.EncodeValue(rows...)
+		v[0] = 1
+		return v
+	}
+	for _, tc := range []struct {
+		name string
+		ttl  int64
+		enc  func(rows ...types.Row) []byte
+	}{
+		{"current", 0, current},
+		{"current with TTL", 100, current},
+		{"version 1", 0, version1},
+		{"version 1 with TTL", 100, version1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := state.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			stored := func(rows ...types.Row) []byte {
+				if tc.ttl > 0 {
+					rows = append([]types.Row{{types.IntValue(7)}}, rows...)
+				}
+				return tc.enc(rows...)
+			}
+			err = st.Batch(func(w *state.Writer) error {
+				for _, rows := range [][]types.Row{{row("a", 9), row("a", 5)}, {row("b", 3)}} {
+					if err := w.Set(append([]byte("t/"), state.AppendKeyCols(nil, rows[0], []int{0})...), stored(rows...)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			node := &planner.TopN{Fn: "row_number", Limit: 2, Partition: []int{0}, Order: []planner.SortKey{{Col: 1, Desc: true}},
+				RankCol: 2, RankName: "rn", TTL: tc.ttl}
+			log := &changeLog{}
+			op := NewTopN(TopNConfig{ID: "t/", Node: node, Out: Output{Op: log}, TimeCol: -1, Store: st, Budget: 1})
+			if err := op.Restore(st); err != nil {
+				t.Fatal(err)
+			}
+			steps := []struct {
+				rows []types.Row
+				want []string
+			}{
+				{[]types.Row{row("a", 11)}, []string{"-a 9 1", "-a 5 2", "+a 11 1", "+a 9 2"}},
+				{[]types.Row{row("a", 1), row("b", 4)}, []string{"-b 3 1", "+b 4 1", "+b 3 2"}},
+				{[]types.Row{row("a", 2)}, nil}, // below a's cut
+			}
+			for i, s := range steps {
+				log.got = nil
+				if err := op.Process(0, &Batch{Rows: s.rows}); err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(log.got) != fmt.Sprint(s.want) {
+					t.Fatalf("step %d: got %v, want %v", i, log.got, s.want)
+				}
+			}
+			if tc.ttl > 0 {
+				log.got = nil
+				if err := op.Tick(7 + tc.ttl); err != nil { // the stored last update, 7, expires
+					t.Fatal(err)
+				}
+				if len(log.got) == 0 {
+					t.Fatal("no partition expired at the stored last update plus the TTL")
+				}
+			}
+		})
 	}
 }
