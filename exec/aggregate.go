@@ -100,6 +100,9 @@ type aggEntry struct {
 	chunks  []setChunks
 	rewrite bool
 	chunked bool // decoded, its sets not yet read from their chunks
+	// partial: decoded from the spill area for a checkpoint, its sets
+	// with chunks holding only their changes since them
+	partial bool
 }
 
 // AggregateConfig configures an Aggregate.
@@ -314,12 +317,10 @@ func (a *Aggregate) entry(r types.Row) (e *aggEntry, created bool, err error) {
 		g[j] = r[c]
 	}
 	e = &aggEntry{key: string(a.keyBuf), group: g, acc: a.newAccs(), last: types.MinTime, indexed: noTimer, queued: noTimer}
+	// A group stored and removed since (in gone) starts afresh: the next
+	// checkpoint deletes the old one's value, timer and chunks, then
+	// writes this one.
 	e.chunks = make([]setChunks, len(a.sets))
-	if old, ok := a.gone[e.key]; ok { // stored, expired since: rewritten
-		e.persisted, e.indexed, e.rewrite = true, old.indexed, true
-		copy(e.chunks, old.chunks)
-		delete(a.gone, e.key)
-	}
 	a.trackSets(e)
 	a.entries[e.key] = e
 	return e, true, nil
@@ -493,8 +494,15 @@ func (a *Aggregate) checkpointGroup(w *state.Writer, k string) error {
 		if err != nil {
 			return err
 		}
+		// first without reading its sets' chunks (partial): enough to
+		// append their changes, else read whole
 		if e, err = a.decodeEntry(k, val, true, nil); err != nil {
 			return err
+		}
+		if e.partial && !a.appendable(e) {
+			if e, err = a.decodeEntry(k, val, true, a.store); err != nil {
+				return err
+			}
 		}
 	}
 	if err := a.writeSets(w, e); err != nil {
@@ -542,12 +550,23 @@ func (a *Aggregate) encode(e *aggEntry) []byte {
 }
 
 // encodeWith is a group's value in the spill area: encode's, with extra
-// values after the last update time and the DISTINCT sets whole in
-// their rows (setsInline), the header still that of the stored chunks.
+// values after the last update time and, in the row of a DISTINCT set
+// with stored chunks, its changes since them (setsSpilled), so evicting
+// a changed group writes no more of its sets than the checkpoint would.
 func (a *Aggregate) encodeWith(e *aggEntry, extra ...types.Value) []byte {
 	b := a.appendScalar(nil, e, extra...)
-	b = e.acc.appendState(b)
-	return a.appendHeader(b, e, setsInline)
+	for i, x := range e.acc {
+		if j := a.setOf(i); j >= 0 && e.chunks[j].n > 0 {
+			b = x.(chunkedSet).appendPending(b)
+			continue
+		}
+		if s, ok := x.(stateAppender); ok {
+			b = s.appendState(b)
+			continue
+		}
+		b = state.AppendRow(b, x.encode())
+	}
+	return a.appendHeader(b, e, setsSpilled)
 }
 
 // appendScalar appends the start of a group's value: the version, the
@@ -609,11 +628,10 @@ func (a *Aggregate) Restore(s *state.Store) error {
 		return err
 	}
 	for _, e := range chunked {
-		if err := a.readSets(s, e); err != nil {
+		if err := a.readSets(s, e, nil); err != nil {
 			return err
 		}
 		e.chunked = false
-		a.trackSets(e)
 	}
 	return a.evict()
 }
@@ -622,9 +640,13 @@ func (a *Aggregate) Restore(s *state.Store) error {
 // timer is its expiry), or from the spill area (spilled), whose values
 // carry (last, persisted, indexed) and whose groups are still changed
 // since the checkpoint (listed in changed). A value holds its DISTINCT
-// sets inline (spilled, or written before they had chunks: e.rewrite) or
-// in chunks, which it reads from s; with s nil it leaves them to the
-// caller (e.chunked). Unless e.chunked, e's sets track their changes.
+// sets inline (small ones; all of them when written before they had
+// chunks: e.rewrite) or in chunks (aggregate_distinct.go), which it reads
+// from s, a spilled value then adding their changes since the chunks;
+// with s nil it leaves the chunks to the caller (e.chunked: a
+// checkpointed value's), or for a spilled value loads its sets' changes
+// alone (e.partial: for the checkpoint to append them). Unless e.chunked,
+// e's sets track their changes.
 func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool, s *state.Store) (*aggEntry, error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
@@ -647,6 +669,15 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool, s *state.S
 		accRows = accRows[:len(e.acc)]
 	}
 	e.rewrite = mode == setsInline
+	var pending []types.Row // a spilled value's changes of the sets with chunks
+	if mode == setsSpilled && e.stored() {
+		pending = make([]types.Row, len(a.sets))
+		for j, i := range a.sets {
+			if e.chunks[j].n > 0 {
+				pending[j], accRows[i] = accRows[i], nil
+			}
+		}
+	}
 	if err := e.acc.decode(accRows); err != nil {
 		return nil, err
 	}
@@ -657,9 +688,20 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool, s *state.S
 		}
 		e.persisted, e.indexed, e.dirty = rows[0][1].Bool(), rows[0][2].I, true
 	}
-	e.chunked = mode == setsChunked && e.stored()
+	e.chunked = mode != setsInline && e.stored()
+	if e.chunked && pending != nil && s == nil { // partial: the changes alone
+		a.trackSets(e)
+		for j, i := range a.sets {
+			if pending[j] != nil {
+				if err := e.acc[i].(chunkedSet).replay(pending[j]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		e.chunked, e.partial = false, true
+	}
 	if e.chunked && s != nil {
-		if err := a.readSets(s, e); err != nil {
+		if err := a.readSets(s, e, pending); err != nil {
 			return nil, err
 		}
 		e.chunked = false
@@ -675,10 +717,10 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool, s *state.S
 // area when it changed since the last checkpoint, else from the
 // checkpoint; nil when neither holds it or it expired since.
 func (a *Aggregate) load(key string) (*aggEntry, error) {
-	if _, ok := a.gone[key]; ok {
+	spilled := a.spill.has(key)
+	if _, ok := a.gone[key]; ok && !spilled { // else started again since
 		return nil, nil
 	}
-	spilled := a.spill.has(key)
 	var val []byte
 	var err error
 	if spilled {

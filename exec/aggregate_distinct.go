@@ -60,8 +60,9 @@ var minChunkedEntries = 64
 
 // Chunk header modes, the first value of the header row.
 const (
-	setsInline  = 0 // the sets are in the value (the spill area)
-	setsChunked = 1 // the sets are in their chunks
+	setsInline  = 0 // the sets are in the value (spill areas of earlier builds)
+	setsChunked = 1 // the sets with chunks are in them, the others in the value
+	setsSpilled = 2 // the sets with chunks are in them plus the value's changes (the spill area)
 )
 
 // chunkedSet is a DISTINCT accumulator whose set an Aggregate stores in
@@ -75,6 +76,8 @@ type chunkedSet interface {
 	// appendChanges appends, in AppendRow's form, the changes since the
 	// last chunk, and forgets them.
 	appendChanges(dst []byte) []byte
+	// appendPending is appendChanges without forgetting them.
+	appendPending(dst []byte) []byte
 	// appendWhole appends the whole set in AppendRow's form, and forgets
 	// the changes; entries is how many entries it wrote.
 	appendWhole(dst []byte) (out []byte, entries int)
@@ -82,7 +85,8 @@ type chunkedSet interface {
 	entries() int
 	// forget forgets the changes.
 	forget()
-	// replay applies one chunk read back, in order.
+	// replay applies one chunk read back, in order; once tracking, it
+	// lists what it changes.
 	replay(r types.Row) error
 	// settle finishes a load once every chunk is replayed.
 	settle()
@@ -93,6 +97,12 @@ func (a *distinctAcc) entries() int { return a.size() }
 func (a *distinctAcc) changes() int { return len(a.freshInts) + len(a.freshVals) }
 
 func (a *distinctAcc) appendChanges(dst []byte) []byte {
+	dst = a.appendPending(dst)
+	a.forget()
+	return dst
+}
+
+func (a *distinctAcc) appendPending(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(a.changes()))
 	for _, i := range a.freshInts {
 		dst = types.AppendCodec(dst, types.IntValue(i))
@@ -100,7 +110,6 @@ func (a *distinctAcc) appendChanges(dst []byte) []byte {
 	for _, v := range a.freshVals {
 		dst = types.AppendCodec(dst, v)
 	}
-	a.forget()
 	return dst
 }
 
@@ -128,12 +137,17 @@ func (a *distinctSetAcc) entries() int { return 2 * len(a.seen) }
 func (a *distinctSetAcc) changes() int { return 2 * len(a.fresh) }
 
 func (a *distinctSetAcc) appendChanges(dst []byte) []byte {
+	dst = a.appendPending(dst)
+	a.forget()
+	return dst
+}
+
+func (a *distinctSetAcc) appendPending(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(2*len(a.fresh)))
 	for _, c := range a.fresh {
 		dst = types.AppendCodec(dst, c.v)
 		dst = types.AppendCodec(dst, types.IntValue(c.n))
 	}
-	a.forget()
 	return dst
 }
 
@@ -167,14 +181,20 @@ func (a *distinctSetAcc) replay(r types.Row) error {
 	}
 	for i := 0; i < len(r); i += 2 {
 		a.buf = state.AppendKey(a.buf[:0], r[i])
-		switch c, n := a.seen[string(a.buf)], r[i+1].I; {
+		c, n := a.seen[string(a.buf)], r[i+1].I
+		switch {
+		case n <= 0 && c == nil:
+			c = &counted{v: r[i]} // listed as gone (tracking)
 		case n <= 0:
 			delete(a.seen, string(a.buf))
+			c.n = 0
 		case c != nil:
 			c.n = n
 		default:
-			a.seen[string(a.buf)] = &counted{v: r[i], n: n}
+			c = &counted{v: r[i], n: n}
+			a.seen[string(a.buf)] = c
 		}
+		a.touch(c)
 	}
 	return nil
 }
@@ -234,8 +254,8 @@ func (a *Aggregate) chunkKey(dst []byte, k string, i int, seq int64) []byte {
 	return binary.BigEndian.AppendUint32(dst, uint32(seq))
 }
 
-// appendHeader appends the header row of e's sets in mode (setsInline or
-// setsChunked).
+// appendHeader appends the header row of e's sets in mode (setsChunked
+// or setsSpilled).
 func (a *Aggregate) appendHeader(dst []byte, e *aggEntry, mode int64) []byte {
 	dst = binary.AppendUvarint(dst, uint64(1+3*len(a.sets)))
 	dst = types.AppendCodec(dst, types.IntValue(mode))
@@ -267,6 +287,12 @@ func (a *Aggregate) writeSets(w *state.Writer, e *aggEntry) error {
 		set, h := e.acc[i].(chunkedSet), &e.chunks[j]
 		n := int64(set.changes())
 		switch {
+		case e.partial && h.n > 0: // appendable: its changes are all it holds
+			if n > 0 {
+				if err := a.appendChunk(w, e, j); err != nil {
+					return err
+				}
+			}
 		case set.entries() < minChunkedEntries: // in the group's value
 			if err := a.deleteChunks(w, e.key, i, 0, h.n); err != nil {
 				return err
@@ -278,17 +304,41 @@ func (a *Aggregate) writeSets(w *state.Writer, e *aggEntry) error {
 				return err
 			}
 		case n > 0:
-			a.valBuf = set.appendChanges(append(a.valBuf[:0], state.Version, 1))
-			a.chunkBuf = a.chunkKey(a.chunkBuf[:0], e.key, i, h.n)
-			if err := w.Set(a.chunkBuf, a.valBuf); err != nil {
+			if err := a.appendChunk(w, e, j); err != nil {
 				return err
 			}
-			h.n++
-			h.changes += n
 		}
 	}
 	e.rewrite = false
 	return nil
+}
+
+// appendChunk writes the changes of set j of e as its next chunk.
+func (a *Aggregate) appendChunk(w *state.Writer, e *aggEntry, j int) error {
+	i, h := a.sets[j], &e.chunks[j]
+	set := e.acc[i].(chunkedSet)
+	n := int64(set.changes())
+	a.valBuf = set.appendChanges(append(a.valBuf[:0], state.Version, 1))
+	a.chunkBuf = a.chunkKey(a.chunkBuf[:0], e.key, i, h.n)
+	if err := w.Set(a.chunkBuf, a.valBuf); err != nil {
+		return err
+	}
+	h.n++
+	h.changes += n
+	return nil
+}
+
+// appendable reports whether writeSets, for partial entry e, appends
+// each stored set's changes as a chunk rather than writing it whole
+// (which needs the whole set).
+func (a *Aggregate) appendable(e *aggEntry) bool {
+	for j, i := range a.sets {
+		h, n := e.chunks[j], int64(e.acc[i].(chunkedSet).changes())
+		if h.n > 0 && n > 0 && (h.n >= maxSetChunks || h.changes+n > h.whole) {
+			return false
+		}
+	}
+	return true
 }
 
 // writeWhole writes set j of e whole as its chunk 0 (none when it is
@@ -342,10 +392,31 @@ func (a *Aggregate) deleteGroup(w *state.Writer, k string, g goneGroup) error {
 	return nil
 }
 
-// readSets loads e's sets from their chunks in store s (e's header is
-// read, its sets empty and not tracking).
-func (a *Aggregate) readSets(s *state.Store, e *aggEntry) error {
-	if len(a.sets) == 0 {
+// readSets loads e's sets that have chunks from them in store s (e's
+// header is read, those sets empty and not tracking), then starts
+// tracking e's sets and replays pending, the changes since the chunks
+// of the sets (a spilled value's; nil for none).
+func (a *Aggregate) readSets(s *state.Store, e *aggEntry, pending []types.Row) error {
+	if err := a.readChunks(s, e); err != nil {
+		return err
+	}
+	a.trackSets(e)
+	for j, i := range a.sets {
+		if pending != nil && pending[j] != nil {
+			if err := e.acc[i].(chunkedSet).replay(pending[j]); err != nil {
+				return err
+			}
+		}
+		if e.chunks[j].n > 0 { // its value held none of it: fold it whole
+			e.acc[i].(chunkedSet).settle()
+		}
+	}
+	return nil
+}
+
+// readChunks replays the chunks of e's sets from store s.
+func (a *Aggregate) readChunks(s *state.Store, e *aggEntry) error {
+	if !e.stored() {
 		return nil
 	}
 	prefix := append([]byte(a.setSpace), e.key...)
@@ -370,9 +441,6 @@ func (a *Aggregate) readSets(s *state.Store, e *aggEntry) error {
 	})
 	if err != nil {
 		return fmt.Errorf("read DISTINCT sets: %w", err)
-	}
-	for _, i := range a.sets {
-		e.acc[i].(chunkedSet).settle()
 	}
 	return nil
 }
