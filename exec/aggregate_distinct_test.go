@@ -111,7 +111,7 @@ func TestAggregateDistinctCheckpointWritesChanges(t *testing.T) {
 				if err := agg.Process(0, b); err != nil {
 					t.Fatal(err)
 				}
-				if n := checkpointBytes(t, st, 1, agg); n < 4*size {
+				if n := checkpointBytes(t, st, 1, agg, view); n < 4*size {
 					t.Fatalf("first checkpoint wrote %d bytes, want the whole set", n)
 				}
 				b = &Batch{Rows: []types.Row{distinctRow(1, 0, size)}}
@@ -121,7 +121,7 @@ func TestAggregateDistinctCheckpointWritesChanges(t *testing.T) {
 				if err := agg.Process(0, b); err != nil {
 					t.Fatal(err)
 				}
-				if n := checkpointBytes(t, st, 2, agg); n > 400 {
+				if n := checkpointBytes(t, st, 2, agg, view); n > 400 {
 					t.Fatalf("checkpoint of one changed value wrote %d bytes", n)
 				}
 				want := int64(size + 1)
@@ -142,7 +142,7 @@ func TestAggregateDistinctCheckpointWritesChanges(t *testing.T) {
 						t.Fatal(err)
 					}
 					want, wantSum = want+1, wantSum+v
-					checkpointBytes(t, st, id, agg)
+					checkpointBytes(t, st, id, agg, view)
 					id++
 					if n := keysUnder(t, st, "a@d/"); n > 2*maxSetChunks {
 						t.Fatalf("after %d checkpoints: %d chunks for two sets, at most %d each", i+1, n, maxSetChunks)
