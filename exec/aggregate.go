@@ -56,7 +56,8 @@ type Aggregate struct {
 	entries map[string]*aggEntry
 	// changed lists the keys of groups changed since the last
 	// checkpoint; gone the keys a checkpoint wrote whose groups expired
-	// since, with their stored timers.
+	// since, with their stored timers and sets' chunks (a group started
+	// again under such a key is written after they are deleted).
 	changed dirtyList[string]
 	gone    map[string]goneGroup
 	timers  timerQueue
