@@ -52,11 +52,13 @@ const maxSetChunks = 16
 
 // minChunkedEntries is the size (in entries: a value, or over a
 // retracting input a value and its count) from which a set is stored in
-// chunks: a smaller one stays in the group's value, as cheap to rewrite
-// as a chunk key is to write and read back (Nexmark q16 has 10,000 cold
-// channels with small sets besides its four hot ones). A variable for
-// tests.
-var minChunkedEntries = 64
+// chunks: a smaller one stays in the group's value, whose one point read
+// loads it, and is rewritten whole when it changes. Nexmark q16 has
+// 10,000 cold channels with sets of tens to hundreds of values besides
+// its four hot ones: chunked from 64 entries, loading evicted cold
+// groups back by prefix scans took more CPU at 3 M events than
+// rewriting their sets (docs/benchmarks.md). A variable for tests.
+var minChunkedEntries = 1024
 
 // Chunk header modes, the first value of the header row.
 const (

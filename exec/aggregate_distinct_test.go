@@ -173,6 +173,8 @@ func TestAggregateDistinctCheckpointWritesChanges(t *testing.T) {
 // TTL deletes its value and all its sets' chunks at the next checkpoint,
 // and a group of the same key started again reads none of them.
 func TestAggregateDistinctExpiryDeletesChunks(t *testing.T) {
+	defer func(n int) { minChunkedEntries = n }(minChunkedEntries)
+	minChunkedEntries = 64 // sets of 100 values in chunks
 	for _, c := range distinctCases {
 		t.Run(c.name, func(t *testing.T) {
 			st, err := state.Open(t.TempDir())
@@ -222,6 +224,8 @@ func TestAggregateDistinctExpiryDeletesChunks(t *testing.T) {
 // checkpoint that writes the group writes its sets in chunks, which a
 // later restore reads.
 func TestAggregateReadsInlineSets(t *testing.T) {
+	defer func(n int) { minChunkedEntries = n }(minChunkedEntries)
+	minChunkedEntries = 64 // sets of 100 values in chunks
 	for _, c := range distinctCases {
 		for _, budget := range []int{0, 2} {
 			t.Run(fmt.Sprintf("%s/budget=%d", c.name, budget), func(t *testing.T) {

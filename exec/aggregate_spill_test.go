@@ -43,7 +43,7 @@ func TestAggregateSpillAgreesWithMemory(t *testing.T) {
 	}
 	for name, c := range cases {
 		node := &planner.Aggregate{Input: c.input, GroupCols: []int{0}, Aggs: c.aggs, TTL: c.ttl}
-		minChunkedEntries = 64
+		minChunkedEntries = 1024
 		if strings.HasPrefix(name, "distinct/") {
 			minChunkedEntries = 2
 		}
