@@ -282,11 +282,19 @@ func (a *avgAcc) decode(r types.Row) error {
 // growth and the set holds no object per value for the garbage collector
 // to visit; other kinds are keyed by their key form and keep the value
 // itself. merge folds the values new to the set into inner likewise.
+//
+// In an Aggregate (tracking set) it also lists the values new since the
+// last checkpoint (freshInts, freshVals), which the checkpoint writes as
+// one chunk of the set (aggregate_distinct.go).
 type distinctAcc struct {
 	ints  map[int64]struct{} // the BIGINT values (nil until the first)
 	seen  map[distinctKey]*types.Value
 	inner accumulator // the fold of the values (nil for count)
 	buf   []byte
+
+	tracking  bool
+	freshInts []int64       // the BIGINT values new since the last chunk
+	freshVals []types.Value // the other values new since the last chunk
 }
 
 // distinctKey is a distinct value in a set: a VARCHAR as s, any other
@@ -331,6 +339,13 @@ func (a *distinctAcc) add(v types.Value) {
 	}
 	if a.inner != nil {
 		a.inner.add(v)
+	}
+	if a.tracking {
+		if v.K == types.Int {
+			a.freshInts = append(a.freshInts, v.I)
+		} else {
+			a.freshVals = append(a.freshVals, v)
+		}
 	}
 }
 

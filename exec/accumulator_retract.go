@@ -113,8 +113,9 @@ func (a *avgAcc) remove(v types.Value) {
 type multiset map[string]*counted
 
 type counted struct {
-	v types.Value
-	n int64
+	v     types.Value
+	n     int64
+	fresh bool // listed in a tracking distinctSetAcc's fresh
 }
 
 // add counts v once more and reports whether v is new to the set.
@@ -253,10 +254,18 @@ func (a *minMaxSetAcc) decode(r types.Row) error {
 // input: each distinct value with its count, folded into inner (a
 // retractor; nil for count) when it enters the set and taken back from
 // inner when its last copy leaves.
+//
+// In an Aggregate (tracking set) it also lists the values whose count
+// changed since the last checkpoint (fresh; a value whose last copy left
+// stays listed with count 0), which the checkpoint writes as one chunk
+// of the set (aggregate_distinct.go).
 type distinctSetAcc struct {
 	seen  multiset
 	inner retractor
 	buf   []byte
+
+	tracking bool
+	fresh    []*counted
 }
 
 func (a *distinctSetAcc) add(v types.Value) {
@@ -267,6 +276,7 @@ func (a *distinctSetAcc) add(v types.Value) {
 	if a.seen.add(a.buf, v) && a.inner != nil {
 		a.inner.add(v)
 	}
+	a.touch(a.seen[string(a.buf)])
 }
 
 func (a *distinctSetAcc) remove(v types.Value) {
@@ -274,8 +284,18 @@ func (a *distinctSetAcc) remove(v types.Value) {
 		return
 	}
 	a.buf = state.AppendKey(a.buf[:0], v)
+	a.touch(a.seen[string(a.buf)])
 	if a.seen.remove(a.buf) && a.inner != nil {
 		a.inner.remove(v)
+	}
+}
+
+// touch lists c (nil: a value the set lacks) as changed since the last
+// chunk, once.
+func (a *distinctSetAcc) touch(c *counted) {
+	if a.tracking && c != nil && !c.fresh {
+		c.fresh = true
+		a.fresh = append(a.fresh, c)
 	}
 }
 

@@ -3,6 +3,7 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/streamsql/streamsql/exec/state"
 	"github.com/streamsql/streamsql/planner"
@@ -29,7 +30,12 @@ import (
 // from the view, so the view holds the groups active within the TTL.
 // When each group expires is kept in a timer queue (timers.go), in memory
 // and, from each checkpoint, in Badger, so expiry visits only the groups
-// it drops and evicted groups leave memory whole.
+// it drops and evicted groups leave memory whole. A DISTINCT set grows
+// with the distinct values of its group (over a retracting input, those
+// with copies left); it is stored in chunks apart from the group's other
+// state, so a checkpoint writes only what changed in it
+// (aggregate_distinct.go), and in memory it also lists its changes since
+// the last checkpoint.
 //
 // A ranked aggregate (UNION's distinct step) keeps a group's column
 // values from its first row of the lowest rank (rerank); the rank's min
@@ -50,9 +56,10 @@ type Aggregate struct {
 	entries map[string]*aggEntry
 	// changed lists the keys of groups changed since the last
 	// checkpoint; gone the keys a checkpoint wrote whose groups expired
-	// since, with their stored timers.
+	// since, with their stored timers and sets' chunks (a group started
+	// again under such a key is written after they are deleted).
 	changed dirtyList[string]
-	gone    map[string]int64
+	gone    map[string]goneGroup
 	timers  timerQueue
 	marked  bool // this run wrote the timer marker
 
@@ -65,8 +72,15 @@ type Aggregate struct {
 	onDisk  bool
 	pending []*aggEntry
 	keyBuf  []byte
-	batches uint64   // the batches processed
-	ages    []uint64 // evict's buffer: the groups' last-updated batches
+	// sets lists the accumulators that are DISTINCT sets, stored in
+	// chunks under setSpace (aggregate_distinct.go) and read from db.
+	sets     []int
+	setSpace string
+	db       *state.Store
+	valBuf   []byte // writeSets' buffers
+	chunkBuf []byte
+	batches  uint64   // the batches processed
+	ages     []uint64 // evict's buffer: the groups' last-updated batches
 }
 
 type aggEntry struct {
@@ -81,6 +95,15 @@ type aggEntry struct {
 	persisted bool   // a checkpoint holds this key
 	dirty     bool   // changed since the last checkpoint (listed in changed)
 	used      uint64 // the batch that last updated it (Aggregate.batches): evict takes the oldest
+	// chunks are the headers of its DISTINCT sets' stored chunks (one per
+	// Aggregate.sets); rewrite: the next checkpoint writes the sets whole
+	// (their changes since the stored chunks are not listed).
+	chunks  []setChunks
+	rewrite bool
+	chunked bool // decoded, its sets not yet read from their chunks
+	// partial: decoded from the spill area for a checkpoint, its sets
+	// with chunks holding only their changes since them
+	partial bool
 }
 
 // AggregateConfig configures an Aggregate.
@@ -104,10 +127,12 @@ func NewAggregate(c AggregateConfig) *Aggregate {
 	a := &Aggregate{
 		id: c.ID, groups: c.Node.GroupCols, calls: c.Node.Aggs, ttl: c.Node.TTL, timeCol: c.TimeCol,
 		out: c.Out, keep: c.Keep, wm: types.MinTime, now: c.Now,
-		entries: map[string]*aggEntry{}, gone: map[string]int64{},
+		entries: map[string]*aggEntry{}, gone: map[string]goneGroup{},
 		spill: newSpillArea(c.Store, c.ID), timers: newTimerQueue(c.Store, c.ID),
 		retract: planner.AggregateRetracts(c.Node), ranked: c.Node.Ranked && len(c.Node.Aggs) > 0,
+		setSpace: strings.TrimSuffix(c.ID, "/") + "@d/", db: c.Store,
 	}
+	a.sets = setIndexes(a.newAccs())
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		a.store, a.budget, a.mem = c.Store, c.Budget, c.Memory.join()
 	}
@@ -293,10 +318,11 @@ func (a *Aggregate) entry(r types.Row) (e *aggEntry, created bool, err error) {
 		g[j] = r[c]
 	}
 	e = &aggEntry{key: string(a.keyBuf), group: g, acc: a.newAccs(), last: types.MinTime, indexed: noTimer, queued: noTimer}
-	if old, ok := a.gone[e.key]; ok { // stored, expired since: rewritten
-		e.persisted, e.indexed = true, old
-		delete(a.gone, e.key)
-	}
+	// A group stored and removed since (in gone) starts afresh: the next
+	// checkpoint deletes the old one's value, timer and chunks, then
+	// writes this one.
+	e.chunks = make([]setChunks, len(a.sets))
+	a.trackSets(e)
 	a.entries[e.key] = e
 	return e, true, nil
 }
@@ -373,7 +399,7 @@ func (a *Aggregate) remove(e *aggEntry) {
 	delete(a.entries, e.key)
 	a.spill.forget(e.key)
 	if e.persisted {
-		a.gone[e.key] = e.indexed
+		a.gone[e.key] = goneGroup{indexed: e.indexed, chunks: e.chunks}
 	}
 }
 
@@ -425,7 +451,8 @@ func (a *Aggregate) startGlobal() error {
 
 // Checkpoint implements Stateful: deletes for expired groups a checkpoint
 // wrote, then every group changed since, each with its stored timer
-// moved to its expiry (under STATE TTL).
+// moved to its expiry (under STATE TTL) and its DISTINCT sets' changes
+// (aggregate_distinct.go).
 func (a *Aggregate) Checkpoint(w *state.Writer) error {
 	if a.ttl > 0 && !a.marked {
 		if err := w.Set(a.timers.marker, timersMark); err != nil {
@@ -434,14 +461,14 @@ func (a *Aggregate) Checkpoint(w *state.Writer) error {
 		a.marked = true
 	}
 	for k, old := range a.gone {
-		if err := w.Delete([]byte(a.id + k)); err != nil {
+		if err := a.deleteGroup(w, k, old); err != nil {
 			return err
 		}
-		if err := a.timers.move(w, k, old, noTimer); err != nil {
+		if err := a.timers.move(w, k, old.indexed, noTimer); err != nil {
 			return err
 		}
 	}
-	a.gone = map[string]int64{}
+	a.gone = map[string]goneGroup{}
 	for _, k := range a.changed.take() {
 		if err := a.checkpointGroup(w, k); err != nil {
 			return err
@@ -468,9 +495,19 @@ func (a *Aggregate) checkpointGroup(w *state.Writer, k string) error {
 		if err != nil {
 			return err
 		}
-		if e, err = a.decodeEntry(k, val, true); err != nil {
+		// first without reading its sets' chunks (partial): enough to
+		// append their changes, else read whole
+		if e, err = a.decodeEntry(k, val, true, nil); err != nil {
 			return err
 		}
+		if e.partial && !a.appendable(e) {
+			if e, err = a.decodeEntry(k, val, true, a.store); err != nil {
+				return err
+			}
+		}
+	}
+	if err := a.writeSets(w, e); err != nil {
+		return err
 	}
 	if err := w.Set([]byte(a.id+k), a.encode(e)); err != nil {
 		return err
@@ -494,18 +531,54 @@ func (a *Aggregate) markDirty(e *aggEntry) {
 	}
 }
 
-// encode is the state value of a group in memory: its last update time,
-// the group, the emitted row, then one row per accumulator.
-func (a *Aggregate) encode(e *aggEntry) []byte { return a.encodeWith(e) }
+// encode is the checkpointed value of a group: its last update time, the
+// group, the emitted row, one row per accumulator (empty for a DISTINCT
+// set stored in its chunks), then the header of the sets' chunks.
+func (a *Aggregate) encode(e *aggEntry) []byte {
+	b := a.appendScalar(nil, e)
+	for i, x := range e.acc {
+		if j := a.setOf(i); j >= 0 && e.chunks[j].n > 0 {
+			b = binary.AppendUvarint(b, 0)
+			continue
+		}
+		if s, ok := x.(stateAppender); ok {
+			b = s.appendState(b)
+			continue
+		}
+		b = state.AppendRow(b, x.encode())
+	}
+	return a.appendHeader(b, e, setsChunked)
+}
 
-// encodeWith is encode with extra values after the last update time.
+// encodeWith is a group's value in the spill area: encode's, with extra
+// values after the last update time and, in the row of a DISTINCT set
+// with stored chunks, its changes since them (setsSpilled), so evicting
+// a changed group writes no more of its sets than the checkpoint would.
 func (a *Aggregate) encodeWith(e *aggEntry, extra ...types.Value) []byte {
-	b := []byte{state.Version}
-	b = binary.AppendUvarint(b, uint64(3+len(e.acc)))
+	b := a.appendScalar(nil, e, extra...)
+	for i, x := range e.acc {
+		if j := a.setOf(i); j >= 0 && e.chunks[j].n > 0 {
+			b = x.(chunkedSet).appendPending(b)
+			continue
+		}
+		if s, ok := x.(stateAppender); ok {
+			b = s.appendState(b)
+			continue
+		}
+		b = state.AppendRow(b, x.encode())
+	}
+	return a.appendHeader(b, e, setsSpilled)
+}
+
+// appendScalar appends the start of a group's value: the version, the
+// row count, the last update time (and extra), the group, the emitted
+// row.
+func (a *Aggregate) appendScalar(b []byte, e *aggEntry, extra ...types.Value) []byte {
+	b = append(b, state.Version)
+	b = binary.AppendUvarint(b, uint64(4+len(e.acc)))
 	b = state.AppendRow(b, append(types.Row{types.IntValue(e.last)}, extra...))
 	b = state.AppendRow(b, e.group)
-	b = state.AppendRow(b, e.emitted)
-	return e.acc.appendState(b)
+	return state.AppendRow(b, e.emitted)
 }
 
 // owns reports whether this instance keeps the group stored under key,
@@ -524,6 +597,7 @@ func (a *Aggregate) ownsKey(k string) (bool, error) { return ownsKey(a.keep, a.i
 // by the heap; in the latter case each is marked changed so the next
 // checkpoint writes its timer.
 func (a *Aggregate) Restore(s *state.Store) error {
+	a.db = s
 	timers, err := a.timers.marked(s)
 	if err != nil {
 		return err
@@ -532,10 +606,14 @@ func (a *Aggregate) Restore(s *state.Store) error {
 		a.onDisk = true
 		return nil
 	}
+	var chunked []*aggEntry // read their sets after the scan
 	err = s.ScanOwned([]byte(a.id), a.owns, func(key, val []byte) error {
-		e, err := a.decodeEntry(string(key[len(a.id):]), val, false)
+		e, err := a.decodeEntry(string(key[len(a.id):]), val, false, nil)
 		if err != nil {
 			return err
+		}
+		if e.chunked {
+			chunked = append(chunked, e)
 		}
 		a.entries[e.key] = e
 		if a.ttl > 0 {
@@ -550,14 +628,27 @@ func (a *Aggregate) Restore(s *state.Store) error {
 	if err != nil {
 		return err
 	}
+	for _, e := range chunked {
+		if err := a.readSets(s, e, nil); err != nil {
+			return err
+		}
+		e.chunked = false
+	}
 	return a.evict()
 }
 
 // decodeEntry decodes the group stored under key: checkpointed (its
 // timer is its expiry), or from the spill area (spilled), whose values
 // carry (last, persisted, indexed) and whose groups are still changed
-// since the checkpoint (listed in changed).
-func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry, error) {
+// since the checkpoint (listed in changed). A value holds its DISTINCT
+// sets inline (small ones; all of them when written before they had
+// chunks: e.rewrite) or in chunks (aggregate_distinct.go), which it reads
+// from s, a spilled value then adding their changes since the chunks;
+// with s nil it leaves the chunks to the caller (e.chunked: a
+// checkpointed value's), or for a spilled value loads its sets' changes
+// alone (e.partial: for the checkpoint to append them). Unless e.chunked,
+// e's sets track their changes.
+func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool, s *state.Store) (*aggEntry, error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
 		return nil, err
@@ -566,10 +657,29 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry
 		return nil, errCorrupt(a.id)
 	}
 	e := &aggEntry{key: key, last: rows[0][0].I, group: rows[1], acc: a.newAccs(), persisted: true, queued: noTimer}
+	e.chunks = make([]setChunks, len(a.sets))
 	if len(rows[2]) > 0 {
 		e.emitted = rows[2]
 	}
-	if err := e.acc.decode(rows[3:]); err != nil {
+	accRows := rows[3:]
+	mode := int64(setsInline)
+	if len(accRows) == len(e.acc)+1 { // with the sets' header
+		if mode, err = a.readHeader(e, accRows[len(e.acc)]); err != nil {
+			return nil, err
+		}
+		accRows = accRows[:len(e.acc)]
+	}
+	e.rewrite = mode == setsInline
+	var pending []types.Row // a spilled value's changes of the sets with chunks
+	if mode == setsSpilled && e.stored() {
+		pending = make([]types.Row, len(a.sets))
+		for j, i := range a.sets {
+			if e.chunks[j].n > 0 {
+				pending[j], accRows[i] = accRows[i], nil
+			}
+		}
+	}
+	if err := e.acc.decode(accRows); err != nil {
 		return nil, err
 	}
 	e.indexed = a.expiry(e)
@@ -579,6 +689,27 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry
 		}
 		e.persisted, e.indexed, e.dirty = rows[0][1].Bool(), rows[0][2].I, true
 	}
+	e.chunked = mode != setsInline && e.stored()
+	if e.chunked && pending != nil && s == nil { // partial: the changes alone
+		a.trackSets(e)
+		for j, i := range a.sets {
+			if pending[j] != nil {
+				if err := e.acc[i].(chunkedSet).replay(pending[j]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		e.chunked, e.partial = false, true
+	}
+	if e.chunked && s != nil {
+		if err := a.readSets(s, e, pending); err != nil {
+			return nil, err
+		}
+		e.chunked = false
+	}
+	if !e.chunked {
+		a.trackSets(e)
+	}
 	return e, nil
 }
 
@@ -587,10 +718,10 @@ func (a *Aggregate) decodeEntry(key string, val []byte, spilled bool) (*aggEntry
 // area when it changed since the last checkpoint, else from the
 // checkpoint; nil when neither holds it or it expired since.
 func (a *Aggregate) load(key string) (*aggEntry, error) {
-	if _, ok := a.gone[key]; ok {
+	spilled := a.spill.has(key)
+	if _, ok := a.gone[key]; ok && !spilled { // else started again since
 		return nil, nil
 	}
-	spilled := a.spill.has(key)
 	var val []byte
 	var err error
 	if spilled {
@@ -605,7 +736,7 @@ func (a *Aggregate) load(key string) (*aggEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := a.decodeEntry(key, val, spilled)
+	e, err := a.decodeEntry(key, val, spilled, a.store)
 	if err != nil {
 		return nil, fmt.Errorf("load group state: %w", err)
 	}

@@ -7,7 +7,9 @@ import (
 // Spilling for Aggregate: at most budget groups, and no more than fit in
 // its memory share, stay in memory. Over that,
 // whole groups leave memory: their accumulators and emitted row live in
-// the last checkpoint when unchanged since, else in the spill area, and
+// the last checkpoint when unchanged since (a DISTINCT set past
+// minChunkedEntries in its chunks: aggregate_distinct.go), else in the
+// spill area (the sets inline, written whole at the next checkpoint), and
 // under STATE TTL their expiry in the stored timers (timers.go), so memory
 // holds nothing for them. A group comes back when its next row arrives or
 // its timer fires.

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -20,18 +21,43 @@ import (
 // store written before them has none: the restore then loads every group
 // and the next checkpoint writes the timers. The input ends with the
 // watermark of a bounded source's end.
+//
+// The distinct cases add DISTINCT calls as q16 has them, a FILTER being a
+// column NULL where it fails (filterAggs), over an append-only input and
+// over a retracting one whose retractions take back random rows still
+// live: their sets are stored in chunks from two entries on (rather than
+// minChunkedEntries), which the checkpoints append to and the loads read
+// back.
 func TestAggregateSpillAgreesWithMemory(t *testing.T) {
+	defer func(n int) { minChunkedEntries = n }(minChunkedEntries)
+	retracting := &planner.Aggregate{} // any input that is not append-only
 	cases := map[string]struct {
 		ttl     int64
 		timeCol int
-	}{"no-ttl": {0, -1}, "ttl/event": {15, 1}, "ttl/wall": {6, -1}}
+		aggs    []planner.AggCall
+		input   planner.Node
+	}{
+		"no-ttl": {0, -1, allAggs, nil}, "ttl/event": {15, 1, allAggs, nil}, "ttl/wall": {6, -1, allAggs, nil},
+		"distinct/no-ttl": {0, -1, filterAggs, nil}, "distinct/ttl/event": {15, 1, filterAggs, nil},
+		"distinct/retract": {0, -1, filterAggs, retracting}, "distinct/retract/ttl/event": {15, 1, filterAggs, retracting},
+	}
 	for name, c := range cases {
-		node := &planner.Aggregate{GroupCols: []int{0}, Aggs: allAggs, TTL: c.ttl}
+		node := &planner.Aggregate{Input: c.input, GroupCols: []int{0}, Aggs: c.aggs, TTL: c.ttl}
+		minChunkedEntries = 1024
+		if strings.HasPrefix(name, "distinct/") {
+			minChunkedEntries = 2
+		}
 		for seed := int64(1); seed <= 5; seed++ {
 			aggregateSpillAgrees(t, name, node, c.timeCol, seed)
 		}
 	}
 }
+
+// filterAggs are allAggs with count(DISTINCT v) FILTER (WHERE v < 50)
+// (column 3: v, or NULL where v >= 50) and sum(DISTINCT v).
+var filterAggs = append(append([]planner.AggCall(nil), allAggs...),
+	planner.AggCall{Fn: "count", Arg: 3, Distinct: true, T: types.Int},
+	planner.AggCall{Fn: "sum", Arg: 2, Distinct: true, T: types.Int})
 
 func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, timeCol int, seed int64) {
 	rng := rand.New(rand.NewSource(seed))
@@ -49,6 +75,7 @@ func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, ti
 	memView := NewMaterialize("m/", nil, nil)
 	memAgg := NewAggregate(AggregateConfig{ID: "b/", Node: node, TimeCol: timeCol, Out: Output{Op: memView}})
 	var id uint64
+	var live []types.Row // the rows inserted and not retracted (retracting input)
 	wm, clock, now := types.MinTime, int64(0), int64(0)
 	for step := 0; step <= 300; step++ {
 		feed := func(do func(a *Aggregate) error) {
@@ -76,7 +103,8 @@ func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, ti
 			}
 			stripped := node.TTL > 0 && rng.Intn(3) == 0
 			if stripped { // a store written before timers
-				stripTimers(t, stA, "a@")
+				stripTimers(t, stA, "a@t/") // the timers, not the DISTINCT sets' chunks (a@d/)
+				stripTimers(t, stA, "a@m")
 			}
 			spillAgg, spillView = build()
 			for _, s := range []Stateful{spillAgg, spillView} {
@@ -101,9 +129,22 @@ func aggregateSpillAgrees(t *testing.T, name string, node *planner.Aggregate, ti
 		case r < 6:
 			now += rng.Int63n(4)
 			feed(func(a *Aggregate) error { return a.Tick(now) })
+		case r < 8 && planner.AggregateRetracts(node) && len(live) > 0:
+			i := rng.Intn(len(live))
+			row := live[i]
+			live = append(live[:i], live[i+1:]...)
+			feed(func(a *Aggregate) error {
+				return a.Process(0, &Batch{Rows: []types.Row{row.Clone()}, Diffs: []int8{-1}})
+			})
 		default:
 			ts := clock - rng.Int63n(8)
-			row := types.Row{types.IntValue(rng.Int63n(8)), types.TimestampValue(ts), types.IntValue(rng.Int63n(100))}
+			v := rng.Int63n(100)
+			filtered := types.NullValue
+			if v < 50 {
+				filtered = types.IntValue(v)
+			}
+			row := types.Row{types.IntValue(rng.Int63n(8)), types.TimestampValue(ts), types.IntValue(v), filtered}
+			live = append(live, row)
 			feed(func(a *Aggregate) error { return a.Process(0, &Batch{Rows: []types.Row{row.Clone()}}) })
 			clock += rng.Int63n(3)
 		}

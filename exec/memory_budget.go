@@ -184,6 +184,7 @@ func accBytes(a accumulator) int64 {
 		if x.ints == nil {
 			n -= mapBytes(0, 8)
 		}
+		n += 8*int64(cap(x.freshInts)) + valuesBytes(x.freshVals) // the changes since the last checkpoint
 		for k, ref := range x.seen {
 			n += 2 * int64(len(k.s)) // the key's and the value's strings
 			if ref != nil {
@@ -197,7 +198,7 @@ func accBytes(a accumulator) int64 {
 	case *minMaxSetAcc:
 		return allocBytes(int64(unsafe.Sizeof(*x))) + x.vals.bytes() + int64(len(x.best.S)) + int64(cap(x.buf))
 	case *distinctSetAcc:
-		n := allocBytes(int64(unsafe.Sizeof(*x))) + x.seen.bytes() + int64(cap(x.buf))
+		n := allocBytes(int64(unsafe.Sizeof(*x))) + x.seen.bytes() + int64(cap(x.buf)) + ptrBytes*int64(cap(x.fresh))
 		if x.inner != nil {
 			n += accBytes(x.inner)
 		}
