@@ -535,19 +535,7 @@ func (a *Aggregate) markDirty(e *aggEntry) {
 // group, the emitted row, one row per accumulator (empty for a DISTINCT
 // set stored in its chunks), then the header of the sets' chunks.
 func (a *Aggregate) encode(e *aggEntry) []byte {
-	b := a.appendScalar(nil, e)
-	for i, x := range e.acc {
-		if j := a.setOf(i); j >= 0 && e.chunks[j].n > 0 {
-			b = binary.AppendUvarint(b, 0)
-			continue
-		}
-		if s, ok := x.(stateAppender); ok {
-			b = s.appendState(b)
-			continue
-		}
-		b = state.AppendRow(b, x.encode())
-	}
-	return a.appendHeader(b, e, setsChunked)
+	return a.encodeAs(e, setsChunked)
 }
 
 // encodeWith is a group's value in the spill area: encode's, with extra
@@ -555,10 +543,20 @@ func (a *Aggregate) encode(e *aggEntry) []byte {
 // with stored chunks, its changes since them (setsSpilled), so evicting
 // a changed group writes no more of its sets than the checkpoint would.
 func (a *Aggregate) encodeWith(e *aggEntry, extra ...types.Value) []byte {
+	return a.encodeAs(e, setsSpilled, extra...)
+}
+
+// encodeAs is encode (mode setsChunked: a chunked set's row left empty)
+// or encodeWith (setsSpilled: its changes since its chunks).
+func (a *Aggregate) encodeAs(e *aggEntry, mode int64, extra ...types.Value) []byte {
 	b := a.appendScalar(nil, e, extra...)
 	for i, x := range e.acc {
 		if j := a.setOf(i); j >= 0 && e.chunks[j].n > 0 {
-			b = x.(chunkedSet).appendPending(b)
+			if mode == setsSpilled {
+				b = x.(chunkedSet).appendPending(b)
+			} else {
+				b = binary.AppendUvarint(b, 0)
+			}
 			continue
 		}
 		if s, ok := x.(stateAppender); ok {
@@ -567,7 +565,7 @@ func (a *Aggregate) encodeWith(e *aggEntry, extra ...types.Value) []byte {
 		}
 		b = state.AppendRow(b, x.encode())
 	}
-	return a.appendHeader(b, e, setsSpilled)
+	return a.appendHeader(b, e, mode)
 }
 
 // appendScalar appends the start of a group's value: the version, the

@@ -93,16 +93,7 @@ func TestAggregateDistinctCheckpointWritesChanges(t *testing.T) {
 	for _, c := range distinctCases {
 		for _, budget := range []int{0, 2} {
 			t.Run(fmt.Sprintf("%s/budget=%d", c.name, budget), func(t *testing.T) {
-				st, err := state.Open(t.TempDir())
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer st.Close()
-				node := c.node(0)
-				build := func() (*Aggregate, *Materialize) {
-					view := NewMaterialize("v/", nil, nil)
-					return NewAggregate(AggregateConfig{Store: st, Budget: budget, ID: "a/", Node: node, TimeCol: -1, Out: Output{Op: view}}), view
-				}
+				st, build := c.stored(t, budget)
 				agg, view := build()
 				b := &Batch{}
 				for v := range int64(size) {
@@ -229,16 +220,7 @@ func TestAggregateReadsInlineSets(t *testing.T) {
 	for _, c := range distinctCases {
 		for _, budget := range []int{0, 2} {
 			t.Run(fmt.Sprintf("%s/budget=%d", c.name, budget), func(t *testing.T) {
-				st, err := state.Open(t.TempDir())
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer st.Close()
-				node := c.node(0)
-				build := func() (*Aggregate, *Materialize) {
-					view := NewMaterialize("v/", nil, nil)
-					return NewAggregate(AggregateConfig{Store: st, Budget: budget, ID: "a/", Node: node, TimeCol: -1, Out: Output{Op: view}}), view
-				}
+				st, build := c.stored(t, budget)
 				agg, view := build()
 				b := &Batch{}
 				for v := range int64(100) {
@@ -249,7 +231,7 @@ func TestAggregateReadsInlineSets(t *testing.T) {
 				}
 				old := oldLayoutValue(agg, agg.entries[string(state.AppendKey(nil, types.IntValue(1)))])
 				checkpointAll(t, st, 1, view)
-				err = st.Update(func(w *state.Writer) error {
+				err := st.Update(func(w *state.Writer) error {
 					return w.Set([]byte("a/"+string(state.AppendKey(nil, types.IntValue(1)))), old)
 				})
 				if err != nil {
@@ -294,4 +276,22 @@ func oldLayoutValue(a *Aggregate, e *aggEntry) []byte {
 		panic("old and new layouts alike")
 	}
 	return v
+}
+
+// stored opens a store for the test (closed at its end) and returns it
+// with a builder of the case's aggregate over it (budget groups in
+// memory, 0 for all) and its view: a second build reads what the first
+// checkpointed.
+func (c distinctCase) stored(t *testing.T, budget int) (*state.Store, func() (*Aggregate, *Materialize)) {
+	t.Helper()
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	node := c.node(0)
+	return st, func() (*Aggregate, *Materialize) {
+		view := NewMaterialize("v/", nil, nil)
+		return NewAggregate(AggregateConfig{Store: st, Budget: budget, ID: "a/", Node: node, TimeCol: -1, Out: Output{Op: view}}), view
+	}
 }
