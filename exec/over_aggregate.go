@@ -62,9 +62,7 @@ type overPart struct {
 	frame   []types.Row // emitted rows the frame still reaches, in order
 	accs    accs        // UNBOUNDED PRECEDING: the running aggregates
 	last    int64       // the newest emitted row's ts (STATE TTL)
-	dirty   bool        // changed since the last checkpoint
-	stored  bool        // a checkpoint holds it
-	used    uint64      // the partStore round it was last used in
+	partState
 }
 
 // OverAggregateConfig configures an OverAggregate.
@@ -89,11 +87,7 @@ func NewOverAggregate(c OverAggregateConfig) *OverAggregate {
 		order: ranker{order: []planner.SortKey{{Col: c.Node.TimeCol}}},
 		wm:    types.MinTime, swept: types.MinTime, waiting: map[string]bool{}}
 	o.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
-		partCodec[*overPart]{encode: o.encodePart, decode: o.decodePart,
-			flags: func(p *overPart) (bool, bool) { return p.dirty, p.stored },
-			set:   func(p *overPart, dirty, stored bool) { p.dirty, p.stored = dirty, stored },
-			size:  o.partBytes,
-			used:  func(p *overPart) *uint64 { return &p.used }})
+		partCodec[*overPart]{encode: o.encodePart, decode: o.decodePart, size: o.partBytes})
 	return o
 }
 

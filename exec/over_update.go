@@ -90,10 +90,8 @@ type overUpdPart struct {
 	changed bool
 	// last is the newest row's ts (event-time TTL) or the wall time of
 	// the last change (wall-clock TTL).
-	last   int64
-	dirty  bool
-	stored bool
-	used   uint64 // the partStore round it was last used in
+	last int64
+	partState
 }
 
 // NewOverUpdate returns the updating operator for c.Node.
@@ -103,11 +101,7 @@ func NewOverUpdate(c OverAggregateConfig, now int64) *OverUpdate {
 		letsGo: c.Node.LetsGo(), wm: types.MinTime, now: now, swept: types.MinTime,
 		open: map[string]bool{}}
 	o.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
-		partCodec[*overUpdPart]{encode: o.encodePart, decode: o.decodePart,
-			flags: func(p *overUpdPart) (bool, bool) { return p.dirty, p.stored },
-			set:   func(p *overUpdPart, dirty, stored bool) { p.dirty, p.stored = dirty, stored },
-			size:  o.partBytes,
-			used:  func(p *overUpdPart) *uint64 { return &p.used }})
+		partCodec[*overUpdPart]{encode: o.encodePart, decode: o.decodePart, size: o.partBytes})
 	return o
 }
 

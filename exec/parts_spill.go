@@ -32,7 +32,7 @@ import (
 // memory or spilled, under their keys, deletes those dropped since, and
 // empties the spill area. Restore reads every owned partition and evicts
 // as it goes, so memory holds at most the limit after it.
-type partStore[P any] struct {
+type partStore[P partition] struct {
 	id   string
 	c    partCodec[P]
 	keep func(key types.Row) bool
@@ -59,7 +59,7 @@ type partStore[P any] struct {
 }
 
 // partCodec is what a partStore needs to know of its partitions.
-type partCodec[P any] struct {
+type partCodec[P partition] struct {
 	// encode is a partition's checkpoint value; decode makes a partition
 	// of k back from it.
 	encode func(p P) []types.Row
@@ -69,16 +69,24 @@ type partCodec[P any] struct {
 	// (state.EncodeValue's layout), so nothing is decoded to move it.
 	encodeRaw func(p P) []byte
 	decodeRaw func(k string, val []byte) (P, error)
-	// flags tells whether p changed since the last checkpoint (dirty) and
-	// whether a checkpoint holds its key (persisted); set sets them.
-	flags func(p P) (dirty, persisted bool)
-	set   func(p P, dirty, persisted bool)
 	// size estimates p's bytes in memory, key k's map entry included.
 	size func(k string, p P) int64
-	// used is where p keeps the eviction round in which it was last
-	// found or put (partStore.round): the least recently used leave first.
-	used func(p P) *uint64
 }
+
+// partState is what a partStore keeps in each partition, embedded in
+// the operator's partition type.
+type partState struct {
+	dirty     bool   // changed since the last checkpoint
+	persisted bool   // a checkpoint holds its key
+	used      uint64 // the round it was last found or put in (partStore.round): the least recently used leave first
+}
+
+// spillState returns the partStore's fields of the partition embedding s.
+func (s *partState) spillState() *partState { return s }
+
+// partition is a partition type a partStore holds: a pointer to a struct
+// embedding partState.
+type partition interface{ spillState() *partState }
 
 // partStoreConfig is how an operator's partitions may spill.
 type partStoreConfig struct {
@@ -92,7 +100,7 @@ type partStoreConfig struct {
 	Memory *MemoryBudget
 }
 
-func newPartStore[P any](c partStoreConfig, codec partCodec[P]) *partStore[P] {
+func newPartStore[P partition](c partStoreConfig, codec partCodec[P]) *partStore[P] {
 	s := &partStore[P]{id: c.ID, c: codec, keep: c.Keep, parts: map[string]P{}, gone: map[string]bool{},
 		spill: newSpillArea(c.Store, c.ID), seed: maphash.MakeSeed()}
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
@@ -106,7 +114,7 @@ func newPartStore[P any](c partStoreConfig, codec partCodec[P]) *partStore[P] {
 func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 	if p, ok = s.parts[string(k)]; ok || !s.onDisk {
 		if ok {
-			*s.c.used(p) = s.round
+			p.spillState().used = s.round
 		}
 		return p, ok, nil
 	}
@@ -119,7 +127,7 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 	}
 	if p, ok, err = s.read(key); ok {
 		s.parts[key] = p
-		*s.c.used(p) = s.round
+		p.spillState().used = s.round
 	}
 	return p, ok, err
 }
@@ -138,7 +146,8 @@ func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 		if p, err = s.decode(k, val[1:]); err != nil {
 			return p, false, err
 		}
-		s.c.set(p, true, val[0] == 1)
+		ps := p.spillState()
+		ps.dirty, ps.persisted = true, val[0] == 1
 		return p, true, nil
 	}
 	val, ok, err := s.store.Get([]byte(s.id + k))
@@ -158,7 +167,8 @@ func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 func (s *partStore[P]) decodeStored(k string, val []byte) (P, error) {
 	p, err := s.decode(k, val)
 	if err == nil {
-		s.c.set(p, false, true)
+		ps := p.spillState()
+		ps.dirty, ps.persisted = false, true
 	}
 	return p, err
 }
@@ -188,18 +198,17 @@ func (s *partStore[P]) value(p P) []byte {
 func (s *partStore[P]) put(k string, p P) {
 	if s.gone[k] {
 		delete(s.gone, k)
-		dirty, _ := s.c.flags(p)
-		s.c.set(p, dirty, true)
+		p.spillState().persisted = true
 	}
 	s.parts[k] = p
-	*s.c.used(p) = s.round
+	p.spillState().used = s.round
 }
 
 // drop forgets partition k (in memory, or just read by visit).
 func (s *partStore[P]) drop(k string, p P) {
 	delete(s.parts, k)
 	s.spill.forget(k)
-	if _, persisted := s.c.flags(p); persisted {
+	if p.spillState().persisted {
 		s.gone[k] = true
 	}
 }
@@ -226,7 +235,7 @@ func (s *partStore[P]) evict() error {
 	n := len(s.parts)
 	s.ages = s.ages[:0]
 	for _, p := range s.parts {
-		s.ages = append(s.ages, *s.c.used(p))
+		s.ages = append(s.ages, p.spillState().used)
 	}
 	cutoff := evictionCutoff(s.ages, n-target)
 	var victims, keys []string
@@ -235,12 +244,13 @@ func (s *partStore[P]) evict() error {
 		if n <= target {
 			break
 		}
-		if *s.c.used(p) > cutoff {
+		ps := p.spillState()
+		if ps.used > cutoff {
 			continue
 		}
-		if dirty, persisted := s.c.flags(p); dirty || !persisted {
+		if ps.dirty || !ps.persisted {
 			flag := byte(0)
-			if persisted {
+			if ps.persisted {
 				flag = 1
 			}
 			keys = append(keys, k)
@@ -311,13 +321,13 @@ func (s *partStore[P]) checkpoint(w *state.Writer) error {
 	}
 	clear(s.gone)
 	for k, p := range s.parts {
-		if dirty, _ := s.c.flags(p); !dirty {
+		if !p.spillState().dirty {
 			continue
 		}
 		if err := w.Set([]byte(s.id+k), s.value(p)); err != nil {
 			return err
 		}
-		s.c.set(p, false, true)
+		p.spillState().dirty, p.spillState().persisted = false, true
 	}
 	for k := range s.spill.spilled {
 		if _, ok := s.parts[k]; ok {

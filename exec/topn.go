@@ -89,14 +89,12 @@ type keyedPart struct {
 	// that value is a NULL or of a kind held in I alone (hasCut): a row
 	// ordered after it ranks past the limit without the partition being
 	// decoded.
-	cut       int64
-	cutKind   types.Kind
-	hasCut    bool
-	dirty     bool   // changed since the last checkpoint
-	persisted bool   // a checkpoint holds it
-	used      uint64 // the partStore round it was last used in
-	last      int64  // under STATE TTL: its last update (event time or wall clock)
-	queued    int64  // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
+	cut     int64
+	cutKind types.Kind
+	hasCut  bool
+	partState
+	last   int64 // under STATE TTL: its last update (event time or wall clock)
+	queued int64 // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
 }
 
 // touchedPart is a partition a batch opened: its key, its ranked rows
@@ -139,11 +137,7 @@ func NewTopN(c TopNConfig) *TopN {
 		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out,
 		ttl: c.Node.TTL, timeCol: c.TimeCol, now: c.Now}
 	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
-		partCodec[*keyedPart]{encodeRaw: t.encodePart, decodeRaw: t.decodePart,
-			flags: func(p *keyedPart) (bool, bool) { return p.dirty, p.persisted },
-			set:   func(p *keyedPart, dirty, persisted bool) { p.dirty, p.persisted = dirty, persisted },
-			size:  t.partBytes,
-			used:  func(p *keyedPart) *uint64 { return &p.used }})
+		partCodec[*keyedPart]{encodeRaw: t.encodePart, decodeRaw: t.decodePart, size: t.partBytes})
 	return t
 }
 

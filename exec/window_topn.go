@@ -53,11 +53,9 @@ type WindowTopN struct {
 
 // topNPart is one window and partition: its best rows, sorted.
 type topNPart struct {
-	end       int64
-	rows      []types.Row
-	dirty     bool   // changed since the last checkpoint
-	persisted bool   // a checkpoint holds it
-	used      uint64 // the partStore round it was last used in
+	end  int64
+	rows []types.Row
+	partState
 }
 
 // WindowTopNConfig configures a WindowTopN.
@@ -81,11 +79,7 @@ func NewWindowTopN(c WindowTopNConfig) *WindowTopN {
 	t := &WindowTopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit}, id: c.ID, n: c.Node, out: c.Out, late: c.Late,
 		wm: types.MinTime, byEnd: map[int64][]string{}}
 	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
-		partCodec[*topNPart]{encode: func(p *topNPart) []types.Row { return p.rows }, decode: t.decodePart,
-			flags: func(p *topNPart) (bool, bool) { return p.dirty, p.persisted },
-			set:   func(p *topNPart, dirty, persisted bool) { p.dirty, p.persisted = dirty, persisted },
-			size:  t.partBytes,
-			used:  func(p *topNPart) *uint64 { return &p.used }})
+		partCodec[*topNPart]{encode: func(p *topNPart) []types.Row { return p.rows }, decode: t.decodePart, size: t.partBytes})
 	return t
 }
 
