@@ -9,9 +9,11 @@ import (
 // TestStateStaysWithinTheMemoryBudget: under a 16 MB memory_limit and no
 // row cap (state_cache_size 0), the restore benchmark's shapes — a stored
 // projection, a GROUP BY and an interval join, two instances each — hold
-// far more state than the budget; each operator's estimated bytes in
-// memory stay under its instances' shares, the rest is spilled, and the
-// views still hold every row.
+// far more state than the budget; together the operators' estimated bytes
+// in memory stay under the budget's total, each has spilled the rest, and
+// the views still hold every row. One operator may hold more than its
+// equal share while the others leave theirs unused (MemoryBudget's
+// borrowing), so the bound is on the sum, not on each share.
 func TestStateStaysWithinTheMemoryBudget(t *testing.T) {
 	e, err := Open(Options{StateDir: t.TempDir(), Settings: map[string]string{
 		"parallelism": "2", "state_cache_size": "0", "memory_limit": "16MB", "strict": "off"}})
@@ -55,26 +57,26 @@ func TestStateStaysWithinTheMemoryBudget(t *testing.T) {
 	if share <= 0 {
 		t.Fatalf("share %d: want a budget under memory_limit 16MB", share)
 	}
-	checked := 0
+	total := e.mem.Total()
+	checked, sum := 0, int64(0)
 	for _, v := range e.Metrics().Views {
 		for _, o := range v.Operators {
 			if !o.HasState {
 				continue
 			}
-			instances := int64(2)
-			if o.ID == 0 {
-				instances = 1 // the view store
-			}
-			if o.MemoryBytes <= 0 || o.MemoryBytes > instances*share {
-				t.Errorf("%s %s: %d bytes in memory, want 1..%d (%d instances of a %d-byte share)",
-					v.Name, o.Operator, o.MemoryBytes, instances*share, instances, share)
+			if o.MemoryBytes <= 0 {
+				t.Errorf("%s %s: %d bytes in memory, want some", v.Name, o.Operator, o.MemoryBytes)
 			}
 			if o.SpilledBytes == 0 && o.SpillReads == 0 {
 				t.Errorf("%s %s: nothing spilled (%d bytes in memory, share %d)", v.Name, o.Operator, o.MemoryBytes, share)
 			}
-			t.Logf("%s %s: %d bytes in memory (share %d × %d), %d spilled", v.Name, o.Operator, o.MemoryBytes, share, instances, o.SpilledBytes)
+			t.Logf("%s %s: %d bytes in memory (share %d), %d spilled", v.Name, o.Operator, o.MemoryBytes, share, o.SpilledBytes)
+			sum += o.MemoryBytes
 			checked++
 		}
+	}
+	if sum > total {
+		t.Errorf("the operators hold %d bytes in memory together, want at most the budget's %d", sum, total)
 	}
 	if checked != 5 {
 		t.Fatalf("checked %d stateful operators, want 5 (three view stores, an aggregate, a join)", checked)

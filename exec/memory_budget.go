@@ -38,6 +38,9 @@ func NewMemoryBudget(total int64) *MemoryBudget {
 // at their next eviction check.
 func (b *MemoryBudget) SetTotal(total int64) { b.total.Store(max(total, 0)) }
 
+// Total is the bytes shared; 0 means no limit.
+func (b *MemoryBudget) Total() int64 { return b.total.Load() }
+
 // Share is each member's bytes; 0 means no limit.
 func (b *MemoryBudget) Share() int64 {
 	t := b.total.Load()
