@@ -85,6 +85,8 @@ func (j *Join) rowAt(side int, rs *joinRows, i int) (types.Row, error) {
 			return nil, errCorrupt(j.id)
 		}
 		r = r[:j.width[side]]
+	} else if len(r) != j.width[side] {
+		return nil, errCorrupt(j.id) // stored for another plan's columns
 	}
 	return r, nil
 }

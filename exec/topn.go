@@ -59,6 +59,7 @@ type TopN struct {
 	id      string
 	n       *planner.TopN
 	keepAll bool
+	width   int // the input's columns, every stored row's width (0: not known, a node without an input)
 	out     Output
 	store   *partStore[*keyedPart]
 	keyBuf  []byte
@@ -136,6 +137,9 @@ func NewTopN(c TopNConfig) *TopN {
 	t := &TopN{ranker: ranker{fn: c.Node.Fn, order: c.Node.Order, limit: c.Node.Limit},
 		id: c.ID, n: c.Node, keepAll: c.KeepAll, out: c.Out,
 		ttl: c.Node.TTL, timeCol: c.TimeCol, now: c.Now}
+	if c.Node.Input != nil {
+		t.width = len(c.Node.Input.Schema())
+	}
 	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
 		partCodec[*keyedPart]{encodeRaw: t.encodePart, decodeRaw: t.decodePart, size: t.partBytes})
 	return t
@@ -216,8 +220,8 @@ func (t *TopN) decodeRows(p *keyedPart) ([]types.Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.id, err)
 		}
-		if len(r) <= t.n.RankCol {
-			return nil, errCorrupt(t.id)
+		if len(r) <= t.n.RankCol || t.width > 0 && len(r) != t.width {
+			return nil, errCorrupt(t.id) // stored for another plan's columns
 		}
 		rows, b = append(rows, r), rest
 	}

@@ -25,6 +25,9 @@ var TreeRules = []Rule{
 //   - a join keeps its keys, its time columns and what its residual reads;
 //   - group columns are never dropped (that would merge groups), and a
 //     WindowAggregate keeps window_start and window_end;
+//   - a keyed TopN keeps its partition, ORDER BY and rank columns and its
+//     input's watermark column; ties in ORDER BY are then broken by the
+//     columns it keeps, which decide the output row anyway (pruneTopN);
 //   - rows sent to a LATE DATA side table are the rows entering the window
 //     operator and must carry the source's columns, so a WindowAggregate's
 //     input is kept whole when its contract names a side table, or when no
@@ -79,6 +82,8 @@ func prune(n Node, need []bool) pruned {
 		return pruneSemiJoin(x, need)
 	case *Sort:
 		return pruneSort(x, need)
+	case *TopN:
+		return pruneTopN(x, need)
 	case *Limit:
 		in := prune(x.Input, need)
 		return prunePassThrough(x, in)
@@ -460,6 +465,41 @@ func pruneSort(s *Sort, need []bool) pruned {
 		c.Keys[i] = SortKey{Col: in.m[k.Col], Desc: k.Desc}
 	}
 	return pruned{n: c, m: in.m, changed: true}
+}
+
+// pruneTopN keeps the keyed Top-N's partition and ORDER BY columns, its
+// rank column (the slot the rank is written into), the input's watermark
+// column (event-time STATE TTL reads it) and what its consumer reads; the
+// other input columns never reach the output, so the Top-N neither
+// stores nor compares them. Rows tied in ORDER BY are then ordered by
+// the columns kept (docs/sql.md): two rows equal in all of them give the
+// same output row, so which one ranks first is not observable. Over a
+// retracting input a delete still finds a stored row equal to it in
+// every kept column, the one it retracts in the output.
+func pruneTopN(t *TopN, need []bool) pruned {
+	inNeed := markCol(need, t.RankCol)
+	for _, c := range t.Partition {
+		inNeed[c] = true
+	}
+	for _, k := range t.Order {
+		inNeed[k.Col] = true
+	}
+	if tc := TimeColumn(t.Input); tc >= 0 {
+		inNeed[tc] = true
+	}
+	in := prune(t.Input, inNeed)
+	if !in.changed {
+		return notPruned(t)
+	}
+	c := *t
+	c.Input = in.n
+	c.Partition = remapCols(t.Partition, in.m)
+	c.Order = make([]SortKey, len(t.Order))
+	for i, k := range t.Order {
+		c.Order[i] = SortKey{Col: in.m[k.Col], Desc: k.Desc}
+	}
+	c.RankCol = in.m[t.RankCol]
+	return pruned{n: &c, m: in.m, changed: true}
 }
 
 // pruneMaterialize keeps every input column: they are the view's rows.
