@@ -54,6 +54,11 @@ import (
 // which is what memory holds of a partition that left it), rebuilt on
 // restore from the last-update time a checkpoint stores with each
 // partition's rows.
+//
+// A partition end (planner.TopN.End, EndTopNPartitionsAtJoinCleanup)
+// drops a partition once it is final: once the watermark passes the end
+// its rows give (topn_end.go). Its ranked rows stay in the view; nothing
+// is emitted.
 type TopN struct {
 	ranker
 	id      string
@@ -73,6 +78,7 @@ type TopN struct {
 	timeCol int   // input event-time column, -1 for wall-clock TTL
 	now     int64 // the wall clock at the last Tick
 	timers  timerBuckets
+	ends    timerBuckets // under a partition end: each partition's end
 }
 
 // keyedPart is one partition of a TopN. Between batches it holds its
@@ -96,6 +102,7 @@ type keyedPart struct {
 	partState
 	last   int64 // under STATE TTL: its last update (event time or wall clock)
 	queued int64 // under STATE TTL: the time of its memory timer not yet fired (noTimer: none, or not known since it was evicted)
+	end    int64 // under a partition end: the end its rows give, covered by a timer (types.MinTime: none, or not known since it was evicted)
 }
 
 // touchedPart is a partition a batch opened: its key, its ranked rows
@@ -152,7 +159,7 @@ func (t *TopN) part(create bool) (*keyedPart, error) {
 	if ok || err != nil || !create {
 		return p, err
 	}
-	p = &keyedPart{last: types.MinTime, queued: noTimer}
+	p = &keyedPart{last: types.MinTime, queued: noTimer, end: types.MinTime}
 	t.store.put(string(t.keyBuf), p)
 	return p, nil
 }
@@ -171,6 +178,7 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			continue // nothing to retract from
 		}
 		t.touch(p, r)
+		t.noteEnd(p, r)
 		if b.Diff(i) > 0 && p.touched == 0 && t.pastCut(p, r) {
 			continue
 		}
@@ -503,12 +511,16 @@ func (t *TopN) withRank(r rankedRow) types.Row {
 // Watermark implements Operator: the rows do not wait for event time;
 // under an event-time STATE TTL the partitions idle for the TTL expire
 // (not at the end of a bounded input, EndOfTime: the view keeps its final
-// answer); the watermark passes on.
+// answer), and under a partition end the final partitions leave
+// (dropFinal); the watermark passes on.
 func (t *TopN) Watermark(_ int, wm int64) error {
 	if t.timeCol >= 0 && wm != types.EndOfTime {
 		if err := t.expire(wm); err != nil {
 			return err
 		}
+	}
+	if err := t.dropFinal(wm); err != nil {
+		return err
 	}
 	return t.out.EmitWatermark(wm)
 }
@@ -549,7 +561,7 @@ func (t *TopN) encodePart(p *keyedPart) []byte {
 // rows encoded. Its memory timer, if any, is not known (queued is
 // noTimer), nor its cut until a batch opens it.
 func (t *TopN) decodePart(_ string, val []byte) (*keyedPart, error) {
-	p := &keyedPart{last: types.MinTime, queued: noTimer}
+	p := &keyedPart{last: types.MinTime, queued: noTimer, end: types.MinTime}
 	if len(val) == 0 || val[0] != state.Version {
 		rows, err := state.DecodeValue(val)
 		if err != nil {
@@ -590,7 +602,7 @@ func (t *TopN) Restore(s *state.Store) error {
 			p.queued = p.last + t.ttl
 			t.timers.push(expiryItem{at: p.queued, key: k})
 		}
-		return nil
+		return t.restoreEnd(k, p)
 	})
 }
 
@@ -606,6 +618,9 @@ func (t *TopN) stateSize() StateSize { return t.store.stateSize() }
 func (t *TopN) partBytes(k string, p *keyedPart) int64 {
 	n := keyBytes(k) + 8 + int64(unsafe.Sizeof(*p)) + int64(cap(p.enc))
 	if t.ttl > 0 {
+		n += timerBytes
+	}
+	if t.n.End != nil {
 		n += timerBytes
 	}
 	return n

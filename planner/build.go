@@ -229,6 +229,7 @@ func (b *builder) scan(o *catalog.Object) (Node, error) {
 		}
 		sc.Kind = ScanSource
 		sc.TimeCol, sc.Delay = o.TimeCol, o.Delay
+		sc.Key = o.Key
 		sc.Clock = o.Clock(o.TimeCol)
 	case catalog.Table:
 		sc.Kind = ScanTable

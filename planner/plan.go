@@ -59,6 +59,13 @@ type Scan struct {
 	// BoundBy names, for a scan of a view over TABLEs alone, the TABLEs
 	// whose keys bound the view's rows (catalog.Object.BoundBy).
 	BoundBy []string
+	// Key is, for a SOURCE that declares a PRIMARY KEY, its columns'
+	// positions in the source (values of Cols, so pruning leaves it
+	// alone): no two of the stream's rows share them, and they are
+	// never NULL. The source promises it; nothing checks it (as Flink's
+	// PRIMARY KEY NOT ENFORCED). EndTopNPartitionsAtJoinCleanup relies
+	// on it.
+	Key []int
 }
 
 // Filter keeps the rows for which Pred is true.
@@ -403,7 +410,24 @@ func (n *Scan) String() string {
 	if n.Retracting {
 		s += " changelog=retracting"
 	}
+	if len(n.Key) > 0 {
+		s += " unique=[" + n.keyNames() + "]"
+	}
 	return s
+}
+
+// keyNames lists Key's columns by name, "#i" for one not read.
+func (n *Scan) keyNames() string {
+	parts := make([]string, len(n.Key))
+	for i, k := range n.Key {
+		parts[i] = fmt.Sprintf("#%d", k)
+		for j, c := range n.Cols {
+			if c == k {
+				parts[i] = n.Out[j].Name
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // String implements Node.

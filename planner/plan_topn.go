@@ -109,6 +109,47 @@ type TopN struct {
 	// long, on the input's event time when it has a watermark column, the
 	// wall clock otherwise, retracting its rows.
 	TTL int64
+	// End, when set (EndTopNPartitionsAtJoinCleanup), says when a
+	// partition is final: no input row can reach it once the input's
+	// watermark passes End.Expiry of its rows' End.Col. The partition is
+	// then dropped and its ranked rows stay in the view.
+	End *PartitionEnd
+}
+
+// PartitionEnd is when a keyed Top-N's partition can get no more rows:
+// once the input's watermark passes Col + Offset of its rows (Strict:
+// once it reaches it). Key names the unique key that ties each partition
+// to one row of the join's side whose life ends there, for EXPLAIN.
+type PartitionEnd struct {
+	Col    int
+	Offset int64
+	Strict bool
+	Key    string
+}
+
+// Expiry is the last watermark at which a row whose Col holds t can
+// still be followed by another row of its partition.
+func (e PartitionEnd) Expiry(t int64) int64 {
+	if e.Strict {
+		return t + e.Offset - 1
+	}
+	return t + e.Offset
+}
+
+// describe renders when a partition ends, naming its column from in.
+func (e PartitionEnd) describe(in types.Schema) string {
+	op := " > "
+	if e.Strict {
+		op = " >= "
+	}
+	at := colName(e.Col, in)
+	switch {
+	case e.Offset > 0:
+		at += " + " + types.FormatInterval(e.Offset)
+	case e.Offset < 0:
+		at += " - " + types.FormatInterval(-e.Offset)
+	}
+	return "wm" + op + at + " (" + e.Key + " unique)"
 }
 
 func (*TopN) node() {}
@@ -135,6 +176,9 @@ func (n *TopN) String() string {
 	if n.KeepsAll() {
 		s += " keep=all"
 	}
+	if n.End != nil {
+		s += " final=[" + n.End.describe(in) + "]"
+	}
 	return s
 }
 
@@ -156,6 +200,9 @@ func (n *TopN) StateBound() string {
 		}
 		rows += " per partition"
 	}
+	if n.End != nil {
+		rows += ", a partition dropped once final (" + n.End.describe(n.Input.Schema()) + "), its rows kept by the view"
+	}
 	if n.TTL > 0 {
 		clock := "event time"
 		if TimeColumn(n.Input) < 0 {
@@ -163,7 +210,7 @@ func (n *TopN) StateBound() string {
 		}
 		return rows + ", a partition idle for STATE TTL " + types.FormatInterval(n.TTL) + " (" + clock + ") dropped"
 	}
-	if n.KeepsAll() {
+	if n.KeepsAll() || n.End != nil {
 		return rows
 	}
 	return rows + ", partitions unbounded"

@@ -4,6 +4,7 @@ package planner
 // order, on the root after Rules reach their fixpoint, and names it in the
 // trace when it changed the plan.
 var TreeRules = []Rule{
+	{"EndTopNPartitionsAtJoinCleanup", EndTopNPartitionsAtJoinCleanup},
 	{"PruneColumns", PruneColumns},
 }
 
@@ -469,7 +470,8 @@ func pruneSort(s *Sort, need []bool) pruned {
 
 // pruneTopN keeps the keyed Top-N's partition and ORDER BY columns, its
 // rank column (the slot the rank is written into), the input's watermark
-// column (event-time STATE TTL reads it) and what its consumer reads; the
+// column (event-time STATE TTL reads it), the column its partitions end
+// by (End) and what its consumer reads; the
 // other input columns never reach the output, so the Top-N neither
 // stores nor compares them. Rows tied in ORDER BY are then ordered by
 // the columns kept (docs/sql.md): two rows equal in all of them give the
@@ -487,6 +489,9 @@ func pruneTopN(t *TopN, need []bool) pruned {
 	if tc := TimeColumn(t.Input); tc >= 0 {
 		inNeed[tc] = true
 	}
+	if t.End != nil {
+		inNeed[t.End.Col] = true
+	}
 	in := prune(t.Input, inNeed)
 	if !in.changed {
 		return notPruned(t)
@@ -499,6 +504,11 @@ func pruneTopN(t *TopN, need []bool) pruned {
 		c.Order[i] = SortKey{Col: in.m[k.Col], Desc: k.Desc}
 	}
 	c.RankCol = in.m[t.RankCol]
+	if t.End != nil {
+		end := *t.End
+		end.Col = in.m[end.Col]
+		c.End = &end
+	}
 	return pruned{n: &c, m: in.m, changed: true}
 }
 
