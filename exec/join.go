@@ -95,6 +95,9 @@ type Join struct {
 	// (planner.JoinCleanup); cleans is set when either side has any.
 	cleanup [2][]planner.TimeCleanup
 	cleans  bool
+	// probed holds, per side, the stored rows probes decoded last
+	// (probeRow).
+	probed [2][probedRows]probedRow
 }
 
 // joinKey is the state of one join key on one side. Its rows are kept
@@ -330,7 +333,7 @@ func (j *Join) probe(port int, kb []byte, h uint64, r types.Row, t int64, out *B
 		if !j.matches(lt, rt) {
 			continue
 		}
-		o, err := j.rowAt(1-port, &partner.rows, i)
+		o, err := j.probeRow(1-port, partner, i)
 		if err != nil {
 			return false, err
 		}

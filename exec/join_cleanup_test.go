@@ -333,3 +333,51 @@ func TestHarnessJoinCleanup(t *testing.T) {
 		reorder: true,
 	})
 }
+
+// TestJoinProbeRowsShared: probes reuse the rows they decoded, per slot
+// of the key's hash, only when the stored row's bytes are the same:
+// forty keys (more than the slots, so keys share slots) probed in turn,
+// some twice in a row, each pair joins its own key's row; a key probed
+// again keeps its decoded row.
+func TestJoinProbeRowsShared(t *testing.T) {
+	log := &changeLog{}
+	j := newCleanupJoin(t, JoinConfig{ID: "j/", Node: cleanupNode(nil, nil, -1, 0), Out: Output{Op: log}})
+	const keys = 40
+	var left []types.Row
+	for i := range keys {
+		left = append(left, types.Row{types.StringValue(fmt.Sprintf("k%d", i)), types.TimestampValue(100),
+			types.IntValue(int64(i)), types.TimestampValue(200)})
+	}
+	if err := j.Process(0, &Batch{Rows: left}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	var want []string
+	for n := range 400 {
+		i := rng.Intn(keys)
+		if n%3 == 0 {
+			i = 7 // a hot key
+		}
+		right := types.Row{types.StringValue(fmt.Sprintf("k%d", i)), types.TimestampValue(150), types.IntValue(int64(n)), types.TimestampValue(300)}
+		if err := j.Process(1, &Batch{Rows: []types.Row{right}}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, "+"+append(append(types.Row{}, left[i]...), right...).String())
+	}
+	if strings.Join(log.got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("joined rows differ from each key's own pairs:\n got %q\nwant %q", log.got[:5], want[:5])
+	}
+	k := state.AppendKey(nil, types.StringValue("k7"))
+	hot := j.sides[0].get(string(k), joinHashBytes(k))
+	r1, err := j.probeRow(0, hot, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := j.probeRow(0, hot, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &r1[0] != &r2[0] {
+		t.Fatal("a key probed twice in a row decoded its row again")
+	}
+}
