@@ -407,18 +407,48 @@ func (a *distinctAcc) encode() types.Row {
 	return r
 }
 
-// appendState appends encode's row in AppendRow's form without building
-// it: a checkpoint of a large set allocates no row of its values.
+// appendState appends the set as a row in AppendRow's form, without
+// building it: its BIGINT values, if any, as a NULL (never a member, so
+// the mark of this form) and a BYTEA of the intSet's blocks
+// (intSet.appendBlocks: the bytes it holds them in, read back without
+// decoding a value), then its other values, one each. decode also reads
+// encode's row, and rows of builds before the blocks (a value each).
 func (a *distinctAcc) appendState(dst []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(a.size()))
-	a.ints.each(func(i int64) { dst = types.AppendCodec(dst, types.IntValue(i)) })
+	if a.ints.len() == 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(a.seen)))
+	} else {
+		dst = binary.AppendUvarint(dst, uint64(2+len(a.seen)))
+		dst = types.AppendCodec(dst, types.NullValue)
+		a.buf = a.ints.appendBlocks(a.buf[:0])
+		dst = append(dst, byte(types.Bytea))
+		dst = binary.AppendUvarint(dst, uint64(len(a.buf)))
+		dst = append(dst, a.buf...)
+		if cap(a.buf) > 1024 {
+			a.buf = nil
+		}
+	}
 	for k, ref := range a.seen {
 		dst = types.AppendCodec(dst, k.value(ref))
 	}
 	return dst
 }
 
+// decode adds the values of row r, in encode's form or appendState's.
 func (a *distinctAcc) decode(r types.Row) error {
+	if len(r) >= 2 && r[0].K == types.Null && r[1].K == types.Bytea {
+		if a.inner == nil && !a.tracking && a.ints.len() == 0 {
+			if err := a.ints.loadBlocks(r[1].S); err != nil { // the blocks as they are
+				return err
+			}
+		} else { // each value folded and listed as add does
+			var blocks intSet
+			if err := blocks.loadBlocks(r[1].S); err != nil {
+				return err
+			}
+			blocks.each(func(i int64) { a.add(types.IntValue(i)) })
+		}
+		r = r[2:]
+	}
 	for _, v := range r {
 		a.add(v)
 	}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"encoding/binary"
+	"errors"
 	"sort"
 )
 
@@ -200,3 +201,82 @@ func (s *intSet) bytes() int64 {
 	}
 	return n
 }
+
+// appendBlocks appends the set in its block form: the count and the
+// number of blocks (uvarints), then per block its first and last values
+// (8 bytes each, big-endian) and its gaps (a uvarint length and the
+// bytes). loadBlocks reads it back by copying, without decoding a value.
+func (s *intSet) appendBlocks(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(s.n))
+	dst = binary.AppendUvarint(dst, uint64(len(s.blocks)))
+	for i := range s.blocks {
+		b := &s.blocks[i]
+		dst = binary.BigEndian.AppendUint64(dst, uint64(b.first))
+		dst = binary.BigEndian.AppendUint64(dst, uint64(b.last))
+		dst = binary.AppendUvarint(dst, uint64(len(b.buf)))
+		dst = append(dst, b.buf...)
+	}
+	return dst
+}
+
+// loadBlocks adds the values of appendBlocks' form src. An empty set
+// takes the blocks as they are, their gaps in one copy of src (each
+// block's slice full, so the first growth of one moves it out); a set
+// holding values already adds them one by one. It checks the form as it
+// goes: corrupt bytes are an error, never a wrong set.
+func (s *intSet) loadBlocks(src string) error {
+	b := []byte(src)
+	n, k := binary.Uvarint(b)
+	if k <= 0 {
+		return errIntSetForm
+	}
+	b = b[k:]
+	nb, k := binary.Uvarint(b)
+	if k <= 0 || nb > uint64(len(b))/17 {
+		return errIntSetForm
+	}
+	b = b[k:]
+	blocks := make([]intBlock, 0, nb)
+	var count uint64
+	for range nb {
+		if len(b) < 16 {
+			return errIntSetForm
+		}
+		blk := intBlock{first: int64(binary.BigEndian.Uint64(b)), last: int64(binary.BigEndian.Uint64(b[8:]))}
+		l, k := binary.Uvarint(b[16:])
+		if k <= 0 || l > uint64(len(b)-16-k) {
+			return errIntSetForm
+		}
+		b = b[16+k:]
+		blk.buf, b = b[:l:l], b[l:]
+		// the gaps must reach last from first, each positive, and the
+		// blocks must be sorted and disjoint
+		v := blk.first
+		for off := 0; off < len(blk.buf); {
+			d, k := binary.Uvarint(blk.buf[off:])
+			if k <= 0 || int64(uint64(v)+d) <= v { // zero, or past MaxInt64
+				return errIntSetForm
+			}
+			v = int64(uint64(v) + d)
+			off += k
+			count++
+		}
+		count++
+		if v != blk.last || (len(blocks) > 0 && blocks[len(blocks)-1].last >= blk.first) {
+			return errIntSetForm
+		}
+		blocks = append(blocks, blk)
+	}
+	if len(b) != 0 || count != n {
+		return errIntSetForm
+	}
+	if s.n == 0 {
+		s.blocks, s.n = blocks, int(n)
+		return nil
+	}
+	loaded := intSet{blocks: blocks, n: int(n)}
+	loaded.each(func(v int64) { s.add(v) })
+	return nil
+}
+
+var errIntSetForm = errors.New("corrupt BIGINT set")

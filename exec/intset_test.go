@@ -78,3 +78,55 @@ func TestIntSetSmallerThanMap(t *testing.T) {
 		t.Fatalf("%.1f bytes a value, want at most 3", per)
 	}
 }
+
+// TestIntSetBlocksRoundTrip: appendBlocks' form loads back the same
+// values, into an empty set as they are and into a set holding others by
+// adding them; a truncated form is an error, and flipped bytes an error
+// or a set, never a panic.
+func TestIntSetBlocksRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 100, 5000} {
+		var s intSet
+		for s.len() < n {
+			s.add(r.Int64N(int64(n)*40) - int64(n)*20)
+		}
+		s.add(math.MaxInt64)
+		s.add(math.MinInt64)
+		form := string(s.appendBlocks(nil))
+		var empty, held intSet
+		held.add(12345678901)
+		if err := empty.loadBlocks(form); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if err := held.loadBlocks(form); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		var want, got, gotHeld []int64
+		s.each(func(v int64) { want = append(want, v) })
+		empty.each(func(v int64) { got = append(got, v) })
+		held.each(func(v int64) {
+			if v != 12345678901 {
+				gotHeld = append(gotHeld, v)
+			}
+		})
+		if !slices.Equal(got, want) || !slices.Equal(gotHeld, want) || empty.len() != s.len() || held.len() != s.len()+1 {
+			t.Fatalf("n=%d: loaded %d and %d values, want %d", n, len(got), len(gotHeld), len(want))
+		}
+		empty.add(math.MaxInt64 - 5) // a loaded block grows out of the shared copy
+		if !empty.has(math.MaxInt64-5) || !empty.has(want[len(want)/2]) {
+			t.Fatalf("n=%d: add after load lost a value", n)
+		}
+		for cut := range len(form) {
+			var x intSet
+			if x.loadBlocks(form[:cut]) == nil {
+				t.Fatalf("n=%d: the form cut at %d of %d bytes loaded", n, cut, len(form))
+			}
+		}
+		for i := range 200 {
+			b := []byte(form)
+			b[r.IntN(len(b))] ^= byte(1 + i%255)
+			var x intSet
+			_ = x.loadBlocks(string(b)) // must not panic
+		}
+	}
+}
