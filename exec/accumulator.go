@@ -283,9 +283,9 @@ func (a *avgAcc) decode(r types.Row) error {
 // to visit; other kinds are keyed by their key form and keep the value
 // itself. merge folds the values new to the set into inner likewise.
 //
-// In an Aggregate (tracking set) it also lists the values new since the
-// last checkpoint (freshInts, freshVals), which the checkpoint writes as
-// one chunk of the set (aggregate_distinct.go).
+// In an Aggregate, a set stored in chunks (tracking) also lists the
+// values new since the last checkpoint (freshInts, freshVals), which the
+// checkpoint writes as one chunk of the set (aggregate_distinct.go).
 type distinctAcc struct {
 	ints  intSet // the BIGINT values
 	seen  map[distinctKey]*types.Value

@@ -32,10 +32,13 @@ import (
 // and, from each checkpoint, in Badger, so expiry visits only the groups
 // it drops and evicted groups leave memory whole. A DISTINCT set grows
 // with the distinct values of its group (over a retracting input, those
-// with copies left); it is stored in chunks apart from the group's other
-// state, so a checkpoint writes only what changed in it
-// (aggregate_distinct.go), and in memory it also lists its changes since
-// the last checkpoint.
+// with copies left); over an append-only input its BIGINT values are an
+// intSet (intset.go: sorted blocks of delta-coded gaps, a byte or two an
+// id). From 1,024 entries a set is stored in chunks apart from the
+// group's other state, so a checkpoint writes only what changed in it
+// (aggregate_distinct.go), and in memory such a set also lists its
+// changes since the last checkpoint; a smaller one is written whole in
+// the group's value, its BIGINT values as their blocks.
 //
 // A ranked aggregate (UNION's distinct step) keeps a group's column
 // values from its first row of the lowest rank (rerank); the rank's min

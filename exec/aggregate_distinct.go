@@ -16,7 +16,10 @@ import (
 //
 // Layout: the group's value (id + group key) holds its scalar part (last
 // update, group, emitted row, the other accumulators, the DISTINCT sets
-// smaller than minChunkedEntries) and, per DISTINCT accumulator, a chunk
+// smaller than minChunkedEntries; a set over an append-only input in
+// distinctAcc.appendState's form, its BIGINT values as one BYTEA of
+// their intSet blocks, which builds before it wrote a value each and
+// which it still reads) and, per DISTINCT accumulator, a chunk
 // header: how many chunks it has (0: the set is in the value), how many
 // entries the first (a whole copy of the set) and the others (changes)
 // hold. Chunk seq of DISTINCT accumulator i is stored under
@@ -30,7 +33,9 @@ import (
 // the changes one checkpoint made: the values new to the set (append-only
 // input) or, over a retracting input, each value whose count changed with
 // its count then (0: it left the set). Reading the chunks in order gives
-// the set.
+// the set. Only a set with stored chunks lists its changes in memory
+// (chunkedSet.track): a set in the value is written whole, and one
+// chunked for the first time is written whole as chunk 0.
 //
 // A checkpoint writes a changed group's scalar value and, per DISTINCT
 // set that changed, one more chunk of its changes; it writes the set
