@@ -82,8 +82,11 @@ type Aggregate struct {
 	db       *state.Store
 	valBuf   []byte // writeSets' buffers
 	chunkBuf []byte
-	batches  uint64   // the batches processed
-	ages     []uint64 // evict's buffer: the groups' last-updated batches
+	// bigs are resident groups with sets stored in chunks, which the
+	// memory estimate counts exactly (meanBytes)
+	bigs    map[string]*aggEntry
+	batches uint64   // the batches processed
+	ages    []uint64 // evict's buffer: the groups' last-updated batches
 }
 
 type aggEntry struct {
@@ -512,6 +515,7 @@ func (a *Aggregate) checkpointGroup(w *state.Writer, k string) error {
 	if err := a.writeSets(w, e); err != nil {
 		return err
 	}
+	a.noteBig(e)
 	if err := w.Set([]byte(a.id+k), a.encode(e)); err != nil {
 		return err
 	}
@@ -617,6 +621,7 @@ func (a *Aggregate) Restore(s *state.Store) error {
 			chunked = append(chunked, e)
 		}
 		a.entries[e.key] = e
+		a.noteBig(e)
 		if a.ttl > 0 {
 			a.queue(e)
 		}
@@ -742,6 +747,7 @@ func (a *Aggregate) load(key string) (*aggEntry, error) {
 		return nil, fmt.Errorf("load group state: %w", err)
 	}
 	a.entries[key] = e
+	a.noteBig(e)
 	return e, nil
 }
 

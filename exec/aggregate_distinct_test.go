@@ -383,3 +383,35 @@ func valuesLayoutValue(a *Aggregate, e *aggEntry) []byte {
 	}
 	return a.appendHeader(b, e, setsChunked)
 }
+
+// TestAggregateMeanCountsBigGroupsExactly: one group whose set is stored
+// in chunks among 299 small ones is counted exactly, not through the
+// sample, so no draw of the sample makes the mean several times the true
+// one (which evicted nearly every group of q16, its hot ones too).
+func TestAggregateMeanCountsBigGroupsExactly(t *testing.T) {
+	defer func(n int) { minChunkedEntries = n }(minChunkedEntries)
+	minChunkedEntries = 64
+	st, build := distinctCase{name: "append-only"}.stored(t, 0)
+	agg, view := build()
+	b := &Batch{}
+	for v := range int64(50000) {
+		b.Rows = append(b.Rows, distinctRow(0, 0, v*1000))
+	}
+	for g := range int64(299) {
+		b.Rows = append(b.Rows, distinctRow(g+1, 0, 1), distinctRow(g+1, 0, 2))
+	}
+	if err := agg.Process(0, b); err != nil {
+		t.Fatal(err)
+	}
+	checkpointAll(t, st, 1, agg, view)
+	var exact int64
+	for _, e := range agg.entries {
+		exact += agg.groupBytes(e)
+	}
+	exact /= int64(len(agg.entries))
+	for range 100 {
+		if m := agg.meanBytes(); m < exact*2/3 || m > exact*3/2 {
+			t.Fatalf("mean %d bytes a group, the true mean %d", m, exact)
+		}
+	}
+}
