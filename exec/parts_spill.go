@@ -329,20 +329,17 @@ func (s *partStore[P]) checkpoint(w *state.Writer) error {
 		}
 		p.spillState().dirty, p.spillState().persisted = false, true
 	}
-	for k := range s.spill.spilled {
-		if _, ok := s.parts[k]; ok {
-			continue // loaded since: written above
-		}
-		val, err := s.spill.get(k)
-		if err != nil {
-			return err
-		}
+	err := s.spill.each(func(k string) bool {
+		_, ok := s.parts[k] // loaded since: written above
+		return !ok
+	}, func(k string, val []byte) error {
 		if len(val) == 0 {
 			return errCorrupt(s.id)
 		}
-		if err := w.Set([]byte(s.id+k), val[1:]); err != nil {
-			return err
-		}
+		return w.Set([]byte(s.id+k), val[1:])
+	})
+	if err != nil {
+		return err
 	}
 	return s.spill.clear(w)
 }
