@@ -32,6 +32,13 @@ import (
 // memory or spilled, under their keys, deletes those dropped since, and
 // empties the spill area. Restore reads every owned partition and evicts
 // as it goes, so memory holds at most the limit after it.
+//
+// A store whose partitions another store keeps (partCodec.load: a keyed
+// Top-N whose view holds every row it ranks) writes none of them: a
+// checkpoint only empties the spill area, an evicted partition unchanged
+// since the last checkpoint comes back by load, and restore reads nothing
+// (every key may then be stored: get asks load for each one memory
+// lacks).
 type partStore[P partition] struct {
 	id   string
 	c    partCodec[P]
@@ -39,8 +46,11 @@ type partStore[P partition] struct {
 	// parts are the partitions in memory.
 	parts map[string]P
 	// gone are the keys a checkpoint holds whose partitions were dropped
-	// since: the next checkpoint deletes them.
-	gone map[string]bool
+	// since: the next checkpoint deletes them. stale are keys of an
+	// earlier layout that a store whose partitions are kept elsewhere
+	// (c.load) found at restore: the next checkpoint deletes them too.
+	gone  map[string]bool
+	stale map[string]bool
 
 	store  *state.Store // nil: nothing spills
 	budget int
@@ -48,10 +58,13 @@ type partStore[P partition] struct {
 	spill  spillArea
 	// onDisk: partitions not in parts may be stored (evicted whole);
 	// evicted has every key evict moved out (restore evicts the ones it
-	// does not keep), so a key it lacks is new and get reads nothing.
-	onDisk  bool
-	evicted evictedFilter
-	seed    maphash.Seed
+	// does not keep), so a key it lacks is new and get reads nothing —
+	// unless restored: a restore that read nothing left every key
+	// possibly stored.
+	onDisk   bool
+	restored bool
+	evicted  evictedFilter
+	seed     maphash.Seed
 	// round counts the eviction checks (one per batch or visited
 	// partition); ages is evict's scratch of the partitions' last use.
 	round uint64
@@ -74,6 +87,10 @@ type partCodec[P partition] struct {
 	decodeRaw func(k string, val []byte) (P, error)
 	// size estimates p's bytes in memory, key k's map entry included.
 	size func(k string, p P) int64
+	// load, when set, reads partition k as the last checkpoint holds it
+	// from where the operator's output keeps it (ok false: none), and the
+	// store writes no partition of its own (see partStore).
+	load func(k string) (p P, ok bool, err error)
 }
 
 // partState is what a partStore keeps in each partition, embedded in
@@ -104,10 +121,14 @@ type partStoreConfig struct {
 }
 
 func newPartStore[P partition](c partStoreConfig, codec partCodec[P]) *partStore[P] {
-	s := &partStore[P]{id: c.ID, c: codec, keep: c.Keep, parts: map[string]P{}, gone: map[string]bool{},
+	s := &partStore[P]{id: c.ID, c: codec, keep: c.Keep, parts: map[string]P{}, gone: map[string]bool{}, stale: map[string]bool{},
 		spill: newSpillArea(c.Store, c.ID), seed: maphash.MakeSeed()}
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		s.store, s.budget, s.mem = c.Store, c.Budget, c.Memory.join()
+	} else if c.Store != nil && codec.load != nil {
+		s.store = c.Store // no eviction; partitions come back by load after a restore
+	} else {
+		s.c.load = nil // no store: restore reads the partitions' own keys
 	}
 	return s
 }
@@ -121,7 +142,7 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 		}
 		return p, ok, nil
 	}
-	if !s.evicted.has(maphash.Bytes(s.seed, k)) {
+	if !s.restored && !s.evicted.has(maphash.Bytes(s.seed, k)) {
 		return p, false, nil
 	}
 	key := string(k)
@@ -136,7 +157,8 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 }
 
 // read decodes evicted partition k: from the spill area when it changed
-// since the last checkpoint, else from the checkpoint.
+// since the last checkpoint, else from the checkpoint (by load, when the
+// checkpoint holds it elsewhere).
 func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 	if s.spill.has(k) {
 		val, err := s.spill.get(k)
@@ -152,6 +174,14 @@ func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 		ps := p.spillState()
 		ps.dirty, ps.persisted = true, val[0] == 1
 		return p, true, nil
+	}
+	if s.c.load != nil {
+		if p, ok, err = s.c.load(k); ok {
+			s.spill.reads++
+			ps := p.spillState()
+			ps.dirty, ps.persisted = false, true
+		}
+		return p, ok, err
 	}
 	val, ok, err := s.store.Get([]byte(s.id + k))
 	if err != nil {
@@ -301,7 +331,8 @@ func (s *partStore[P]) evict() error {
 }
 
 // visit calls fn for every partition: those in memory, then the evicted
-// ones, read without coming back into memory. fn may drop the partition
+// ones, read without coming back into memory (not for a store whose
+// partitions are kept elsewhere: c.load). fn may drop the partition
 // it gets (drop) but must not change an evicted one.
 func (s *partStore[P]) visit(fn func(k string, p P) error) error {
 	for k, p := range s.parts {
@@ -344,20 +375,28 @@ func (s *partStore[P]) visit(fn func(k string, p P) error) error {
 // checkpoint held, then every partition changed since the last
 // checkpoint: from memory, else from the spill area, which it empties.
 func (s *partStore[P]) checkpoint(w *state.Writer) error {
-	for k := range s.gone {
-		if err := w.Delete([]byte(s.id + k)); err != nil {
-			return err
+	for _, keys := range []map[string]bool{s.gone, s.stale} {
+		for k := range keys {
+			if err := w.Delete([]byte(s.id + k)); err != nil {
+				return err
+			}
 		}
+		clear(keys)
 	}
-	clear(s.gone)
 	for k, p := range s.parts {
-		if !p.spillState().dirty {
+		ps := p.spillState()
+		if !ps.dirty {
 			continue
 		}
-		if err := w.Set([]byte(s.id+k), s.value(p)); err != nil {
-			return err
+		if s.c.load == nil {
+			if err := w.Set([]byte(s.id+k), s.value(p)); err != nil {
+				return err
+			}
 		}
-		p.spillState().dirty, p.spillState().persisted = false, true
+		ps.dirty, ps.persisted = false, true
+	}
+	if s.c.load != nil { // the checkpoint holds the spilled partitions elsewhere
+		return s.spill.clear(w)
 	}
 	err := s.spill.each(func(k string) bool {
 		_, ok := s.parts[k] // loaded since: written above
@@ -375,8 +414,20 @@ func (s *partStore[P]) checkpoint(w *state.Writer) error {
 }
 
 // restore reads every partition this instance owns from st, calling each
-// (when set) for it, and evicts as it goes.
+// (when set) for it, and evicts as it goes. A store whose partitions are
+// kept elsewhere (c.load) reads none: it notes the keys an earlier layout
+// left under its id, for the next checkpoint to delete.
 func (s *partStore[P]) restore(st *state.Store, each func(k string, p P) error) error {
+	if s.c.load != nil {
+		s.onDisk, s.restored = true, true
+		return st.ScanOwned([]byte(s.id), func(key []byte) (bool, error) {
+			if own, err := s.owns(key); err != nil || !own {
+				return false, err
+			}
+			s.stale[string(key[len(s.id):])] = true
+			return false, nil
+		}, nil)
+	}
 	return st.ScanOwned([]byte(s.id), s.owns, func(key, val []byte) error {
 		k := string(key[len(s.id):])
 		p, err := s.decodeStored(k, val)
