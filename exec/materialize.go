@@ -32,7 +32,8 @@ type Materialize struct {
 	rows        *rowStore
 	live        int // rows held with a count (tombstones excluded)
 	// changed lists the ids of rows changed since the last checkpoint
-	// (all in memory: evict leaves them); dirty is its liveness test.
+	// (rows in the spill area are found there); dirty is its liveness
+	// test.
 	changed dirtyList[uint32]
 	dirty   func(id uint32) bool
 	sink    func(changes []connectors.Change)
@@ -47,27 +48,23 @@ type Materialize struct {
 	wm   int64
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
-	// memory; onDisk is set once rows may live only in Badger (the last
-	// checkpoint). evicted has the hashes of the rows evict moved out:
-	// unless a restore left the rows in Badger unread (restored), a row
-	// it lacks is new and lookup reads nothing for it. starved is set
-	// when too few rows unchanged since the last checkpoint were left to
-	// evict: evict waits for the next checkpoint. reads counts the rows
-	// read back from Badger.
+	// memory; onDisk is set once rows may live only in Badger. evicted
+	// has the hashes of the rows evict moved out: unless a restore left
+	// the rows in Badger unread (restored), a row it lacks is new and
+	// lookup reads nothing for it.
 	store    *state.Store
 	budget   int
 	mem      *memShare // the view's share of the memory budget, or nil
 	width    int       // columns of a row, for seeking rows in Badger (0: unknown)
 	onDisk   bool
 	restored bool
-	starved  bool
 	evicted  evictedFilter
-	reads    int64
+	spill    spillArea
 	hand     int // where the next eviction starts looking, in record ids
 
 	index *idTable // hash of the view key → ids of rows in memory, built by the first Get
 
-	kb, kb2, ikb, hbuf, vbuf []byte // scratch for row encodings, stored keys, view keys and stored values
+	kb, ikb, hbuf, vbuf []byte // scratch for row keys, view keys and stored values
 }
 
 // NewMaterialize returns the view store; sink (may be nil) receives the
@@ -141,6 +138,9 @@ func (m *Materialize) retract(id uint32, h uint64, r types.Row) {
 	}
 	m.live--
 	m.indexRemove(id, r)
+	if m.onDisk {
+		m.spill.forget(string(m.rows.key(id)))
+	}
 	if e.flags&recPersisted != 0 {
 		e.flags |= recGone
 		m.markDirty(id)
@@ -347,8 +347,9 @@ func (m *Materialize) rowOf(k []byte) (types.Row, error) {
 	return r, nil
 }
 
-// storedValue is the value a checkpoint stores for a row: the header
-// row (its count), as state.EncodeValue writes it. The row itself is the
+// storedValue is the value a checkpoint or the spill area stores for a
+// row: the header row (count, and for the spill area whether a checkpoint
+// holds the row), as state.EncodeValue writes it. The row itself is the
 // key's (a copy in the value would double what Badger writes, logs and
 // flushes per row). It reuses m.vbuf: the writer copies it.
 func (m *Materialize) storedValue(hdr ...types.Value) []byte {
@@ -359,9 +360,8 @@ func (m *Materialize) storedValue(hdr ...types.Value) []byte {
 }
 
 // Checkpoint implements Stateful. It writes the rows changed since the
-// last checkpoint, all in memory (evict leaves them there): those listed
-// in changed, deleting tombstones. The rows are then unchanged, free to
-// leave memory again.
+// last checkpoint: those listed in changed, deleting tombstones, and the
+// spilled ones not in memory.
 func (m *Materialize) Checkpoint(w *state.Writer) error {
 	var key []byte
 	for _, id := range m.changed.take() {
@@ -383,8 +383,24 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		}
 		e.flags = e.flags&^recDirty | recPersisted
 	}
-	m.starved = false
-	return nil
+	if m.store == nil {
+		return nil
+	}
+	err := m.spill.each(func(k string) bool {
+		_, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k)))
+		return !ok // in memory: written above
+	}, func(k string, val []byte) error {
+		count, _, err := decodeMatRow(m.id, val)
+		if err != nil {
+			return err
+		}
+		key = append(append(key[:0], m.id...), k...)
+		return w.Set(key, m.storedValue(types.IntValue(count)))
+	})
+	if err != nil {
+		return err
+	}
+	return m.spill.clear(w)
 }
 
 // markDirty lists row id as changed since the last checkpoint.
@@ -405,7 +421,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 	}
 	m.index = nil
 	if m.store != nil {
-		m.onDisk, m.restored, m.starved = true, true, false
+		m.onDisk, m.restored = true, true
 		return nil
 	}
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {

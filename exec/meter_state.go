@@ -168,7 +168,7 @@ func (j *Join) meanBytes() int64 {
 }
 
 func (m *Materialize) stateSize() StateSize {
-	return StateSize{Keys: m.StateKeys(), MemoryBytes: m.mem.bytes(m.StateKeys(), m.meanBytes) + m.evicted.bytes(), SpillReads: m.reads}
+	return m.spill.size(m.StateKeys(), m.mem.bytes(m.StateKeys(), m.meanBytes)+m.evicted.bytes())
 }
 
 // meanBytes is the mean in-memory size of a row held: its share of the
