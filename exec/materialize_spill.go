@@ -140,9 +140,9 @@ func (m *Materialize) evict() error {
 // delete the rows they inserted recently (a displaced top row, a rank
 // that moved), so without it the hand evicted those as readily as cold
 // rows and each delete read its row back from Badger. Rows changed since
-// the last checkpoint are passed over while unchanged ones are left (in
-// Nexmark q18 and q19 half of the view's rows spilled between
-// checkpoints, each written out, read back and written again), and taken
+// the last checkpoint are passed over while unchanged ones are left
+// (spilled, each is written out, read back by the checkpoint and written
+// again, and a Top-N view soon deletes the rows it inserted), and taken
 // after the marked ones when those are too few.
 func (m *Materialize) victims(n int) []uint32 {
 	out := make([]uint32, 0, n)
