@@ -221,3 +221,44 @@ func TestMaterializeSpillKeepsTombstones(t *testing.T) {
 		t.Fatalf("restored %v, checkpoint %v", rows, got)
 	}
 }
+
+// TestMaterializeEvictsUnchangedRowsFirst: over its budget a view store
+// drops rows a checkpoint holds before it writes changed rows to the
+// spill area, and spills changed rows only when those are too few.
+func TestMaterializeEvictsUnchangedRowsFirst(t *testing.T) {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m := NewMaterialize("v/", []int{0}, nil).WithSpill(st, 8, 2, nil)
+	batch := func(from, to int64) *Batch {
+		b := &Batch{}
+		for i := from; i < to; i++ {
+			b.Rows, b.Diffs = append(b.Rows, types.Row{types.IntValue(i), types.IntValue(i * 7)}), append(b.Diffs, 1)
+		}
+		return b
+	}
+	if err := m.Process(0, batch(0, 8)); err != nil {
+		t.Fatal(err)
+	}
+	checkpointAll(t, st, 1, m)
+	m.hand = 8                                         // the clock starts at the rows added next
+	if err := m.Process(0, batch(8, 12)); err != nil { // 12 rows over 8: down to 6
+		t.Fatal(err)
+	}
+	if s := m.stateSize(); s.SpilledBytes != 0 || s.Keys != 6 {
+		t.Fatalf("after evicting with unchanged rows left: %+v, want 6 rows in memory and none spilled", s)
+	}
+	if err := m.Process(0, batch(12, 20)); err != nil { // 14 changed rows: some must spill
+		t.Fatal(err)
+	}
+	if s := m.stateSize(); s.SpilledBytes == 0 || s.Keys > 8 {
+		t.Fatalf("after evicting with changed rows alone: %+v, want at most 8 rows in memory and some spilled", s)
+	}
+	checkpointAll(t, st, 2, m)
+	got, err := StoredRows(st, "v/")
+	if err != nil || len(got) != 20 {
+		t.Fatalf("checkpoint holds %d rows (%v), want 20", len(got), err)
+	}
+}

@@ -93,9 +93,11 @@ func (m *Materialize) loadSpilled(k string) (count int64, persisted bool, err er
 // evict moves rows out of memory until at most 3/4 of the limit stay:
 // the row budget or, when fewer, the rows that fit in the memory share.
 // Victims are taken round the record table from where the last eviction
-// stopped; tombstones stay (the next checkpoint needs them). Changed rows
-// go to the spill area in one batch, unchanged ones are dropped (the
-// checkpoint has them).
+// stopped, rows unchanged since the last checkpoint first: they are
+// dropped (the checkpoint has them), while a changed row goes to the
+// spill area, which costs a write, the checkpoint's read back and a
+// delete. Tombstones stay (the next checkpoint needs them). Changed rows
+// go to the spill area in one batch.
 func (m *Materialize) evict() error {
 	limit := m.mem.limit(m.budget, m.live, m.meanBytes)
 	if limit <= 0 || m.live <= limit {
@@ -137,16 +139,24 @@ func (m *Materialize) evict() error {
 // and is taken only when the unmarked rows are too few. Top-N views
 // delete the rows they inserted recently (a displaced top row, a rank
 // that moved), so without it the hand evicted those as readily as cold
-// rows and each delete read its row back from Badger.
+// rows and each delete read its row back from Badger. Rows changed since
+// the last checkpoint are passed over while unchanged ones are left
+// (spilled, each is written out, read back by the checkpoint and written
+// again, and a Top-N view soon deletes the rows it inserted), and taken
+// after the marked ones when those are too few.
 func (m *Materialize) victims(n int) []uint32 {
 	out := make([]uint32, 0, n)
-	var marked []uint32
+	var marked, changed []uint32
 	recs := len(m.rows.recs)
 	i := 0
 	for ; i < recs && len(out) < n; i++ {
 		id := uint32((m.hand + i) % recs)
 		e := m.rows.rec(id)
 		if e.flags&recUsed == 0 || e.count <= 0 {
+			continue
+		}
+		if e.flags&recDirty != 0 {
+			changed = append(changed, id)
 			continue
 		}
 		if e.flags&recRef != 0 {
@@ -157,6 +167,7 @@ func (m *Materialize) victims(n int) []uint32 {
 		out = append(out, id)
 	}
 	out = append(out, marked[:min(len(marked), n-len(out))]...)
+	out = append(out, changed[:min(len(changed), n-len(out))]...)
 	if recs > 0 {
 		m.hand = (m.hand + i) % recs
 	}
