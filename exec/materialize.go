@@ -386,8 +386,18 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 	if m.store == nil {
 		return nil
 	}
-	if err := m.checkpointSpilled(w); err != nil {
-		return err
+	for k := range m.spill.spilled {
+		if _, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k))); ok {
+			continue // in memory: written above
+		}
+		count, _, err := m.loadSpilled(k)
+		if err != nil {
+			return err
+		}
+		key = append(append(key[:0], m.id...), k...)
+		if err := w.Set(key, m.storedValue(types.IntValue(count))); err != nil {
+			return err
+		}
 	}
 	return m.spill.clear(w)
 }

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/streamsql/streamsql/exec/state"
@@ -75,53 +74,6 @@ func (m *Materialize) loadCheckpointed(k string) (count int64, ok bool, err erro
 	m.spill.reads++
 	count, _, err = decodeMatRow(m.id, val)
 	return count, err == nil, err
-}
-
-// checkpointSpilled writes to w the rows evicted while changed that
-// memory does not hold again (those in memory were written from there),
-// read by one scan of the view's spill area in key order rather than a
-// point read each: q20's view spills a quarter of its new rows between
-// checkpoints, and their point reads were 7% of its CPU at 10 M events.
-// The scan skips the area's stale values (rows removed since they
-// spilled); a spilled row it does not find is an error, as its point read
-// was.
-func (m *Materialize) checkpointSpilled(w *state.Writer) error {
-	want := 0
-	for k := range m.spill.spilled {
-		if _, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k))); !ok {
-			want++
-		}
-	}
-	if want == 0 {
-		return nil
-	}
-	prefix := m.spill.key("")
-	var key []byte
-	got := 0
-	err := m.store.Scan(prefix, func(sk, val []byte) error {
-		k := sk[len(prefix):]
-		if !m.spill.has(string(k)) {
-			return nil // stale: the row was removed since it spilled
-		}
-		if _, ok := m.rows.find(k, m.rows.hash(k)); ok {
-			return nil // in memory: written from there
-		}
-		count, _, err := decodeMatRow(m.id, val)
-		if err != nil {
-			return err
-		}
-		got++
-		key = append(append(key[:0], m.id...), k...)
-		return w.Set(key, m.storedValue(types.IntValue(count)))
-	})
-	if err != nil {
-		return fmt.Errorf("checkpoint spilled rows of %s: %w", m.id, err)
-	}
-	m.spill.reads += int64(got)
-	if got != want {
-		return fmt.Errorf("checkpoint spilled rows of %s: %d of %d values missing: %w", m.id, want-got, want, state.ErrVersion)
-	}
-	return nil
 }
 
 // loadSpilled reads row k's count from the spill area, whose values carry
