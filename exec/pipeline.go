@@ -272,6 +272,23 @@ func (b *pipeBuilder) buildShared(n planner.Node, out Output) error {
 	return b.buildOp(n, teeOut, st)
 }
 
+// identityProject reports whether p passes its input's columns through
+// as they are, each in its place (a SELECT listing a GROUP BY's columns
+// and aggregates in their order, as Nexmark q16): it is then built as no
+// operator, its meter alone between its input and its consumer, rather
+// than copying every row (q16's aggregate emits two rows a bid).
+func identityProject(p *planner.Project) bool {
+	if p.Input == nil || len(p.Exprs) != len(p.Input.Schema()) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		if c, ok := e.(*planner.ColRef); !ok || c.Index != i {
+			return false
+		}
+	}
+	return true
+}
+
 // statefulNodes counts the nodes of the tree under n that take a state
 // id when built (each use of a shared node counted, as unshared).
 func statefulNodes(n planner.Node) int {
@@ -311,6 +328,9 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		sized(st, op)
 		return b.build(x.Input, Output{Op: op})
 	case *planner.Project:
+		if identityProject(x) { // its input's rows as they are
+			return b.build(x.Input, out)
+		}
 		exprs := make([]Evaluator, len(x.Exprs))
 		for i, e := range x.Exprs {
 			ev, err := CompileScalar(e, b.env.EvalErrors)
