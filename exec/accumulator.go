@@ -276,18 +276,18 @@ func (a *avgAcc) decode(r types.Row) error {
 // distinctAcc keeps the distinct values of its group and folds each new
 // one into inner as it arrives, so a result is O(1) however many values
 // the group has seen (count(DISTINCT) is the size of the set). A BIGINT
-// is kept in a set of int64s (8 bytes a slot, hashed as a word: the
-// common DISTINCT over ids); a VARCHAR value is its own key
+// is kept in an intSet (sorted blocks of delta-coded gaps, a byte or two
+// a value for ids: the common DISTINCT over ids); a VARCHAR value is its own key
 // (distinctKey), so adding one allocates nothing beyond the set's own
 // growth and the set holds no object per value for the garbage collector
 // to visit; other kinds are keyed by their key form and keep the value
 // itself. merge folds the values new to the set into inner likewise.
 //
-// In an Aggregate (tracking set) it also lists the values new since the
-// last checkpoint (freshInts, freshVals), which the checkpoint writes as
-// one chunk of the set (aggregate_distinct.go).
+// In an Aggregate, a set stored in chunks (tracking) also lists the
+// values new since the last checkpoint (freshInts, freshVals), which the
+// checkpoint writes as one chunk of the set (aggregate_distinct.go).
 type distinctAcc struct {
-	ints  map[int64]struct{} // the BIGINT values (nil until the first)
+	ints  intSet // the BIGINT values
 	seen  map[distinctKey]*types.Value
 	inner accumulator // the fold of the values (nil for count)
 	buf   []byte
@@ -352,11 +352,11 @@ func (a *distinctAcc) add(v types.Value) {
 // merge adds src's values that the set lacks, folding each into inner.
 func (a *distinctAcc) merge(src accumulator) {
 	s := src.(*distinctAcc)
-	for i := range s.ints {
+	s.ints.each(func(i int64) {
 		if a.insertInt(i) && a.inner != nil {
 			a.inner.add(types.IntValue(i))
 		}
-	}
+	})
 	for k, ref := range s.seen {
 		if _, ok := a.seen[k]; ok {
 			continue
@@ -378,18 +378,10 @@ func (a *distinctAcc) insert(k distinctKey) bool {
 }
 
 // insertInt adds BIGINT i to the set and reports whether it is new.
-func (a *distinctAcc) insertInt(i int64) bool {
-	if a.ints == nil {
-		a.ints = map[int64]struct{}{}
-	} else if _, ok := a.ints[i]; ok {
-		return false
-	}
-	a.ints[i] = struct{}{}
-	return true
-}
+func (a *distinctAcc) insertInt(i int64) bool { return a.ints.add(i) }
 
 // size is how many distinct values the set holds.
-func (a *distinctAcc) size() int { return len(a.ints) + len(a.seen) }
+func (a *distinctAcc) size() int { return a.ints.len() + len(a.seen) }
 
 // value is the value the set holds under k.
 func (k distinctKey) value(ref *types.Value) types.Value {
@@ -408,21 +400,32 @@ func (a *distinctAcc) result() types.Value {
 
 func (a *distinctAcc) encode() types.Row {
 	r := make(types.Row, 0, a.size())
-	for i := range a.ints {
-		r = append(r, types.IntValue(i))
-	}
+	a.ints.each(func(i int64) { r = append(r, types.IntValue(i)) })
 	for k, ref := range a.seen {
 		r = append(r, k.value(ref))
 	}
 	return r
 }
 
-// appendState appends encode's row in AppendRow's form without building
-// it: a checkpoint of a large set allocates no row of its values.
+// appendState appends the set as a row in AppendRow's form, without
+// building it: its BIGINT values, if any, as a NULL (never a member, so
+// the mark of this form) and a BYTEA of the intSet's blocks
+// (intSet.appendBlocks: the bytes it holds them in, read back without
+// decoding a value), then its other values, one each. decode also reads
+// encode's row, and rows of builds before the blocks (a value each).
 func (a *distinctAcc) appendState(dst []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(a.size()))
-	for i := range a.ints {
-		dst = types.AppendCodec(dst, types.IntValue(i))
+	if a.ints.len() == 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(a.seen)))
+	} else {
+		dst = binary.AppendUvarint(dst, uint64(2+len(a.seen)))
+		dst = types.AppendCodec(dst, types.NullValue)
+		a.buf = a.ints.appendBlocks(a.buf[:0])
+		dst = append(dst, byte(types.Bytea))
+		dst = binary.AppendUvarint(dst, uint64(len(a.buf)))
+		dst = append(dst, a.buf...)
+		if cap(a.buf) > 1024 {
+			a.buf = nil
+		}
 	}
 	for k, ref := range a.seen {
 		dst = types.AppendCodec(dst, k.value(ref))
@@ -430,11 +433,21 @@ func (a *distinctAcc) appendState(dst []byte) []byte {
 	return dst
 }
 
+// decode adds the values of row r, in encode's form or appendState's.
 func (a *distinctAcc) decode(r types.Row) error {
-	if a.size() == 0 && len(r) > 8 && r[0].K == types.Int {
-		// sized once: a large set loaded back (a restore, or a group
-		// evicted and taken again) is not rehashed as it refills
-		a.ints = make(map[int64]struct{}, len(r))
+	if len(r) >= 2 && r[0].K == types.Null && r[1].K == types.Bytea {
+		if a.inner == nil && !a.tracking && a.ints.len() == 0 {
+			if err := a.ints.loadBlocks(r[1].S); err != nil { // the blocks as they are
+				return err
+			}
+		} else { // each value folded and listed as add does
+			var blocks intSet
+			if err := blocks.loadBlocks(r[1].S); err != nil {
+				return err
+			}
+			blocks.each(func(i int64) { a.add(types.IntValue(i)) })
+		}
+		r = r[2:]
 	}
 	for _, v := range r {
 		a.add(v)

@@ -32,10 +32,13 @@ import (
 // and, from each checkpoint, in Badger, so expiry visits only the groups
 // it drops and evicted groups leave memory whole. A DISTINCT set grows
 // with the distinct values of its group (over a retracting input, those
-// with copies left); it is stored in chunks apart from the group's other
-// state, so a checkpoint writes only what changed in it
-// (aggregate_distinct.go), and in memory it also lists its changes since
-// the last checkpoint.
+// with copies left); over an append-only input its BIGINT values are an
+// intSet (intset.go: sorted blocks of delta-coded gaps, a byte or two an
+// id). From 1,024 entries a set is stored in chunks apart from the
+// group's other state, so a checkpoint writes only what changed in it
+// (aggregate_distinct.go), and in memory such a set also lists its
+// changes since the last checkpoint; a smaller one is written whole in
+// the group's value, its BIGINT values as their blocks.
 //
 // A ranked aggregate (UNION's distinct step) keeps a group's column
 // values from its first row of the lowest rank (rerank); the rank's min
@@ -79,8 +82,11 @@ type Aggregate struct {
 	db       *state.Store
 	valBuf   []byte // writeSets' buffers
 	chunkBuf []byte
-	batches  uint64   // the batches processed
-	ages     []uint64 // evict's buffer: the groups' last-updated batches
+	// bigs are resident groups with sets stored in chunks, which the
+	// memory estimate counts exactly (meanBytes)
+	bigs    map[string]*aggEntry
+	batches uint64   // the batches processed
+	ages    []uint64 // evict's buffer: the groups' last-updated batches
 }
 
 type aggEntry struct {
@@ -509,6 +515,7 @@ func (a *Aggregate) checkpointGroup(w *state.Writer, k string) error {
 	if err := a.writeSets(w, e); err != nil {
 		return err
 	}
+	a.noteBig(e)
 	if err := w.Set([]byte(a.id+k), a.encode(e)); err != nil {
 		return err
 	}
@@ -614,6 +621,7 @@ func (a *Aggregate) Restore(s *state.Store) error {
 			chunked = append(chunked, e)
 		}
 		a.entries[e.key] = e
+		a.noteBig(e)
 		if a.ttl > 0 {
 			a.queue(e)
 		}
@@ -739,6 +747,7 @@ func (a *Aggregate) load(key string) (*aggEntry, error) {
 		return nil, fmt.Errorf("load group state: %w", err)
 	}
 	a.entries[key] = e
+	a.noteBig(e)
 	return e, nil
 }
 

@@ -16,7 +16,10 @@ import (
 //
 // Layout: the group's value (id + group key) holds its scalar part (last
 // update, group, emitted row, the other accumulators, the DISTINCT sets
-// smaller than minChunkedEntries) and, per DISTINCT accumulator, a chunk
+// smaller than minChunkedEntries; a set over an append-only input in
+// distinctAcc.appendState's form, its BIGINT values as one BYTEA of
+// their intSet blocks, which builds before it wrote a value each and
+// which it still reads) and, per DISTINCT accumulator, a chunk
 // header: how many chunks it has (0: the set is in the value), how many
 // entries the first (a whole copy of the set) and the others (changes)
 // hold. Chunk seq of DISTINCT accumulator i is stored under
@@ -30,7 +33,9 @@ import (
 // the changes one checkpoint made: the values new to the set (append-only
 // input) or, over a retracting input, each value whose count changed with
 // its count then (0: it left the set). Reading the chunks in order gives
-// the set.
+// the set. Only a set with stored chunks lists its changes in memory
+// (chunkedSet.track): a set in the value is written whole, and one
+// chunked for the first time is written whole as chunk 0.
 //
 // A checkpoint writes a changed group's scalar value and, per DISTINCT
 // set that changed, one more chunk of its changes; it writes the set
@@ -71,8 +76,11 @@ const (
 // chunks: distinctAcc over an append-only input, distinctSetAcc over a
 // retracting one.
 type chunkedSet interface {
-	// track starts listing the set's changes (not while it is loaded).
-	track()
+	// track starts (on) or stops listing the set's changes (not while it
+	// is loaded). Only a set with stored chunks lists them: a set in the
+	// group's value is written whole, and one written in chunks for the
+	// first time is written whole as chunk 0.
+	track(on bool)
 	// changes is how many entries appendChanges would write.
 	changes() int
 	// appendChanges appends, in AppendRow's form, the changes since the
@@ -94,8 +102,18 @@ type chunkedSet interface {
 	settle()
 }
 
-func (a *distinctAcc) track()       { a.tracking = true }
 func (a *distinctAcc) entries() int { return a.size() }
+
+// track lists the set's new values from now on, or stops: a set in the
+// group's value would hold, besides its compact values, an 8-byte entry
+// per value added since the last checkpoint.
+func (a *distinctAcc) track(on bool) {
+	a.tracking = on
+	if !on {
+		a.freshInts, a.freshVals = nil, nil
+	}
+}
+
 func (a *distinctAcc) changes() int { return len(a.freshInts) + len(a.freshVals) }
 
 func (a *distinctAcc) appendChanges(dst []byte) []byte {
@@ -134,7 +152,14 @@ func (a *distinctAcc) forget() {
 func (a *distinctAcc) replay(r types.Row) error { return a.decode(r) }
 func (a *distinctAcc) settle()                  {}
 
-func (a *distinctSetAcc) track()       { a.tracking = true }
+func (a *distinctSetAcc) track(on bool) {
+	if !on {
+		a.forget()
+		a.fresh = nil
+	}
+	a.tracking = on
+}
+
 func (a *distinctSetAcc) entries() int { return 2 * len(a.seen) }
 func (a *distinctSetAcc) changes() int { return 2 * len(a.fresh) }
 
@@ -235,16 +260,17 @@ func setIndexes(acc accs) []int {
 	return out
 }
 
-// trackSets starts listing the changes of e's sets. An aggregate with no
-// store to checkpoint to (an ad-hoc query's) lists none, which would only
-// grow; should it checkpoint after all, it writes e's sets whole.
+// trackSets starts listing the changes of e's sets that have stored
+// chunks (the others are written whole). An aggregate with no store to
+// checkpoint to (an ad-hoc query's) lists none, which would only grow;
+// should it checkpoint after all, it writes e's sets whole.
 func (a *Aggregate) trackSets(e *aggEntry) {
 	if a.db == nil {
 		e.rewrite = true
 		return
 	}
-	for _, i := range a.sets {
-		e.acc[i].(chunkedSet).track()
+	for j, i := range a.sets {
+		e.acc[i].(chunkedSet).track(e.chunks[j].n > 0)
 	}
 }
 
@@ -310,6 +336,7 @@ func (a *Aggregate) writeSets(w *state.Writer, e *aggEntry) error {
 				return err
 			}
 		}
+		set.track(h.n > 0 && a.db != nil)
 	}
 	e.rewrite = false
 	return nil

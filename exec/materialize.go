@@ -16,7 +16,9 @@ import (
 // view's sinks: upserts and deletes by the view key.
 //
 // State: the view contents themselves, bounded by what the view's query
-// bounds (windows by lateness, aggregates by TTL).
+// bounds (windows by lateness, aggregates by TTL). With spilling
+// (WithSpill) memory holds the rows within the budget, or more when more
+// rows changed since the last checkpoint: those stay until it.
 //
 // Each distinct row is held once, as its AppendRow encoding, in a
 // rowStore: byte chunks, a flat record table and an open-addressing hash
@@ -48,7 +50,8 @@ type Materialize struct {
 	wm   int64
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
-	// memory; onDisk is set once rows may live only in Badger. evicted
+	// memory besides those changed since the last checkpoint (the spill
+	// area stays empty); onDisk is set once rows may live only in Badger. evicted
 	// has the hashes of the rows evict moved out: unless a restore left
 	// the rows in Badger unread (restored), a row it lacks is new and
 	// lookup reads nothing for it.
@@ -61,6 +64,9 @@ type Materialize struct {
 	evicted  evictedFilter
 	spill    spillArea
 	hand     int // where the next eviction starts looking, in record ids
+	// evictWait is set when an eviction found too few unchanged rows to
+	// drop: no eviction is tried again until the next checkpoint.
+	evictWait bool
 
 	index *idTable // hash of the view key → ids of rows in memory, built by the first Get
 
@@ -383,21 +389,23 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		}
 		e.flags = e.flags&^recDirty | recPersisted
 	}
+	m.evictWait = false
 	if m.store == nil {
 		return nil
 	}
-	for k := range m.spill.spilled {
-		if _, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k))); ok {
-			continue // in memory: written above
-		}
-		count, _, err := m.loadSpilled(k)
+	err := m.spill.each(func(k string) bool {
+		_, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k)))
+		return !ok // in memory: written above
+	}, func(k string, val []byte) error {
+		count, _, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
 		key = append(append(key[:0], m.id...), k...)
-		if err := w.Set(key, m.storedValue(types.IntValue(count))); err != nil {
-			return err
-		}
+		return w.Set(key, m.storedValue(types.IntValue(count)))
+	})
+	if err != nil {
+		return err
 	}
 	return m.spill.clear(w)
 }

@@ -221,3 +221,79 @@ func TestMaterializeSpillKeepsTombstones(t *testing.T) {
 		t.Fatalf("restored %v, checkpoint %v", rows, got)
 	}
 }
+
+// TestMaterializeEvictsOnlyCheckpointedRows: a view store over its row
+// budget keeps the rows changed since the last checkpoint in memory and
+// writes none to the spill area (the area would keep each spilled row's
+// encoding in memory anyway); once a checkpoint holds them, rows leave
+// memory down to the budget, and the view still answers every row, from
+// memory and from the checkpoint, before and after a restore.
+func TestMaterializeEvictsOnlyCheckpointedRows(t *testing.T) {
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const budget = 10
+	m := NewMaterialize("v/", nil, nil).WithSpill(st, budget, 2, nil)
+	batch := func(from, to int64) *Batch {
+		b := &Batch{}
+		for i := from; i < to; i++ {
+			b.Rows, b.Diffs = append(b.Rows, types.Row{types.IntValue(i), types.IntValue(i * 7)}), append(b.Diffs, 1)
+		}
+		return b
+	}
+	want := func(n int64) string {
+		var rows []types.Row
+		for i := range n {
+			rows = append(rows, types.Row{types.IntValue(i), types.IntValue(i * 7)})
+		}
+		return types.Row(flatten(rows)).String()
+	}
+	steps := []struct {
+		from, to   int64
+		checkpoint bool
+		inMemory   int // rows held in memory after the step
+	}{
+		{0, 40, false, 40},  // all changed: none may leave
+		{40, 60, false, 60}, // still no checkpoint
+		{60, 60, true, 60},  // checkpointed: leave at the next eviction check
+		{60, 70, false, 10}, // 70 > 10: evicting down to 3/4 of the budget takes all 60 checkpointed rows, the 10 new stay
+		{70, 70, true, 10},
+		{70, 75, false, 7}, // 15 > 10: down to 7 takes 8 of the 10 checkpointed rows, the 5 new stay
+	}
+	id := uint64(0)
+	for i, s := range steps {
+		if err := m.Process(0, batch(s.from, s.to)); err != nil {
+			t.Fatal(err)
+		}
+		if s.checkpoint {
+			id++
+			checkpointAll(t, st, id, m)
+		}
+		if len(m.spill.spilled) != 0 {
+			t.Fatalf("step %d: %d rows in the spill area, want none", i, len(m.spill.spilled))
+		}
+		if m.live != s.inMemory {
+			t.Fatalf("step %d: %d rows in memory, want %d", i, m.live, s.inMemory)
+		}
+		rows, err := m.Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := types.Row(flatten(rows)).String(); got != want(s.to) {
+			t.Fatalf("step %d: view holds %s, want %s", i, got, want(s.to))
+		}
+	}
+	back := NewMaterialize("v/", nil, nil).WithSpill(st, budget, 2, nil)
+	if err := back.Restore(st); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := back.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types.Row(flatten(rows)).String(); got != want(70) { // the 5 rows after the last checkpoint are gone
+		t.Fatalf("restored %s, want %s", got, want(70))
+	}
+}

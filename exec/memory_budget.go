@@ -183,10 +183,7 @@ func accBytes(a accumulator) int64 {
 		return allocBytes(int64(unsafe.Sizeof(*x))) + int64(len(x.dec.d.S))
 	case *distinctAcc:
 		slot := int64(unsafe.Sizeof(distinctKey{})) + ptrBytes
-		n := allocBytes(int64(unsafe.Sizeof(*x))) + mapBytes(len(x.ints), 8) + mapBytes(len(x.seen), slot) + int64(cap(x.buf))
-		if x.ints == nil {
-			n -= mapBytes(0, 8)
-		}
+		n := allocBytes(int64(unsafe.Sizeof(*x))) + x.ints.bytes() + mapBytes(len(x.seen), slot) + int64(cap(x.buf))
 		n += 8*int64(cap(x.freshInts)) + valuesBytes(x.freshVals) // the changes since the last checkpoint
 		for k, ref := range x.seen {
 			n += 2 * int64(len(k.s)) // the key's and the value's strings

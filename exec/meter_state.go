@@ -122,21 +122,56 @@ func (a *Aggregate) stateSize() StateSize {
 	return a.spill.size(a.StateKeys(), a.mem.bytes(a.StateKeys(), a.meanBytes))
 }
 
-// meanBytes is the mean in-memory size of up to sizeSample groups: the
-// map entry, the entry, its group and emitted rows, and its accumulators.
+// meanBytes is the mean in-memory size of a group: the map entry, the
+// entry, its group and emitted rows, and its accumulators. The groups
+// with DISTINCT sets stored in chunks (1,024 entries or more: bigs) are
+// few and may be a thousand times the others (q16's four hot channels
+// among 10,000 cold ones), so they are counted exactly and the others
+// from a sample of up to sizeSample: one of them in the sample made the
+// mean a hundred times the others', and the aggregate evicted nearly
+// every group, the hot ones too, to read them back at their next rows.
 func (a *Aggregate) meanBytes() int64 {
+	if len(a.entries) == 0 {
+		return 0
+	}
+	var big int64
+	for k, e := range a.bigs {
+		if a.entries[k] != e || !e.stored() {
+			delete(a.bigs, k) // evicted, removed or no longer chunked
+			continue
+		}
+		big += a.groupBytes(e)
+	}
 	var s sampler
 	for _, e := range a.entries {
 		if s.full() {
 			break
 		}
-		n := keyBytes(e.key) + 8 + int64(unsafe.Sizeof(*e)) + rowBytes(e.group) + rowBytes(e.emitted) + accsBytes(e.acc)
-		if a.ttl > 0 {
-			n += timerBytes
+		if a.bigs[e.key] != e {
+			s.add(int(a.groupBytes(e)))
 		}
-		s.add(int(n))
 	}
-	return s.times(1)
+	return (s.times(int64(len(a.entries)-len(a.bigs))) + big) / int64(len(a.entries))
+}
+
+// groupBytes is group e's in-memory size.
+func (a *Aggregate) groupBytes(e *aggEntry) int64 {
+	n := keyBytes(e.key) + 8 + int64(unsafe.Sizeof(*e)) + rowBytes(e.group) + rowBytes(e.emitted) + accsBytes(e.acc)
+	if a.ttl > 0 {
+		n += timerBytes
+	}
+	return n
+}
+
+// noteBig lists resident group e among the bigs when its sets have
+// stored chunks (meanBytes drops it when it is not resident or chunked).
+func (a *Aggregate) noteBig(e *aggEntry) {
+	if e.stored() && a.entries[e.key] == e {
+		if a.bigs == nil {
+			a.bigs = map[string]*aggEntry{}
+		}
+		a.bigs[e.key] = e
+	}
 }
 
 func (j *Join) stateSize() StateSize {

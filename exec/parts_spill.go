@@ -32,6 +32,13 @@ import (
 // memory or spilled, under their keys, deletes those dropped since, and
 // empties the spill area. Restore reads every owned partition and evicts
 // as it goes, so memory holds at most the limit after it.
+//
+// A store whose partitions another store keeps (partCodec.load: a keyed
+// Top-N whose view holds every row it ranks) writes none of them: a
+// checkpoint only empties the spill area, an evicted partition unchanged
+// since the last checkpoint comes back by load, and restore reads nothing
+// (every key may then be stored: get asks load for each one memory
+// lacks).
 type partStore[P partition] struct {
 	id   string
 	c    partCodec[P]
@@ -39,8 +46,11 @@ type partStore[P partition] struct {
 	// parts are the partitions in memory.
 	parts map[string]P
 	// gone are the keys a checkpoint holds whose partitions were dropped
-	// since: the next checkpoint deletes them.
-	gone map[string]bool
+	// since: the next checkpoint deletes them. stale are keys of an
+	// earlier layout that a store whose partitions are kept elsewhere
+	// (c.load) found at restore: the next checkpoint deletes them too.
+	gone  map[string]bool
+	stale map[string]bool
 
 	store  *state.Store // nil: nothing spills
 	budget int
@@ -48,14 +58,20 @@ type partStore[P partition] struct {
 	spill  spillArea
 	// onDisk: partitions not in parts may be stored (evicted whole);
 	// evicted has every key evict moved out (restore evicts the ones it
-	// does not keep), so a key it lacks is new and get reads nothing.
-	onDisk  bool
-	evicted evictedFilter
-	seed    maphash.Seed
+	// does not keep), so a key it lacks is new and get reads nothing —
+	// unless restored: a restore that read nothing left every key
+	// possibly stored.
+	onDisk   bool
+	restored bool
+	evicted  evictedFilter
+	seed     maphash.Seed
 	// round counts the eviction checks (one per batch or visited
 	// partition); ages is evict's scratch of the partitions' last use.
 	round uint64
 	ages  []uint64
+	// victims, keys and vals are evict's scratch.
+	victims, keys []string
+	vals          [][]byte
 }
 
 // partCodec is what a partStore needs to know of its partitions.
@@ -71,6 +87,10 @@ type partCodec[P partition] struct {
 	decodeRaw func(k string, val []byte) (P, error)
 	// size estimates p's bytes in memory, key k's map entry included.
 	size func(k string, p P) int64
+	// load, when set, reads partition k as the last checkpoint holds it
+	// from where the operator's output keeps it (ok false: none), and the
+	// store writes no partition of its own (see partStore).
+	load func(k string) (p P, ok bool, err error)
 }
 
 // partState is what a partStore keeps in each partition, embedded in
@@ -101,10 +121,14 @@ type partStoreConfig struct {
 }
 
 func newPartStore[P partition](c partStoreConfig, codec partCodec[P]) *partStore[P] {
-	s := &partStore[P]{id: c.ID, c: codec, keep: c.Keep, parts: map[string]P{}, gone: map[string]bool{},
+	s := &partStore[P]{id: c.ID, c: codec, keep: c.Keep, parts: map[string]P{}, gone: map[string]bool{}, stale: map[string]bool{},
 		spill: newSpillArea(c.Store, c.ID), seed: maphash.MakeSeed()}
 	if c.Store != nil && (c.Budget > 0 || c.Memory != nil) {
 		s.store, s.budget, s.mem = c.Store, c.Budget, c.Memory.join()
+	} else if c.Store != nil && codec.load != nil {
+		s.store = c.Store // no eviction; partitions come back by load after a restore
+	} else {
+		s.c.load = nil // no store: restore reads the partitions' own keys
 	}
 	return s
 }
@@ -118,7 +142,7 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 		}
 		return p, ok, nil
 	}
-	if !s.evicted.has(maphash.Bytes(s.seed, k)) {
+	if !s.restored && !s.evicted.has(maphash.Bytes(s.seed, k)) {
 		return p, false, nil
 	}
 	key := string(k)
@@ -133,7 +157,8 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 }
 
 // read decodes evicted partition k: from the spill area when it changed
-// since the last checkpoint, else from the checkpoint.
+// since the last checkpoint, else from the checkpoint (by load, when the
+// checkpoint holds it elsewhere).
 func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 	if s.spill.has(k) {
 		val, err := s.spill.get(k)
@@ -149,6 +174,14 @@ func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 		ps := p.spillState()
 		ps.dirty, ps.persisted = true, val[0] == 1
 		return p, true, nil
+	}
+	if s.c.load != nil {
+		if p, ok, err = s.c.load(k); ok {
+			s.spill.reads++
+			ps := p.spillState()
+			ps.dirty, ps.persisted = false, true
+		}
+		return p, ok, err
 	}
 	val, ok, err := s.store.Get([]byte(s.id + k))
 	if err != nil {
@@ -221,7 +254,12 @@ func (s *partStore[P]) drop(k string, p P) {
 // partitions least recently used (by round): Nexmark's bids go to recent
 // auctions and hot bidders, and evicting those at random wrote and read
 // back the same partitions batch after batch (q19 66 k → 26 k events/s
-// per core at 1 M events).
+// per core at 1 M events). Unchanged partitions leave first, the least
+// recently used of them, and changed ones only when those are too few: an
+// unchanged one costs nothing to drop, a changed one a spill write, a
+// read back by the checkpoint and a delete (Nexmark q18's new
+// (bidder, auction) partitions, each written out, read and written again
+// within one checkpoint interval, were a third of its Badger traffic).
 func (s *partStore[P]) evict() error {
 	if s.store == nil {
 		return nil
@@ -231,24 +269,45 @@ func (s *partStore[P]) evict() error {
 	if limit <= 0 || len(s.parts) <= limit {
 		return nil
 	}
-	target := limit * 3 / 4
-	n := len(s.parts)
+	need := len(s.parts) - limit*3/4
 	s.ages = s.ages[:0]
 	for _, p := range s.parts {
-		s.ages = append(s.ages, p.spillState().used)
+		if ps := p.spillState(); !ps.dirty && ps.persisted {
+			s.ages = append(s.ages, ps.used)
+		}
 	}
-	cutoff := evictionCutoff(s.ages, n-target)
-	var victims, keys []string
-	var vals [][]byte
+	clean := len(s.ages)
+	var cleanCut, dirtyCut uint64
+	hasClean, hasDirty := clean > 0, need > clean
+	if hasClean {
+		cleanCut = evictionCutoff(s.ages, need)
+	}
+	if hasDirty {
+		s.ages = s.ages[:0]
+		for _, p := range s.parts {
+			if ps := p.spillState(); ps.dirty || !ps.persisted {
+				s.ages = append(s.ages, ps.used)
+			}
+		}
+		dirtyCut = evictionCutoff(s.ages, need-clean)
+	}
+	victims, keys, vals := s.victims[:0], s.keys[:0], s.vals[:0]
+	takeClean, takeDirty := min(need, clean), need-min(need, clean)
 	for k, p := range s.parts {
-		if n <= target {
+		if takeClean == 0 && takeDirty == 0 {
 			break
 		}
 		ps := p.spillState()
-		if ps.used > cutoff {
-			continue
-		}
-		if ps.dirty || !ps.persisted {
+		if changed := ps.dirty || !ps.persisted; !changed {
+			if takeClean == 0 || !hasClean || ps.used > cleanCut {
+				continue
+			}
+			takeClean--
+		} else {
+			if takeDirty == 0 || !hasDirty || ps.used > dirtyCut {
+				continue
+			}
+			takeDirty--
 			flag := byte(0)
 			if ps.persisted {
 				flag = 1
@@ -258,7 +317,6 @@ func (s *partStore[P]) evict() error {
 		}
 		victims = append(victims, k)
 		s.evicted.add(maphash.String(s.seed, k))
-		n--
 	}
 	if err := s.spill.write(keys, vals); err != nil {
 		return err
@@ -266,12 +324,15 @@ func (s *partStore[P]) evict() error {
 	for _, k := range victims {
 		delete(s.parts, k)
 	}
+	clear(vals)
+	s.victims, s.keys, s.vals = victims[:0], keys[:0], vals[:0]
 	s.onDisk = true
 	return nil
 }
 
 // visit calls fn for every partition: those in memory, then the evicted
-// ones, read without coming back into memory. fn may drop the partition
+// ones, read without coming back into memory (not for a store whose
+// partitions are kept elsewhere: c.load). fn may drop the partition
 // it gets (drop) but must not change an evicted one.
 func (s *partStore[P]) visit(fn func(k string, p P) error) error {
 	for k, p := range s.parts {
@@ -314,42 +375,59 @@ func (s *partStore[P]) visit(fn func(k string, p P) error) error {
 // checkpoint held, then every partition changed since the last
 // checkpoint: from memory, else from the spill area, which it empties.
 func (s *partStore[P]) checkpoint(w *state.Writer) error {
-	for k := range s.gone {
-		if err := w.Delete([]byte(s.id + k)); err != nil {
-			return err
+	for _, keys := range []map[string]bool{s.gone, s.stale} {
+		for k := range keys {
+			if err := w.Delete([]byte(s.id + k)); err != nil {
+				return err
+			}
 		}
+		clear(keys)
 	}
-	clear(s.gone)
 	for k, p := range s.parts {
-		if !p.spillState().dirty {
+		ps := p.spillState()
+		if !ps.dirty {
 			continue
 		}
-		if err := w.Set([]byte(s.id+k), s.value(p)); err != nil {
-			return err
+		if s.c.load == nil {
+			if err := w.Set([]byte(s.id+k), s.value(p)); err != nil {
+				return err
+			}
 		}
-		p.spillState().dirty, p.spillState().persisted = false, true
+		ps.dirty, ps.persisted = false, true
 	}
-	for k := range s.spill.spilled {
-		if _, ok := s.parts[k]; ok {
-			continue // loaded since: written above
-		}
-		val, err := s.spill.get(k)
-		if err != nil {
-			return err
-		}
+	if s.c.load != nil { // the checkpoint holds the spilled partitions elsewhere
+		return s.spill.clear(w)
+	}
+	err := s.spill.each(func(k string) bool {
+		_, ok := s.parts[k] // loaded since: written above
+		return !ok
+	}, func(k string, val []byte) error {
 		if len(val) == 0 {
 			return errCorrupt(s.id)
 		}
-		if err := w.Set([]byte(s.id+k), val[1:]); err != nil {
-			return err
-		}
+		return w.Set([]byte(s.id+k), val[1:])
+	})
+	if err != nil {
+		return err
 	}
 	return s.spill.clear(w)
 }
 
 // restore reads every partition this instance owns from st, calling each
-// (when set) for it, and evicts as it goes.
+// (when set) for it, and evicts as it goes. A store whose partitions are
+// kept elsewhere (c.load) reads none: it notes the keys an earlier layout
+// left under its id, for the next checkpoint to delete.
 func (s *partStore[P]) restore(st *state.Store, each func(k string, p P) error) error {
+	if s.c.load != nil {
+		s.onDisk, s.restored = true, true
+		return st.ScanOwned([]byte(s.id), func(key []byte) (bool, error) {
+			if own, err := s.owns(key); err != nil || !own {
+				return false, err
+			}
+			s.stale[string(key[len(s.id):])] = true
+			return false, nil
+		}, nil)
+	}
 	return st.ScanOwned([]byte(s.id), s.owns, func(key, val []byte) error {
 		k := string(key[len(s.id):])
 		p, err := s.decodeStored(k, val)

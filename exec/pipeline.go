@@ -113,6 +113,9 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	rootStats.size = p.View0.stateSize
 	p.Ops = append(p.Ops, rootStats)
 	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/", shared: planner.SharedNodes(root), tees: map[planner.Node]builtShared{}}
+	if !env.PassThrough && env.Store != nil {
+		b.viewTopN, b.topnView = topNViewOf(root, b.shared)
+	}
 	if err := b.build(root.Input, Output{Op: p.View0}); err != nil {
 		return nil, err
 	}
@@ -149,7 +152,11 @@ type pipeBuilder struct {
 	// shared are the plan's nodes with several consumers; tees the
 	// built ones' Tee and Ops index.
 	shared map[planner.Node]int
-	tees   map[planner.Node]builtShared
+	// viewTopN is the keyed TopN whose ranked rows the view holds, if
+	// any, and topnView how (topn_view.go).
+	viewTopN *planner.TopN
+	topnView *TopNView
+	tees     map[planner.Node]builtShared
 }
 
 // builtShared is a shared node already wired: the Tee its consumers
@@ -272,6 +279,23 @@ func (b *pipeBuilder) buildShared(n planner.Node, out Output) error {
 	return b.buildOp(n, teeOut, st)
 }
 
+// identityProject reports whether p passes its input's columns through
+// as they are, each in its place (a SELECT listing a GROUP BY's columns
+// and aggregates in their order, as Nexmark q16): it is then built as no
+// operator, its meter alone between its input and its consumer, rather
+// than copying every row (q16's aggregate emits two rows a bid).
+func identityProject(p *planner.Project) bool {
+	if p.Input == nil || len(p.Exprs) != len(p.Input.Schema()) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		if c, ok := e.(*planner.ColRef); !ok || c.Index != i {
+			return false
+		}
+	}
+	return true
+}
+
 // statefulNodes counts the nodes of the tree under n that take a state
 // id when built (each use of a shared node counted, as unshared).
 func statefulNodes(n planner.Node) int {
@@ -311,6 +335,9 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		sized(st, op)
 		return b.build(x.Input, Output{Op: op})
 	case *planner.Project:
+		if identityProject(x) { // its input's rows as they are
+			return b.build(x.Input, out)
+		}
 		exprs := make([]Evaluator, len(x.Exprs))
 		for i, e := range x.Exprs {
 			ev, err := CompileScalar(e, b.env.EvalErrors)
@@ -373,9 +400,13 @@ func (b *pipeBuilder) buildOp(n planner.Node, out Output, st *OpStats) error {
 		})
 	case *planner.TopN:
 		id, all, tc := b.id(), x.KeepsAll(), planner.TimeColumn(x.Input)
+		var view *TopNView
+		if x == b.viewTopN {
+			view = b.topnView
+		}
 		return b.keyedState(x.Input, x.Partition, out, st, func(o Output, keep func(types.Row) bool) Operator {
 			return NewTopN(TopNConfig{ID: id, Node: x, KeepAll: all, Out: o, Keep: keep, TimeCol: tc, Now: b.env.Now,
-				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory})
+				Store: b.env.Store, Budget: b.env.StateBudget, Memory: b.env.Memory, View: view})
 		})
 	case *planner.Union:
 		op := NewUnion(len(x.Inputs), out)

@@ -3,7 +3,9 @@ package exec
 import "github.com/streamsql/streamsql/types"
 
 // Project computes one output column per evaluator. Stateless; the output
-// rows are carved from one slab per batch.
+// rows are carved from one slab per batch. A plan's Project that lists its
+// input's columns in their places is not built (identityProject in
+// pipeline.go): its input's rows go on as they are.
 type Project struct {
 	exprs []Evaluator
 	out   Output

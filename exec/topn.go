@@ -44,7 +44,9 @@ import (
 // (a key never evicted is known to be new without a read). A checkpoint
 // writes the partitions changed since the previous one, one key each (the
 // partition columns; the value is the encoded rows as memory holds them),
-// and deletes the emptied ones.
+// and deletes the emptied ones — unless its view holds every row it ranks
+// (TopNView, topn_view.go): then it writes none and reads partitions back
+// from the view's stored rows.
 //
 // STATE TTL bounds the partitions: one not updated for the TTL (on the
 // input's event time when it has a watermark column, else the wall
@@ -79,6 +81,12 @@ type TopN struct {
 	now     int64 // the wall clock at the last Tick
 	timers  timerBuckets
 	ends    timerBuckets // under a partition end: each partition's end
+
+	// view, when set, is the view that holds every row the TopN ranks,
+	// which its partitions are read back from (topn_view.go); row is the
+	// input row whose partition is being looked up.
+	view *TopNView
+	row  types.Row
 }
 
 // keyedPart is one partition of a TopN. Between batches it holds its
@@ -137,6 +145,9 @@ type TopNConfig struct {
 	Store  *state.Store
 	Budget int
 	Memory *MemoryBudget
+	// View, with Store, is the view holding every row the TopN ranks: the
+	// TopN then writes no partition of its own (topn_view.go).
+	View *TopNView
 }
 
 // NewTopN returns the operator for c.Node.
@@ -147,8 +158,12 @@ func NewTopN(c TopNConfig) *TopN {
 	if c.Node.Input != nil {
 		t.width = len(c.Node.Input.Schema())
 	}
-	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory},
-		partCodec[*keyedPart]{encodeRaw: t.encodePart, decodeRaw: t.decodePart, size: t.partBytes})
+	codec := partCodec[*keyedPart]{encodeRaw: t.encodePart, decodeRaw: t.decodePart, size: t.partBytes}
+	if c.View != nil && c.Store != nil && t.viewBacked() {
+		t.view = c.View
+		codec.load = func(string) (*keyedPart, bool, error) { return t.loadFromView(c.Store) }
+	}
+	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory}, codec)
 	return t
 }
 
@@ -170,6 +185,7 @@ func (t *TopN) part(create bool) (*keyedPart, error) {
 func (t *TopN) Process(_ int, b *Batch) error {
 	for i, r := range b.Rows {
 		t.keyBuf = state.AppendKeyCols(t.keyBuf[:0], r, t.n.Partition)
+		t.row = r
 		p, err := t.part(b.Diff(i) > 0)
 		if err != nil {
 			return err
@@ -195,6 +211,7 @@ func (t *TopN) Process(_ int, b *Batch) error {
 			p.dirty = t.insert(o, r) || p.dirty
 		}
 	}
+	t.row = nil
 	if err := t.emit(); err != nil {
 		return err
 	}

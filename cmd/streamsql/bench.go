@@ -35,6 +35,7 @@ func benchCmd() *cobra.Command {
 		tempDir  string
 		asJSON   bool
 		interval time.Duration
+		prof     profiles
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -52,6 +53,11 @@ wall s), peak RSS and the state size at the end.`,
 			if bidsFile != "" {
 				return writeBidsFile(bidsFile, bidShape, events)
 			}
+			stopProf, err := prof.start()
+			if err != nil {
+				return err
+			}
+			defer func() { _ = stopProf() }()
 			cfg := bench.Config{Registry: registry(io.Discard), TempDir: tempDir, CheckpointInterval: interval}
 			var reps []bench.Report
 			failed := false
@@ -114,6 +120,7 @@ wall s), peak RSS and the state size at the end.`,
 	f.StringVar(&bidShape, "bid-shape", "datagen", "what --write-bids writes: datagen (every bid column, timestamps as text, 10,000 bids/s) or peers (auction, bidder, price and date_time in epoch ms, 1,000 bids/s, up to 2 s out of order: bench/peers)")
 	f.StringVar(&tempDir, "temp-dir", "", "where the per-run state directories are created (default: the system temp dir)")
 	f.DurationVar(&interval, "checkpoint-interval", bench.CheckpointInterval, "wall time between checkpoints (the protocol's is 10s; checkpoints cannot be turned off)")
+	f.StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of all the runs to FILE (go tool pprof)")
 	f.BoolVar(&asJSON, "json", false, "print the reports (every run) as JSON instead of a table")
 	return cmd
 }
