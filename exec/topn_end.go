@@ -47,12 +47,17 @@ func (t *TopN) nullKey(r types.Row) bool {
 // dropFinal drops the partitions whose end the watermark wm passed,
 // emitting nothing (not at the end of a bounded input, EndOfTime, as
 // STATE TTL does not expire then either). A partition whose known end
-// is later than its timer's waits for the timer of that end.
+// is later than its timer's waits for the timer of that end. A Top-N
+// whose partitions the view keeps (topn_view.go) drops only those in
+// memory or in its spill area: the others are the view's rows alone.
 func (t *TopN) dropFinal(wm int64) error {
 	if t.n.End == nil || wm == types.EndOfTime || wm == types.MinTime {
 		return nil
 	}
 	for _, it := range t.ends.due(wm-1, nil, true) {
+		if _, held := t.store.parts[it.key]; !held && t.view != nil && !t.store.spill.has(it.key) {
+			continue // its rows are the view's (topn_view.go): the Top-N holds nothing of it
+		}
 		t.keyBuf = append(t.keyBuf[:0], it.key...)
 		p, err := t.part(false)
 		if err != nil {
