@@ -79,9 +79,10 @@ func partitionEnd(t *TopN) (PartitionEnd, bool) {
 	return PartitionEnd{}, false
 }
 
-// joinBelow returns the join under n's projections and filters and, for
-// each of n's output columns, the join output column it is (-1: none).
-func joinBelow(n Node) (*Join, []int) {
+// belowRowMaps returns the first node under n's projections and
+// filters (the nodes that map rows one for one) and, for each of n's
+// output columns, the column of that node it is (-1: none).
+func belowRowMaps(n Node) (Node, []int) {
 	at := identityMap(len(n.Schema()))
 	for {
 		switch x := n.(type) {
@@ -90,44 +91,41 @@ func joinBelow(n Node) (*Join, []int) {
 		case *Project:
 			throughProject(at, x)
 			n = x.Input
-		case *Join:
-			return x, at
 		default:
-			return nil, nil
+			return n, at
 		}
 	}
+}
+
+// joinBelow returns the join under n's projections and filters and, for
+// each of n's output columns, the join output column it is (-1: none).
+func joinBelow(n Node) (*Join, []int) {
+	below, at := belowRowMaps(n)
+	if j, ok := below.(*Join); ok {
+		return j, at
+	}
+	return nil, nil
 }
 
 // keyedSource returns the SOURCE scan under n's projections and filters
 // when its rows reach n one for one and it declares a key, with, for
 // each key column, the column of n that is it (-1: not there).
 func keyedSource(n Node) (*Scan, []int) {
-	at := identityMap(len(n.Schema()))
-	for {
-		switch x := n.(type) {
-		case *Filter:
-			n = x.Input
-		case *Project:
-			throughProject(at, x)
-			n = x.Input
-		case *Scan:
-			if x.Kind != ScanSource || x.Retracting || len(x.Key) == 0 {
-				return nil, nil
+	below, at := belowRowMaps(n)
+	x, ok := below.(*Scan)
+	if !ok || x.Kind != ScanSource || x.Retracting || len(x.Key) == 0 {
+		return nil, nil
+	}
+	key := make([]int, len(x.Key))
+	for i, k := range x.Key {
+		key[i] = -1
+		for col, c := range at {
+			if c >= 0 && x.Cols[c] == k {
+				key[i] = col
 			}
-			key := make([]int, len(x.Key))
-			for i, k := range x.Key {
-				key[i] = -1
-				for col, c := range at {
-					if c >= 0 && x.Cols[c] == k {
-						key[i] = col
-					}
-				}
-			}
-			return x, key
-		default:
-			return nil, nil
 		}
 	}
+	return x, key
 }
 
 // partitionHoldsKey reports whether t's PARTITION BY holds every key
