@@ -52,6 +52,21 @@ type Store struct {
 	forReading bool
 }
 
+// level0Tables is how many flushed memtables Badger lets pile up at
+// level 0 before it compacts them into the levels below (its default is
+// 5, stalling writes at 15; we stall at three times ours, as Badger does).
+// Each L0→L1 compaction rewrites the overlapping base-level tables, so
+// compacting every five flushes rewrote the same base level four times as
+// often: on the keyed Top-N queries, whose updating views rewrite state
+// all over the key space at every checkpoint, that write amplification
+// (table builds, their msync and the memmoves into fresh table files) was
+// the largest cost left. With 20, q18 at 10 M events went from 77–78 k to
+// 116–117 k events/s per core and q19 from ~75 k to ~100 k
+// (docs/benchmarks.md). It costs no buffer memory: L0 tables are files
+// like any other; what grows is the number of tables a read consults,
+// which their bloom filters keep cheap.
+const level0Tables = 20
+
 // Open opens (or creates) the store in dir.
 func Open(dir string, options ...Option) (*Store, error) {
 	var cfg openConfig
@@ -64,6 +79,8 @@ func Open(dir string, options ...Option) (*Store, error) {
 		WithNumVersionsToKeep(1).
 		WithSyncWrites(false). // durable writes call Store.sync after their commit (durable.go)
 		WithCompactL0OnClose(false).
+		WithNumLevelZeroTables(level0Tables).
+		WithNumLevelZeroTablesStall(3*level0Tables).
 		WithDetectConflicts(false) // one writer at a time: no transaction conflicts to find
 	if cfg.memoryLimit > 0 {
 		sz := BadgerSizes(cfg.memoryLimit)
