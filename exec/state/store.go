@@ -80,7 +80,7 @@ func Open(dir string, options ...Option) (*Store, error) {
 		WithSyncWrites(false). // durable writes call Store.sync after their commit (durable.go)
 		WithCompactL0OnClose(false).
 		WithNumLevelZeroTables(level0Tables).
-		WithNumLevelZeroTablesStall(3*level0Tables).
+		WithNumLevelZeroTablesStall(3 * level0Tables).
 		WithDetectConflicts(false) // one writer at a time: no transaction conflicts to find
 	if cfg.memoryLimit > 0 {
 		sz := BadgerSizes(cfg.memoryLimit)
