@@ -33,9 +33,8 @@ type Materialize struct {
 	key         []int
 	rows        *rowStore
 	live        int // rows held with a count (tombstones excluded)
-	// changed lists the ids of rows changed since the last checkpoint
-	// (rows in the spill area are found there); dirty is its liveness
-	// test.
+	// changed lists the ids of rows changed since the last checkpoint;
+	// dirty is its liveness test.
 	changed dirtyList[uint32]
 	dirty   func(id uint32) bool
 	sink    func(changes []connectors.Change)
@@ -50,8 +49,9 @@ type Materialize struct {
 	wm   int64
 
 	// Spilling (see materialize_spill.go): at most budget rows stay in
-	// memory besides those changed since the last checkpoint (the spill
-	// area stays empty); onDisk is set once rows may live only in Badger. evicted
+	// memory besides those changed since the last checkpoint, the rest
+	// only in the last checkpoint (a view store writes no spill area);
+	// onDisk is set once rows may live only in Badger. evicted
 	// has the hashes of the rows evict moved out: unless a restore left
 	// the rows in Badger unread (restored), a row it lacks is new and
 	// lookup reads nothing for it.
@@ -62,8 +62,8 @@ type Materialize struct {
 	onDisk   bool
 	restored bool
 	evicted  evictedFilter
-	spill    spillArea
-	hand     int // where the next eviction starts looking, in record ids
+	reads    int64 // rows read back from Badger (StateSize.SpillReads)
+	hand     int   // where the next eviction starts looking, in record ids
 	// evictWait is set when an eviction found too few unchanged rows to
 	// drop: no eviction is tried again until the next checkpoint.
 	evictWait bool
@@ -144,9 +144,6 @@ func (m *Materialize) retract(id uint32, h uint64, r types.Row) {
 	}
 	m.live--
 	m.indexRemove(id, r)
-	if m.onDisk {
-		m.spill.forget(string(m.rows.key(id)))
-	}
 	if e.flags&recPersisted != 0 {
 		e.flags |= recGone
 		m.markDirty(id)
@@ -353,9 +350,8 @@ func (m *Materialize) rowOf(k []byte) (types.Row, error) {
 	return r, nil
 }
 
-// storedValue is the value a checkpoint or the spill area stores for a
-// row: the header row (count, and for the spill area whether a checkpoint
-// holds the row), as state.EncodeValue writes it. The row itself is the
+// storedValue is the value a checkpoint stores for a row: the header row
+// (its count), as state.EncodeValue writes it. The row itself is the
 // key's (a copy in the value would double what Badger writes, logs and
 // flushes per row). It reuses m.vbuf: the writer copies it.
 func (m *Materialize) storedValue(hdr ...types.Value) []byte {
@@ -366,8 +362,7 @@ func (m *Materialize) storedValue(hdr ...types.Value) []byte {
 }
 
 // Checkpoint implements Stateful. It writes the rows changed since the
-// last checkpoint: those listed in changed, deleting tombstones, and the
-// spilled ones not in memory.
+// last checkpoint: those listed in changed, deleting tombstones.
 func (m *Materialize) Checkpoint(w *state.Writer) error {
 	var key []byte
 	for _, id := range m.changed.take() {
@@ -390,24 +385,7 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		e.flags = e.flags&^recDirty | recPersisted
 	}
 	m.evictWait = false
-	if m.store == nil {
-		return nil
-	}
-	err := m.spill.each(func(k string) bool {
-		_, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k)))
-		return !ok // in memory: written above
-	}, func(k string, val []byte) error {
-		count, _, err := decodeMatRow(m.id, val)
-		if err != nil {
-			return err
-		}
-		key = append(append(key[:0], m.id...), k...)
-		return w.Set(key, m.storedValue(types.IntValue(count)))
-	})
-	if err != nil {
-		return err
-	}
-	return m.spill.clear(w)
+	return nil
 }
 
 // markDirty lists row id as changed since the last checkpoint.
@@ -432,7 +410,7 @@ func (m *Materialize) Restore(s *state.Store) error {
 		return nil
 	}
 	err := s.Scan([]byte(m.id), func(key, val []byte) error {
-		count, _, err := decodeMatRow(m.id, val)
+		count, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}

@@ -104,7 +104,7 @@ func (m *Materialize) GetPrefix(eq types.Row) ([]types.Row, error) {
 }
 
 // getOnDisk is Get for a store whose rows are partly in Badger: the rows
-// of the last checkpoint and of the spill area under key's seek prefix,
+// of the last checkpoint under key's seek prefix,
 // overlaid by the rows in memory (inMem, the encodings of those matching
 // key), which win; rows removed since the checkpoint (tombstones in
 // memory) are left out. A key that does not lead the row (or a width
@@ -125,13 +125,9 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 		return out, nil
 	}
 	found := map[string]int64{}
-	// Memory holds the current count of its rows, or their tombstones;
-	// spill entries of rows removed since they spilled are stale.
+	// Memory holds the current count of its rows, or their tombstones.
 	notInMem := func(k string) bool { _, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k))); return !ok }
 	if err := m.scanCounts(m.id, seek, found, notInMem); err != nil {
-		return nil, err
-	}
-	if err := m.scanCounts(m.spill.prefix, seek, found, func(k string) bool { return notInMem(k) && m.spill.has(k) }); err != nil {
 		return nil, err
 	}
 	for _, k := range inMem {
@@ -162,7 +158,7 @@ func (m *Materialize) scanCounts(prefix string, seek []byte, found map[string]in
 		if !keep(k) {
 			return nil
 		}
-		count, _, err := decodeMatRow(m.id, val)
+		count, err := decodeMatRow(m.id, val)
 		if err == nil {
 			found[k] = count
 		}

@@ -17,7 +17,6 @@ import (
 func (m *Materialize) WithSpill(store *state.Store, budget, width int, mem *memShare) *Materialize {
 	if store != nil && (budget > 0 || mem != nil) && !m.passThrough {
 		m.store, m.budget, m.width, m.mem = store, budget, width, mem
-		m.spill = newSpillArea(store, m.id)
 	}
 	return m
 }
@@ -30,28 +29,12 @@ func (m *Materialize) lookup(k []byte, h uint64) (id uint32, ok bool, err error)
 	if id, ok := m.rows.find(k, h); ok || !m.onDisk || !m.restored && !m.evicted.has(h) {
 		return id, ok, nil
 	}
-	ks := string(k)
-	var count int64
-	flags := uint8(recPersisted)
-	if m.spill.has(ks) {
-		var persisted bool
-		if count, persisted, err = m.loadSpilled(ks); err != nil {
-			return 0, false, err
-		}
-		// A spilled row changed since the last checkpoint: it comes back
-		// dirty, listed again, and memory now holds its current count.
-		flags = recDirty
-		if persisted {
-			flags |= recPersisted
-		}
-	} else if count, ok, err = m.loadCheckpointed(ks); err != nil || !ok {
+	count, ok, err := m.loadCheckpointed(string(k))
+	if err != nil || !ok {
 		return 0, false, err
 	}
-	id = m.rows.add(k, h, count, flags)
+	id = m.rows.add(k, h, count, recPersisted)
 	m.live++
-	if flags&recDirty != 0 {
-		m.changed.add(id, m.rows.held, m.dirty)
-	}
 	if m.index != nil {
 		r, err := m.rowOf(k)
 		if err != nil {
@@ -69,23 +52,9 @@ func (m *Materialize) loadCheckpointed(k string) (count int64, ok bool, err erro
 	if err != nil || !ok {
 		return 0, false, err
 	}
-	m.spill.reads++
-	count, _, err = decodeMatRow(m.id, val)
+	m.reads++
+	count, err = decodeMatRow(m.id, val)
 	return count, err == nil, err
-}
-
-// loadSpilled reads row k's count from the spill area, whose values carry
-// (count, persisted): whether a checkpoint holds the row.
-func (m *Materialize) loadSpilled(k string) (count int64, persisted bool, err error) {
-	val, err := m.spill.get(k)
-	if err != nil {
-		return 0, false, err
-	}
-	count, hdr, err := decodeMatRow(m.id, val)
-	if err != nil {
-		return 0, false, err
-	}
-	return count, len(hdr) > 1 && hdr[1].Bool(), nil
 }
 
 // evict moves rows out of memory until at most 3/4 of the limit stay:
@@ -165,8 +134,8 @@ func (m *Materialize) victims(n int) []uint32 {
 }
 
 // allRows merges the rows in Badger with the rows in memory: memory wins
-// (its tombstones hide rows removed since the checkpoint), then the spill
-// area, then the last checkpoint. It returns each row's count by its
+// (its tombstones hide rows removed since the checkpoint), then the last
+// checkpoint. It returns each row's count by its
 // encoding.
 func (m *Materialize) allRows() (map[string]int64, error) {
 	all := map[string]int64{}
@@ -176,7 +145,7 @@ func (m *Materialize) allRows() (map[string]int64, error) {
 		if inMem(k) {
 			return nil // memory holds its current count, or its tombstone
 		}
-		count, _, err := decodeMatRow(m.id, val)
+		count, err := decodeMatRow(m.id, val)
 		if err != nil {
 			return err
 		}
@@ -186,41 +155,30 @@ func (m *Materialize) allRows() (map[string]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k := range m.spill.spilled {
-		if inMem([]byte(k)) {
-			continue
-		}
-		count, _, err := m.loadSpilled(k)
-		if err != nil {
-			return nil, err
-		}
-		all[k] = count
-	}
 	for _, id := range m.liveIDs(nil) {
 		all[string(m.rows.key(id))] = m.rows.rec(id).count
 	}
 	return all, nil
 }
 
-// decodeMatRow decodes a stored view row's value: a header row (count,
-// then for spilled values whether a checkpoint holds it), and, in values
-// written before the row was left to the key, the row itself (ignored:
-// the key holds the same encoding).
-func decodeMatRow(id string, val []byte) (count int64, hdr types.Row, err error) {
+// decodeMatRow decodes a stored view row's value: a header row (its
+// count first) and, in values written before the row was left to the key,
+// the row itself (ignored: the key holds the same encoding).
+func decodeMatRow(id string, val []byte) (count int64, err error) {
 	rows, err := state.DecodeValue(val)
 	if err != nil {
-		return 0, nil, err
+		return 0, err
 	}
 	if len(rows) < 1 || len(rows) > 2 || len(rows[0]) < 1 {
-		return 0, nil, errCorrupt(id)
+		return 0, errCorrupt(id)
 	}
-	return rows[0][0].I, rows[0], nil
+	return rows[0][0].I, nil
 }
 
 // decodeStoredRow decodes a stored view row from its key's row part k (the
 // key after the store's id) and its value: its count and the row.
 func decodeStoredRow(id string, k, val []byte) (int64, types.Row, error) {
-	count, _, err := decodeMatRow(id, val)
+	count, err := decodeMatRow(id, val)
 	if err != nil {
 		return 0, nil, err
 	}

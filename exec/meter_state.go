@@ -203,7 +203,7 @@ func (j *Join) meanBytes() int64 {
 }
 
 func (m *Materialize) stateSize() StateSize {
-	return m.spill.size(m.StateKeys(), m.mem.bytes(m.StateKeys(), m.meanBytes)+m.evicted.bytes())
+	return StateSize{Keys: m.StateKeys(), MemoryBytes: m.mem.bytes(m.StateKeys(), m.meanBytes) + m.evicted.bytes(), SpillReads: m.reads}
 }
 
 // meanBytes is the mean in-memory size of a row held: its share of the
