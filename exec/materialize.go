@@ -350,12 +350,12 @@ func (m *Materialize) rowOf(k []byte) (types.Row, error) {
 	return r, nil
 }
 
-// storedValue is the value a checkpoint stores for a row: the header row
-// (its count), as state.EncodeValue writes it. The row itself is the
+// storedValue is the value a checkpoint stores for a row of count copies:
+// a header row holding the count, as state.EncodeValue writes it. The row itself is the
 // key's (a copy in the value would double what Badger writes, logs and
 // flushes per row). It reuses m.vbuf: the writer copies it.
-func (m *Materialize) storedValue(hdr ...types.Value) []byte {
-	h := state.AppendRow(m.hbuf[:0], hdr)
+func (m *Materialize) storedValue(count int64) []byte {
+	h := state.AppendRow(m.hbuf[:0], types.Row{types.IntValue(count)})
 	m.hbuf = h
 	m.vbuf = state.AppendEncodedValue(m.vbuf[:0], h)
 	return m.vbuf
@@ -379,7 +379,7 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 			m.rows.remove(id, m.rows.hash(k))
 			continue
 		}
-		if err := w.Set(key, m.storedValue(types.IntValue(e.count))); err != nil {
+		if err := w.Set(key, m.storedValue(e.count)); err != nil {
 			return err
 		}
 		e.flags = e.flags&^recDirty | recPersisted

@@ -104,10 +104,9 @@ func (m *Materialize) GetPrefix(eq types.Row) ([]types.Row, error) {
 }
 
 // getOnDisk is Get for a store whose rows are partly in Badger: the rows
-// of the last checkpoint under key's seek prefix,
-// overlaid by the rows in memory (inMem, the encodings of those matching
-// key), which win; rows removed since the checkpoint (tombstones in
-// memory) are left out. A key that does not lead the row (or a width
+// of the last checkpoint under key's seek prefix, overlaid by the rows in
+// memory (inMem, the encodings of those matching key), which win; rows
+// removed since the checkpoint (tombstones in memory) are left out. A key that does not lead the row (or a width
 // unknown) reads every row.
 func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, error) {
 	seek, ok := m.seekPrefix(key)
@@ -125,9 +124,7 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 		return out, nil
 	}
 	found := map[string]int64{}
-	// Memory holds the current count of its rows, or their tombstones.
-	notInMem := func(k string) bool { _, ok := m.rows.find([]byte(k), m.rows.hash([]byte(k))); return !ok }
-	if err := m.scanCounts(m.id, seek, found, notInMem); err != nil {
+	if err := m.storedCounts(seek, found); err != nil {
 		return nil, err
 	}
 	for _, k := range inMem {
@@ -148,22 +145,6 @@ func (m *Materialize) getOnDisk(key types.Row, inMem []string) ([]types.Row, err
 		}
 	}
 	return out, nil
-}
-
-// scanCounts adds to found the count of each stored row under
-// prefix + seek (the key after prefix is the row key) that keep accepts.
-func (m *Materialize) scanCounts(prefix string, seek []byte, found map[string]int64, keep func(k string) bool) error {
-	return m.store.Scan(append([]byte(prefix), seek...), func(sk, val []byte) error {
-		k := string(sk[len(prefix):])
-		if !keep(k) {
-			return nil
-		}
-		count, err := decodeMatRow(m.id, val)
-		if err == nil {
-			found[k] = count
-		}
-		return err
-	})
 }
 
 // seekPrefix returns the AppendRow prefix every row with view key key

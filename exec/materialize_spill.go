@@ -135,30 +135,33 @@ func (m *Materialize) victims(n int) []uint32 {
 
 // allRows merges the rows in Badger with the rows in memory: memory wins
 // (its tombstones hide rows removed since the checkpoint), then the last
-// checkpoint. It returns each row's count by its
-// encoding.
+// checkpoint. It returns each row's count by its encoding.
 func (m *Materialize) allRows() (map[string]int64, error) {
 	all := map[string]int64{}
-	inMem := func(k []byte) bool { _, ok := m.rows.find(k, m.rows.hash(k)); return ok }
-	err := m.store.Scan([]byte(m.id), func(key, val []byte) error {
-		k := key[len(m.id):]
-		if inMem(k) {
-			return nil // memory holds its current count, or its tombstone
-		}
-		count, err := decodeMatRow(m.id, val)
-		if err != nil {
-			return err
-		}
-		all[string(k)] = count
-		return nil
-	})
-	if err != nil {
+	if err := m.storedCounts(nil, all); err != nil {
 		return nil, err
 	}
 	for _, id := range m.liveIDs(nil) {
 		all[string(m.rows.key(id))] = m.rows.rec(id).count
 	}
 	return all, nil
+}
+
+// storedCounts adds to found the count of each row the last checkpoint
+// holds under the row-key prefix seek (nil: every row) that memory does
+// not hold: memory has its current count, or its tombstone.
+func (m *Materialize) storedCounts(seek []byte, found map[string]int64) error {
+	return m.store.Scan(append([]byte(m.id), seek...), func(sk, val []byte) error {
+		k := sk[len(m.id):]
+		if _, ok := m.rows.find(k, m.rows.hash(k)); ok {
+			return nil
+		}
+		count, err := decodeMatRow(m.id, val)
+		if err == nil {
+			found[string(k)] = count
+		}
+		return err
+	})
 }
 
 // decodeMatRow decodes a stored view row's value: a header row (its
