@@ -60,9 +60,9 @@ type Store struct {
 // often: on the keyed Top-N queries, whose updating views rewrite state
 // all over the key space at every checkpoint, that write amplification
 // (table builds, their msync and the memmoves into fresh table files) was
-// the largest cost left. With 20, q18 at 10 M events went from 77–78 k to
-// 116–117 k events/s per core and q19 from ~75 k to ~100 k
-// (docs/benchmarks.md). It costs no buffer memory: L0 tables are files
+// the largest cost left. With 20, q18 at 10 M events went from 77–80 k to
+// 107–111 k events/s per core and q19 from 74–75 k to 91–94 k (medians
+// of 3, docs/benchmarks.md). It costs no buffer memory: L0 tables are files
 // like any other; what grows is the number of tables a read consults,
 // which their bloom filters keep cheap.
 const level0Tables = 20
