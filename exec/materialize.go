@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/streamsql/streamsql/connectors"
 	"github.com/streamsql/streamsql/exec/state"
@@ -70,6 +71,11 @@ type Materialize struct {
 
 	index *idTable // hash of the view key → ids of rows in memory, built by the first Get
 
+	// leadMu and leadEvicted serve a keyed Top-N reading its partitions
+	// from the view (materialize_lead.go); leadMu is nil otherwise.
+	leadMu      *sync.Mutex
+	leadEvicted evictedFilter
+
 	kb, ikb, hbuf, vbuf []byte // scratch for row keys, view keys and stored values
 }
 
@@ -93,6 +99,10 @@ func NewPassThrough(key []int, sink func([]connectors.Change)) *Materialize {
 func (m *Materialize) Process(_ int, b *Batch) error {
 	if m.passThrough {
 		return m.forward(b)
+	}
+	if m.leadMu != nil {
+		m.leadMu.Lock()
+		defer m.leadMu.Unlock()
 	}
 	var changes []connectors.Change
 	for i, r := range b.Rows {

@@ -2,8 +2,11 @@ package exec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
+
+	"github.com/streamsql/streamsql/types"
 )
 
 // rowStore holds a view's distinct rows in memory without pointers the
@@ -27,6 +30,81 @@ type rowStore struct {
 	held   int      // records in use
 	used   int64    // bytes in chunks, removed rows' included
 	dead   int64    // bytes in chunks of removed rows
+	// lead, when set, indexes the rows by their leading values (see
+	// leadIndex); add and remove keep it.
+	lead *leadIndex
+}
+
+// leadIndex is a rowStore's index of its rows by their first n values:
+// the hash of the encoding up to the end of the n-th value (what
+// state.AppendRowPrefix gives for the row's width and those values) →
+// the ids of the rows starting so, a multimap. A keyed Top-N reads a
+// partition back from its view by it (Materialize.leadRows), the
+// partition columns leading the view's rows. It costs a table slot (8
+// bytes at 3/8 to 3/4 load) per row.
+type leadIndex struct {
+	n     int
+	table idTable
+}
+
+// leadOf returns the part of row encoding k that its first n values end
+// (all of k when it holds fewer, or is malformed).
+func leadOf(k []byte, n int) []byte {
+	_, off := binary.Uvarint(k)
+	if off <= 0 {
+		return k
+	}
+	for range n {
+		l, ok := codecLen(k[off:])
+		if !ok {
+			return k
+		}
+		off += l
+	}
+	return k[:off]
+}
+
+// codecLen returns the length of the value types.AppendCodec encoded at
+// the start of b.
+func codecLen(b []byte) (int, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	switch types.Kind(b[0]) {
+	case types.Null:
+		return 1, true
+	case types.Bool, types.Int, types.Timestamp, types.Date, types.TimestampTZ, types.Time:
+		_, k := binary.Varint(b[1:])
+		return 1 + k, k > 0
+	case types.String:
+		l, k := binary.Uvarint(b[1:])
+		if k <= 0 || l > uint64(len(b)-1-k) {
+			return 0, false
+		}
+		return 1 + k + int(l), true
+	}
+	_, rest, err := types.DecodeCodec(b, types.CodecVersion)
+	return len(b) - len(rest), err == nil
+}
+
+// withLead makes s index its rows by their first n values (leadIndex).
+func (s *rowStore) withLead(n int) {
+	s.lead = &leadIndex{n: n}
+	s.each(func(id uint32) bool {
+		s.lead.table.insert(s.hash(leadOf(s.key(id), n)), id)
+		return true
+	})
+}
+
+// eachLead calls fn with the id of every row whose encoding starts with
+// lead, the encoding of a row's width and its first n values (n the
+// leadIndex's).
+func (s *rowStore) eachLead(lead []byte, fn func(id uint32)) {
+	s.lead.table.each(s.hash(lead), func(id uint32) {
+		if bytes.Equal(leadOf(s.key(id), s.lead.n), lead) {
+			fn(id)
+		}
+	})
 }
 
 // rowRec is one row's record: where its encoding is and its state.
@@ -96,6 +174,9 @@ func (s *rowStore) add(k []byte, h uint64, count int64, flags uint8) uint32 {
 	}
 	s.recs[id] = rowRec{off: s.place(k), count: count, klen: uint32(len(k)), flags: flags | recUsed}
 	s.table.insert(h, id)
+	if s.lead != nil {
+		s.lead.table.insert(s.hash(leadOf(k, s.lead.n)), id)
+	}
 	s.held++
 	return id
 }
@@ -122,6 +203,9 @@ func (s *rowStore) place(k []byte) uint64 {
 // and its bytes reclaimed by a later compaction.
 func (s *rowStore) remove(id uint32, h uint64) {
 	s.table.remove(h, id)
+	if s.lead != nil {
+		s.lead.table.remove(s.hash(leadOf(s.key(id), s.lead.n)), id)
+	}
 	s.dead += int64(s.recs[id].klen)
 	s.recs[id] = rowRec{}
 	s.free = append(s.free, id)
@@ -167,7 +251,11 @@ func (s *rowStore) bytes() int64 {
 	for _, c := range s.chunks {
 		n += int64(cap(c))
 	}
-	return n + int64(cap(s.recs))*recBytes + int64(cap(s.free))*4 + s.table.bytes()
+	n += int64(cap(s.recs))*recBytes + int64(cap(s.free))*4 + s.table.bytes()
+	if s.lead != nil {
+		n += s.lead.table.bytes()
+	}
+	return n
 }
 
 // idTable is an open-addressing hash table (linear probing, backward-

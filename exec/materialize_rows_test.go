@@ -301,3 +301,74 @@ func TestMaterializeEvictsOnlyCheckpointedRows(t *testing.T) {
 		t.Fatalf("restored %s, want %s", got, want(70))
 	}
 }
+
+// TestLeadOfMatchesRowPrefix: the leading part leadOf cuts from a row's
+// encoding is what state.AppendRowPrefix gives for the row's width and
+// its first values, for every kind a partition column may hold and for
+// kinds codecLen leaves to the decoder.
+func TestLeadOfMatchesRowPrefix(t *testing.T) {
+	rest := types.Row{types.StringValue("tail"), types.IntValue(7)}
+	for _, lead := range []types.Row{
+		{types.IntValue(-3)},
+		{types.NullValue},
+		{types.StringValue(""), types.StringValue("héllo")},
+		{types.BoolValue(true), types.TimestampValue(1_700_000_000_000)},
+		{types.Value{K: types.Date, I: 19000}, types.Value{K: types.Time, I: 3600}, types.Value{K: types.TimestampTZ, I: -1}},
+		{types.FloatValue(2.5)},
+		{types.IntValue(1), types.NullValue, types.StringValue(string(make([]byte, 300)))},
+	} {
+		r := append(append(types.Row{}, lead...), rest...)
+		k := state.AppendRow(nil, r)
+		want := state.AppendRowPrefix(nil, len(r), lead...)
+		if got := leadOf(k, len(lead)); string(got) != string(want) {
+			t.Errorf("%v: leadOf = %x, want %x", lead, got, want)
+		}
+	}
+	if got := leadOf([]byte{1, byte(types.String), 9}, 1); len(got) != 3 {
+		t.Errorf("a truncated value: leadOf = %x, want the whole encoding", got)
+	}
+}
+
+// TestRowStoreLeadIndex drives a rowStore indexed by its rows' first
+// value with random adds and removes (and the compactions they cause),
+// and checks that eachLead lists exactly the rows held with each leading
+// value.
+func TestRowStoreLeadIndex(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	s := newRowStore()
+	s.withLead(1)
+	held := map[string]uint32{}
+	row := func(part, n int) []byte {
+		return state.AppendRow(nil, types.Row{types.IntValue(int64(part)), types.IntValue(int64(n)), types.StringValue("pad-pad-pad")})
+	}
+	for step := range 50_000 {
+		k := row(rng.Intn(40), rng.Intn(200))
+		h := s.hash(k)
+		if id, ok := s.find(k, h); ok {
+			s.remove(id, h)
+			delete(held, string(k))
+		} else {
+			held[string(k)] = s.add(k, h, 1, 0)
+		}
+		if step%5_000 != 0 {
+			continue
+		}
+		for part := range 40 {
+			lead := state.AppendRowPrefix(nil, 3, types.IntValue(int64(part)))
+			got := map[uint32]bool{}
+			s.eachLead(lead, func(id uint32) { got[id] = true })
+			want := 0
+			for k, id := range held {
+				if string(leadOf([]byte(k), 1)) == string(lead) {
+					want++
+					if !got[id] {
+						t.Fatalf("step %d: partition %d: row %x (id %d) not listed", step, part, k, id)
+					}
+				}
+			}
+			if len(got) != want {
+				t.Fatalf("step %d: partition %d: %d rows listed, %d held", step, part, len(got), want)
+			}
+		}
+	}
+}

@@ -203,13 +203,13 @@ func (j *Join) meanBytes() int64 {
 }
 
 func (m *Materialize) stateSize() StateSize {
-	return StateSize{Keys: m.StateKeys(), MemoryBytes: m.mem.bytes(m.StateKeys(), m.meanBytes) + m.evicted.bytes(), SpillReads: m.reads}
+	return StateSize{Keys: m.StateKeys(), MemoryBytes: m.mem.bytes(m.StateKeys(), m.meanBytes) + m.evicted.bytes() + m.leadEvicted.bytes(), SpillReads: m.reads}
 }
 
 // meanBytes is the mean in-memory size of a row held: its share of the
 // row store's live encodings plus what each row adds to the store's
-// tables (rowOverhead, and an index slot once point reads built the key
-// index). It counts rows, not capacities: the tables keep their capacity
+// tables (rowOverhead, an index slot once point reads built the key
+// index, and one for the lead index a keyed Top-N reads by). It counts rows, not capacities: the tables keep their capacity
 // after an eviction, and a mean over capacity would grow with each
 // eviction and shrink the next limit in turn.
 func (m *Materialize) meanBytes() int64 {
@@ -219,6 +219,9 @@ func (m *Materialize) meanBytes() int64 {
 	n := (m.rows.used-m.rows.dead)/int64(m.rows.held) + rowOverhead
 	if m.index != nil {
 		n += slotBytes
+	}
+	if m.rows.lead != nil {
+		n += slotBytes // the lead index (materialize_lead.go)
 	}
 	return n
 }

@@ -34,11 +34,11 @@ import (
 // as it goes, so memory holds at most the limit after it.
 //
 // A store whose partitions another store keeps (partCodec.load: a keyed
-// Top-N whose view holds every row it ranks) writes none of them: a
-// checkpoint only empties the spill area, an evicted partition unchanged
-// since the last checkpoint comes back by load, and restore reads nothing
-// (every key may then be stored: get asks load for each one memory
-// lacks).
+// Top-N whose view holds every row it ranks, as they are after each
+// batch) writes none of them, not even to the spill area: an evicted
+// partition, changed since the last checkpoint or not, is dropped and
+// comes back by load; restore reads nothing (every key may then be
+// stored: get asks load for each one memory lacks).
 type partStore[P partition] struct {
 	id   string
 	c    partCodec[P]
@@ -87,9 +87,9 @@ type partCodec[P partition] struct {
 	decodeRaw func(k string, val []byte) (P, error)
 	// size estimates p's bytes in memory, key k's map entry included.
 	size func(k string, p P) int64
-	// load, when set, reads partition k as the last checkpoint holds it
-	// from where the operator's output keeps it (ok false: none), and the
-	// store writes no partition of its own (see partStore).
+	// load, when set, reads partition k as it is now from where the
+	// operator's output keeps it (ok false: none), and the store writes no
+	// partition of its own, checkpoint or spill (see partStore).
 	load func(k string) (p P, ok bool, err error)
 }
 
@@ -157,8 +157,8 @@ func (s *partStore[P]) get(k []byte) (p P, ok bool, err error) {
 }
 
 // read decodes evicted partition k: from the spill area when it changed
-// since the last checkpoint, else from the checkpoint (by load, when the
-// checkpoint holds it elsewhere).
+// since the last checkpoint, else from the checkpoint, or by load from
+// where the operator's output keeps it.
 func (s *partStore[P]) read(k string) (p P, ok bool, err error) {
 	if s.spill.has(k) {
 		val, err := s.spill.get(k)
@@ -272,7 +272,7 @@ func (s *partStore[P]) evict() error {
 	need := len(s.parts) - limit*3/4
 	s.ages = s.ages[:0]
 	for _, p := range s.parts {
-		if ps := p.spillState(); !ps.dirty && ps.persisted {
+		if ps := p.spillState(); !s.mustSpill(ps) {
 			s.ages = append(s.ages, ps.used)
 		}
 	}
@@ -285,7 +285,7 @@ func (s *partStore[P]) evict() error {
 	if hasDirty {
 		s.ages = s.ages[:0]
 		for _, p := range s.parts {
-			if ps := p.spillState(); ps.dirty || !ps.persisted {
+			if ps := p.spillState(); s.mustSpill(ps) {
 				s.ages = append(s.ages, ps.used)
 			}
 		}
@@ -298,7 +298,7 @@ func (s *partStore[P]) evict() error {
 			break
 		}
 		ps := p.spillState()
-		if changed := ps.dirty || !ps.persisted; !changed {
+		if !s.mustSpill(ps) {
 			if takeClean == 0 || !hasClean || ps.used > cleanCut {
 				continue
 			}
@@ -328,6 +328,15 @@ func (s *partStore[P]) evict() error {
 	s.victims, s.keys, s.vals = victims[:0], keys[:0], vals[:0]
 	s.onDisk = true
 	return nil
+}
+
+// mustSpill reports whether a partition leaving memory must be written
+// to the spill area: it changed since the last checkpoint, or no
+// checkpoint holds it, and the store keeps its partitions itself (one
+// whose partitions another store keeps reads them back from there as
+// they are now: partCodec.load).
+func (s *partStore[P]) mustSpill(ps *partState) bool {
+	return s.c.load == nil && (ps.dirty || !ps.persisted)
 }
 
 // visit calls fn for every partition: those in memory, then the evicted

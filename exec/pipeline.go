@@ -115,6 +115,9 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	b := &pipeBuilder{p: p, env: env, prefix: "v/" + root.View + "/", shared: planner.SharedNodes(root), tees: map[planner.Node]builtShared{}}
 	if !env.PassThrough && env.Store != nil {
 		b.viewTopN, b.topnView = topNViewOf(root, b.shared)
+		if b.topnView != nil {
+			b.topnView.readFrom(p.View0)
+		}
 	}
 	if err := b.build(root.Input, Output{Op: p.View0}); err != nil {
 		return nil, err

@@ -45,8 +45,8 @@ import (
 // writes the partitions changed since the previous one, one key each (the
 // partition columns; the value is the encoded rows as memory holds them),
 // and deletes the emptied ones — unless its view holds every row it ranks
-// (TopNView, topn_view.go): then it writes none and reads partitions back
-// from the view's stored rows.
+// (TopNView, topn_view.go): then it writes none, neither at checkpoints
+// nor to the spill area, and reads partitions back from the view's rows.
 //
 // STATE TTL bounds the partitions: one not updated for the TTL (on the
 // input's event time when it has a watermark column, else the wall
@@ -159,9 +159,9 @@ func NewTopN(c TopNConfig) *TopN {
 		t.width = len(c.Node.Input.Schema())
 	}
 	codec := partCodec[*keyedPart]{encodeRaw: t.encodePart, decodeRaw: t.decodePart, size: t.partBytes}
-	if c.View != nil && c.Store != nil && t.viewBacked() {
+	if c.View != nil && c.View.view != nil && c.Store != nil && t.viewBacked() {
 		t.view = c.View
-		codec.load = func(string) (*keyedPart, bool, error) { return t.loadFromView(c.Store) }
+		codec.load = func(string) (*keyedPart, bool, error) { return t.loadFromView() }
 	}
 	t.store = newPartStore(partStoreConfig{ID: c.ID, Keep: c.Keep, Store: c.Store, Budget: c.Budget, Memory: c.Memory}, codec)
 	return t

@@ -12,12 +12,13 @@ import (
 // TopNView is the view a keyed TopN feeds directly (through column
 // references at most): it holds every row the TopN ranks, so the TopN
 // keeps no copy of its own in Badger. Its checkpoints write no partition:
-// the view's checkpoint holds the same rows. A partition that left memory
-// unchanged since the last checkpoint, or any partition after a restore,
-// is read back from the view's stored rows by a seek on the partition
-// columns (which lead the view's rows), its rows mapped back to the
-// TopN's columns. A partition changed since the last checkpoint leaves
-// memory to the spill area as before.
+// the view's checkpoint holds the same rows. A partition leaves memory by
+// being dropped, changed since the last checkpoint or not, since the view
+// holds its rows as they are after every batch; it is read back, as is
+// any partition after a restore, from the view as it is now
+// (Materialize.leadRows: its rows in memory by the partition columns,
+// which lead the view's rows, and those only in the last checkpoint by a
+// seek on them), its rows mapped back to the TopN's columns.
 //
 // This holds for a ROW_NUMBER TopN over an append-only input without
 // STATE TTL: each partition then holds exactly the rows the view holds of
@@ -33,8 +34,19 @@ type TopNView struct {
 	// Rank is the value the TopN's input holds in the rank column, which
 	// its stored rows keep there.
 	Rank types.Value
-	// part are the view columns of the TopN's partition columns.
+	// part are the view columns of the TopN's partition columns: the
+	// view's first len(part) columns, in some order.
 	part []int
+	// view is the view store the partitions are read from (readFrom).
+	view *Materialize
+}
+
+// readFrom makes m, the view's store, the one the TopN reads its
+// partitions from, indexing its rows by the partition columns that lead
+// them.
+func (v *TopNView) readFrom(m *Materialize) {
+	v.view = m
+	m.withLeadIndex(len(v.part))
 }
 
 // topNViewOf returns the TopN whose every ranked row the view root holds
@@ -102,6 +114,9 @@ func topNViewOf(root *planner.Materialize, shared map[planner.Node]int) (*planne
 		default:
 			return nil, nil // equal values may encode differently (floats, decimals, intervals, JSON)
 		}
+		if slices.Contains(v.part, vc) {
+			return nil, nil // a column twice: the seek prefix is not the partition's
+		}
 		v.part = append(v.part, vc)
 	}
 	return x, v
@@ -113,41 +128,44 @@ func (t *TopN) viewBacked() bool {
 	return t.ttl <= 0 && !t.keepAll && t.fn == "row_number" && t.limit > 0
 }
 
-// loadFromView reads the partition of t.row from the view's rows in the
-// last checkpoint (st): the rows whose partition columns equal t.row's,
-// mapped back to the TopN's columns and sorted; ok is false when the
-// view holds none.
-func (t *TopN) loadFromView(st *state.Store) (*keyedPart, bool, error) {
+// loadFromView reads the partition of t.row from the rows its view holds
+// now (Materialize.leadRows: in memory, else in the last checkpoint):
+// the rows whose partition columns equal t.row's, mapped back to the
+// TopN's columns and sorted; ok is false when the view holds none. The
+// view holds every row the TopN ranks as each batch leaves it, so a
+// partition reads back the same whether or not it changed since the last
+// checkpoint: an evicted partition is dropped, never written.
+func (t *TopN) loadFromView() (*keyedPart, bool, error) {
 	if t.row == nil {
 		return nil, false, fmt.Errorf("%s: a partition read back without its row", t.id)
 	}
 	v := t.view
 	key := make(types.Row, len(t.n.Partition))
 	for i, c := range t.n.Partition {
-		key[i] = t.row[c]
+		key[v.part[i]] = t.row[c]
 	}
 	var rows []types.Row
-	var bad bool
-	err := StoredEach(st, v.ID, v.Width, v.part, key, func(vr types.Row) bool {
+	err := v.view.leadRows(state.AppendRowPrefix(nil, v.Width, key...), func(vr types.Row, count int64) error {
 		if len(vr) != v.Width {
-			bad = true
-			return false
+			return errCorrupt(t.id)
 		}
-		r := make(types.Row, len(v.Cols))
-		for j, c := range v.Cols {
-			if j == t.n.RankCol {
-				r[j] = v.Rank
-			} else {
-				r[j] = vr[c]
+		for range count {
+			r := make(types.Row, len(v.Cols))
+			for j, c := range v.Cols {
+				if j == t.n.RankCol {
+					r[j] = v.Rank
+				} else {
+					r[j] = vr[c]
+				}
 			}
+			rows = append(rows, r)
 		}
-		rows = append(rows, r)
-		return true
+		return nil
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: read partition from the view: %w", t.id, err)
 	}
-	if bad || int64(len(rows)) > t.limit {
+	if int64(len(rows)) > t.limit {
 		return nil, false, errCorrupt(t.id)
 	}
 	if len(rows) == 0 {
