@@ -268,10 +268,7 @@ WHERE rank_number <= 10`},
 // datagen run and requires the view's final contents to equal Postgres'
 // batch answer over the same events, as multisets.
 func TestNexmark(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	conn := nexmarkPostgres(ctx, t, nexmarkFull, nexmarkSmall)
-	defer conn.Close(context.Background())
+	ctx, conn := nexmarkSession(t)
 	for i, c := range nexmarkCases {
 		// The cases take turns at parallelism 1, 2 and 4, so each run
 		// covers the single pipeline and the split ones at no extra cost.
@@ -341,10 +338,7 @@ func nexmarkScript(c nexmarkCase) (string, error) {
 // Top-N writes none of its own), while the other instance stores its
 // rows. The views must still equal Postgres' answer.
 func TestNexmarkTopNEvicted(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	conn := nexmarkPostgres(ctx, t, nexmarkFull, nexmarkSmall)
-	defer conn.Close(context.Background())
+	ctx, conn := nexmarkSession(t)
 	for _, c := range nexmarkCases {
 		if c.name != "q18" && c.name != "q19" {
 			continue
@@ -367,6 +361,17 @@ func TestNexmarkTopNEvicted(t *testing.T) {
 			})
 		}
 	}
+}
+
+// nexmarkSession returns a context of five minutes for a Nexmark test
+// and a connection to Postgres holding both corpora, closed when the test
+// ends.
+func nexmarkSession(t *testing.T) (context.Context, *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	t.Cleanup(cancel)
+	conn := nexmarkPostgres(ctx, t, nexmarkFull, nexmarkSmall)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return ctx, conn
 }
 
 func nexmarkStream(ctx context.Context, t *testing.T, c nexmarkCase, parallelism int, settings ...string) ([]answerRow, error) {
