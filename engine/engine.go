@@ -31,6 +31,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamsql/streamsql/catalog"
@@ -111,6 +112,10 @@ type Engine struct {
 	// runs (nil otherwise): INSERT, DELETE, UPDATE and queries bind them.
 	params   []types.Value
 	stepping bool // Step holds readMu and releases mu around Read
+	// changed is what the views' stores changed since the last checkpoint
+	// (exec.Pipeline.ChangedBytes) after the last Step, for Run's early
+	// checkpoints.
+	changed  atomic.Int64
 	opts     Options
 	store    *state.Store
 	cat      *catalog.Catalog

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,5 +35,57 @@ func TestRunTakesTheScriptsCheckpointInterval(t *testing.T) {
 	}
 	if got := e.CheckpointInterval(); got != time.Second {
 		t.Fatalf("a session's SET changed the engine's interval to %v", got)
+	}
+}
+
+// TestRunCheckpointsEarlyWhenViewsChangeMuch: with an hour between
+// checkpoints, a view whose changed rows outgrow a quarter of the state
+// budget (memory_limit 16MB: a 2 MB budget) is checkpointed by Run
+// anyway, so its changed rows leave memory; without a memory limit the
+// same changes bring no checkpoint forward.
+func TestRunCheckpointsEarlyWhenViewsChangeMuch(t *testing.T) {
+	for _, limit := range []string{"16MB", "0"} {
+		t.Run("memory_limit="+limit, func(t *testing.T) {
+			e, err := Open(Options{StateDir: t.TempDir(), Settings: map[string]string{"memory_limit": limit, "strict": "off"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			run := mustExec(t, e)
+			run(`CREATE SOURCE s (k BIGINT, v VARCHAR)`)
+			run(`CREATE MATERIALIZED VIEW m AS SELECT k, v FROM s`)
+			pad := strings.Repeat("x", 100)
+			for i := 0; i < 20_000; i += 1_000 {
+				var vals []string
+				for k := i; k < i+1_000; k++ {
+					vals = append(vals, fmt.Sprintf("(%d, '%s%d')", k, pad, k))
+				}
+				run(`INSERT INTO s VALUES ` + strings.Join(vals, ", "))
+			}
+			run(`FLUSH`) // the view stores the rows, changed since the last checkpoint (none)
+			if limit == "0" {
+				if _, _, err := e.Step(context.Background(), 100_000); err != nil {
+					t.Fatal(err)
+				}
+				if e.changed.Load() < 1<<20 || e.changedPastBudget() {
+					t.Fatalf("changed %d bytes; past the budget: %v (no budget without a limit)", e.changed.Load(), e.changedPastBudget())
+				}
+				return
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- e.Run(ctx, RunOptions{CheckpointInterval: time.Hour}) }()
+			deadline := time.Now().Add(time.Minute)
+			for e.Metrics().Checkpoints.LastID == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if e.Metrics().Checkpoints.LastID == 0 {
+				t.Fatal("no checkpoint within a minute: the view's changes did not bring one forward")
+			}
+		})
 	}
 }

@@ -620,6 +620,13 @@ func (e *Engine) Step(ctx context.Context, max int) (progressed, done bool, err 
 			done = false
 		}
 	}
+	var changed int64
+	for _, v := range e.views {
+		if v.pipe != nil {
+			changed += v.pipe.ChangedBytes()
+		}
+	}
+	e.changed.Store(changed)
 	return progressed, done, nil
 }
 

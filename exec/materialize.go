@@ -38,7 +38,10 @@ type Materialize struct {
 	// dirty is its liveness test.
 	changed dirtyList[uint32]
 	dirty   func(id uint32) bool
-	sink    func(changes []connectors.Change)
+	// changedBytes sums the encodings of the rows changed since the last
+	// checkpoint (Pipeline.ChangedBytes).
+	changedBytes int64
+	sink         func(changes []connectors.Change)
 	// feed, when set, receives every change to the stored rows as made,
 	// before the sink's consolidation into upserts by key: the exact
 	// multiset changelog the views reading this one consume.
@@ -395,6 +398,7 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 		e.flags = e.flags&^recDirty | recPersisted
 	}
 	m.evictWait = false
+	m.changedBytes = 0
 	return nil
 }
 
@@ -402,6 +406,7 @@ func (m *Materialize) Checkpoint(w *state.Writer) error {
 func (m *Materialize) markDirty(id uint32) {
 	if e := m.rows.rec(id); e.flags&recDirty == 0 {
 		e.flags |= recDirty
+		m.changedBytes += int64(e.klen)
 		m.changed.add(id, m.rows.held, m.dirty)
 	}
 }

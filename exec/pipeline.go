@@ -125,6 +125,19 @@ func BuildPipeline(root *planner.Materialize, env Env) (*Pipeline, error) {
 	return p, nil
 }
 
+// ChangedBytes is what the pipeline's view stores (the view's and its
+// side table's) changed since the last checkpoint, in row encodings:
+// rows they keep in memory until the next checkpoint writes them.
+func (p *Pipeline) ChangedBytes() int64 {
+	var n int64
+	for _, m := range []*Materialize{p.View0, p.Side} {
+		if m != nil {
+			n += m.changedBytes
+		}
+	}
+	return n
+}
+
 // memoryMember is an operator holding a share of a MemoryBudget.
 type memoryMember interface {
 	releaseMemory()
