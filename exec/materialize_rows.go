@@ -91,10 +91,14 @@ func codecLen(b []byte) (int, bool) {
 func (s *rowStore) withLead(n int) {
 	s.lead = &leadIndex{n: n}
 	s.each(func(id uint32) bool {
-		s.lead.table.insert(s.hash(leadOf(s.key(id), n)), id)
+		s.lead.table.insert(s.leadHash(s.key(id)), id)
 		return true
 	})
 }
+
+// leadHash is the lead index's hash of row encoding k: that of its
+// leading values.
+func (s *rowStore) leadHash(k []byte) uint64 { return s.hash(leadOf(k, s.lead.n)) }
 
 // eachLead calls fn with the id of every row whose encoding starts with
 // lead, the encoding of a row's width and its first n values (n the
@@ -175,7 +179,7 @@ func (s *rowStore) add(k []byte, h uint64, count int64, flags uint8) uint32 {
 	s.recs[id] = rowRec{off: s.place(k), count: count, klen: uint32(len(k)), flags: flags | recUsed}
 	s.table.insert(h, id)
 	if s.lead != nil {
-		s.lead.table.insert(s.hash(leadOf(k, s.lead.n)), id)
+		s.lead.table.insert(s.leadHash(k), id)
 	}
 	s.held++
 	return id
@@ -204,7 +208,7 @@ func (s *rowStore) place(k []byte) uint64 {
 func (s *rowStore) remove(id uint32, h uint64) {
 	s.table.remove(h, id)
 	if s.lead != nil {
-		s.lead.table.remove(s.hash(leadOf(s.key(id), s.lead.n)), id)
+		s.lead.table.remove(s.leadHash(s.key(id)), id)
 	}
 	s.dead += int64(s.recs[id].klen)
 	s.recs[id] = rowRec{}

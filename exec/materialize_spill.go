@@ -92,7 +92,7 @@ func (m *Materialize) evict() error {
 		h := m.rows.hash(k)
 		m.evicted.add(h)
 		if m.rows.lead != nil {
-			if lh := m.rows.hash(leadOf(k, m.rows.lead.n)); !m.leadEvicted.has(lh) {
+			if lh := m.rows.leadHash(k); !m.leadEvicted.has(lh) {
 				m.leadEvicted.add(lh)
 			}
 		}

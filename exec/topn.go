@@ -261,18 +261,24 @@ func (t *TopN) decodeRows(p *keyedPart) ([]types.Row, error) {
 func (t *TopN) close(o *touchedPart) {
 	p := o.p
 	if o.from < o.n || len(o.rows) != o.n {
-		size := 0
-		for _, r := range o.rows {
-			size += rowEncBytes(r)
-		}
-		enc := make([]byte, 0, size)
-		for _, r := range o.rows {
-			enc = state.AppendRow(enc, r)
-		}
-		p.enc, p.n = enc, int32(len(o.rows))
-		t.setCut(p, o.rows)
+		t.setRows(p, o.rows)
 	}
 	p.touched = 0
+}
+
+// setRows makes sorted rows partition p's: encoded into enc in one
+// buffer of their size, and the cut they give.
+func (t *TopN) setRows(p *keyedPart, rows []types.Row) {
+	size := 0
+	for _, r := range rows {
+		size += rowEncBytes(r)
+	}
+	enc := make([]byte, 0, size)
+	for _, r := range rows {
+		enc = state.AppendRow(enc, r)
+	}
+	p.enc, p.n = enc, int32(len(rows))
+	t.setCut(p, rows)
 }
 
 // rowEncBytes estimates row r's AppendRow encoding, to size a buffer.

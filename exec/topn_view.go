@@ -172,15 +172,7 @@ func (t *TopN) loadFromView() (*keyedPart, bool, error) {
 		return nil, false, nil
 	}
 	slices.SortFunc(rows, t.cmp)
-	size := 0
-	for _, r := range rows {
-		size += rowEncBytes(r)
-	}
-	enc := make([]byte, 0, size)
-	for _, r := range rows {
-		enc = state.AppendRow(enc, r)
-	}
-	p := &keyedPart{enc: enc, n: int32(len(rows)), last: types.MinTime, queued: noTimer}
-	t.setCut(p, rows)
+	p := &keyedPart{last: types.MinTime, queued: noTimer}
+	t.setRows(p, rows)
 	return p, true, nil
 }
