@@ -106,7 +106,7 @@ func Open(dir string, options ...Option) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	s.startTrimming()
+	s.startTrimming(cfg.memoryLimit)
 	return s, nil
 }
 

@@ -15,20 +15,31 @@ import (
 	"github.com/dgraph-io/badger/v4/table"
 )
 
-// fileRSS returns the process's file-backed resident memory (RssFile in
-// /proc/self/status) in bytes; ok is false when it cannot be read.
-func fileRSS() (n int64, ok bool) {
+// residentMemory returns the process's resident memory and its
+// file-backed part (VmRSS and RssFile in /proc/self/status) in bytes; ok
+// is false when they cannot be read.
+func residentMemory() (rss, file int64, ok bool) {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
+	found := 0
 	for line := range bytes.Lines(b) {
-		if rest, found := bytes.CutPrefix(line, []byte("RssFile:")); found {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(rest)), " kB"), 10, 64)
-			return kb << 10, err == nil
+		for _, f := range []struct {
+			prefix string
+			to     *int64
+		}{{"VmRSS:", &rss}, {"RssFile:", &file}} {
+			if rest, ok := bytes.CutPrefix(line, []byte(f.prefix)); ok {
+				kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(rest)), " kB"), 10, 64)
+				if err != nil {
+					return 0, 0, false
+				}
+				*f.to = kb << 10
+				found++
+			}
 		}
 	}
-	return 0, false
+	return rss, file, found == 2
 }
 
 // madvPageout is Linux's MADV_PAGEOUT (5.4 and later).

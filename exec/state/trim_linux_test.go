@@ -193,3 +193,13 @@ func mappedRSS(t *testing.T, dir, ext string) int64 {
 	}
 	return sum
 }
+
+// TestResidentMemoryReadsStatus: the trimmer's reading of
+// /proc/self/status gives a resident size and a file-backed part of it
+// (the test binary's own text at least).
+func TestResidentMemoryReadsStatus(t *testing.T) {
+	rss, file, ok := residentMemory()
+	if !ok || file <= 0 || rss < file {
+		t.Fatalf("residentMemory() = %d, %d, %v; want 0 < file <= rss", rss, file, ok)
+	}
+}
