@@ -214,8 +214,12 @@ type ckptStats struct {
 	last     time.Time
 	recent   []CheckpointRecord
 	// stored is the checkpoint storeCheckpoint wrote last, completed by
-	// timedCheckpoint.
-	stored CheckpointRecord
+	// timedCheckpoint, and storedAt when it was stored.
+	stored   CheckpointRecord
+	storedAt time.Time
+	// pace is how fast the checkpoints stored have been writing state
+	// (Run's early checkpoints).
+	pace checkpointPace
 }
 
 // timedCheckpoint runs a checkpoint (run returns the id it tried) and
@@ -251,12 +255,27 @@ func (e *Engine) timedCheckpoint(run func() (uint64, error)) error {
 	return nil
 }
 
-// storedCheckpoint notes the id and size of the checkpoint just stored.
+// storedCheckpoint notes the id and size of the checkpoint just stored,
+// and the pace of the checkpoints (over the time since the one before).
 func (e *Engine) storedCheckpoint(id uint64, changes int, bytes int64) {
 	s := &e.ckptStats
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.stored = CheckpointRecord{ID: id, Changes: int64(changes), Bytes: bytes}
-	s.mu.Unlock()
+	now := time.Now()
+	if !s.storedAt.IsZero() {
+		s.pace.record(bytes, now.Sub(s.storedAt))
+	}
+	s.storedAt = now
+}
+
+// pastPace reports whether a checkpoint after since would write past
+// checkpointPace.pastBudget's bound at the checkpoints' pace.
+func (e *Engine) pastPace(since time.Duration) bool {
+	s := &e.ckptStats
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pace.pastBudget(since, e.mem.Total())
 }
 
 // Metrics returns a copy of the engine's figures.

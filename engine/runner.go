@@ -46,11 +46,45 @@ func (e *Engine) changedPastBudget() bool {
 	return t > 0 && e.changed.Load() > t/4
 }
 
+// checkpointPace is how fast the checkpoints have been writing state: the
+// bytes the last one wrote over the time it covered (since the one
+// before; any checkpoint, Run's or a CHECKPOINT statement's). A checkpoint holds what it writes several times over while it
+// stages and applies it (the chunks, the changes parsed and sorted, their
+// packed copy: about four times its bytes), and Badger then compacts it,
+// so the heap a checkpoint takes scales with the bytes it writes. At a
+// 10 s interval on the 1 GB restart of docs/benchmarks.md, 11–17 MB each
+// took the Go heap 100–140 MB over its level between checkpoints.
+type checkpointPace struct {
+	bytesPerSec float64
+}
+
+// stagedCheckpointShare: under a memory limit, Run checkpoints once a
+// checkpoint at the current pace would write more than the state budget
+// over this (3.5 MB at the default memory_limit), at most every
+// changedCheckpointGap.
+const stagedCheckpointShare = 32
+
+// record notes a checkpoint that wrote bytes covering the time covered.
+func (p *checkpointPace) record(bytes int64, covered time.Duration) {
+	if covered > 0 {
+		p.bytesPerSec = float64(bytes) / covered.Seconds()
+	}
+}
+
+// pastBudget reports whether a checkpoint now, since after the last one,
+// would write more than budget/stagedCheckpointShare bytes at the pace
+// (never without a budget or a pace).
+func (p checkpointPace) pastBudget(since time.Duration, budget int64) bool {
+	return budget > 0 && p.bytesPerSec*since.Seconds() > float64(budget/stagedCheckpointShare)
+}
+
 // Run drives the pipelines: it steps every view's sources and checkpoints
 // every CheckpointInterval, or sooner (at most every changedCheckpointGap)
-// when the views' changes since the last one outgrow changedPastBudget's
-// bound, until ctx is cancelled (or, with UntilDone, every source ended).
-// It does not close the engine; a cancelled ctx is not an error.
+// under a memory limit, when the views' changes since the last one
+// outgrow changedPastBudget's bound or the checkpoints' pace says the
+// next would outgrow checkpointPace.pastBudget's, until ctx is cancelled
+// (or, with UntilDone, every source ended). It does not close the engine;
+// a cancelled ctx is not an error.
 func (e *Engine) Run(ctx context.Context, o RunOptions) error {
 	o = e.runDefaults(o)
 	last := time.Now()
@@ -64,7 +98,7 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) error {
 			}
 			return err
 		}
-		if since := time.Since(last); since >= o.CheckpointInterval || since >= changedCheckpointGap && e.changedPastBudget() {
+		if since := time.Since(last); since >= o.CheckpointInterval || since >= changedCheckpointGap && (e.changedPastBudget() || e.pastPace(since)) {
 			if err := e.Checkpoint(); err != nil {
 				return err
 			}

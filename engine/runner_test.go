@@ -89,3 +89,77 @@ func TestRunCheckpointsEarlyWhenViewsChangeMuch(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointPace: the pace is the bytes of the last checkpoint over
+// the time it covered, and a checkpoint is past the budget once the
+// bytes it would write at that pace pass the budget's share.
+func TestCheckpointPace(t *testing.T) {
+	var p checkpointPace
+	if p.pastBudget(time.Hour, 1<<20) {
+		t.Fatal("no checkpoint recorded yet, but past the budget")
+	}
+	p.record(1<<20, 0) // no time covered: no pace
+	if p.pastBudget(time.Hour, 1<<20) {
+		t.Fatal("a checkpoint covering no time set a pace")
+	}
+	p.record(16<<20, 10*time.Second)             // 1.6 MiB/s
+	budget := int64(stagedCheckpointShare << 20) // a share of 1 MiB
+	for _, c := range []struct {
+		since  time.Duration
+		budget int64
+		want   bool
+	}{
+		{500 * time.Millisecond, budget, false},
+		{time.Second, budget, true},
+		{time.Hour, 0, false}, // no memory limit
+		{time.Second, 2 * budget, false},
+	} {
+		if got := p.pastBudget(c.since, c.budget); got != c.want {
+			t.Errorf("pastBudget(%v, %d) = %v, want %v", c.since, c.budget, got, c.want)
+		}
+	}
+}
+
+// TestRunCheckpointsEarlyAtThePace: two checkpoints that wrote a grouped
+// view's state apiece, a moment apart, set a pace far past a 16MB
+// limit's share, so Run, with an hour between checkpoints and nothing
+// more to read, checkpoints again once the least gap has passed.
+func TestRunCheckpointsEarlyAtThePace(t *testing.T) {
+	e, err := Open(Options{StateDir: t.TempDir(), Settings: map[string]string{"memory_limit": "16MB", "strict": "off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	run := mustExec(t, e)
+	run(`CREATE SOURCE s (k BIGINT, v BIGINT)`)
+	run(`CREATE MATERIALIZED VIEW m AS SELECT k, count(*) AS n, sum(v) AS total FROM s GROUP BY k`)
+	for round := range 2 {
+		var vals []string
+		for k := range 5_000 {
+			vals = append(vals, fmt.Sprintf("(%d, %d)", k, round))
+		}
+		run(`INSERT INTO s VALUES ` + strings.Join(vals, ", "))
+		run(`FLUSH`)
+		if err := e.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seeded := e.Metrics().Checkpoints.LastID
+	if !e.pastPace(changedCheckpointGap) {
+		t.Fatalf("after two checkpoints of %d bytes a moment apart, no pace past the budget", e.Metrics().Checkpoints.Recent[len(e.Metrics().Checkpoints.Recent)-1].Bytes)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx, RunOptions{CheckpointInterval: time.Hour}) }()
+	deadline := time.Now().Add(time.Minute)
+	for e.Metrics().Checkpoints.LastID == seeded && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if e.Metrics().Checkpoints.LastID == seeded {
+		t.Fatal("no checkpoint within a minute: the pace did not bring one forward")
+	}
+}
