@@ -38,7 +38,7 @@ const changedCheckpointGap = time.Second
 // stages and applies them, so an updating view that rewrites many rows
 // between two checkpoints (Nexmark q19: 120 MB of staged changes per 10 s)
 // took `run` at the default memory_limit to 1 GiB of RSS. A checkpoint
-// when they reach the quarter (28 MB at the default) bounds both, as
+// when they reach the quarter (26 MB at the default) bounds both, as
 // RisingWave flushes its shared buffer when it fills rather than at the
 // next barrier only.
 func (e *Engine) changedPastBudget() bool {
@@ -60,7 +60,7 @@ type checkpointPace struct {
 
 // stagedCheckpointShare: under a memory limit, Run checkpoints once a
 // checkpoint at the current pace would write more than the state budget
-// over this (3.5 MB at the default memory_limit), at most every
+// over this (3.2 MB at the default memory_limit), at most every
 // changedCheckpointGap.
 const stagedCheckpointShare = 32
 
