@@ -48,10 +48,11 @@ func (e *Engine) changedPastBudget() bool {
 
 // checkpointPace is how fast the checkpoints have been writing state: the
 // bytes the last one wrote over the time it covered (since the one
-// before; any checkpoint, Run's or a CHECKPOINT statement's). A checkpoint holds what it writes several times over while it
-// stages and applies it (the chunks, the changes parsed and sorted, their
-// packed copy: about four times its bytes), and Badger then compacts it,
-// so the heap a checkpoint takes scales with the bytes it writes. At a
+// before; any checkpoint, Run's or a CHECKPOINT statement's). A
+// checkpoint holds what it writes several times over while it stages and
+// applies it (the chunks, the changes parsed and sorted, their packed
+// copy: about four times its bytes), and Badger then flushes and compacts
+// it, so the heap a checkpoint takes scales with the bytes it writes. At a
 // 10 s interval on the 1 GB restart of docs/benchmarks.md, 11–17 MB each
 // took the Go heap 100–140 MB over its level between checkpoints.
 type checkpointPace struct {
@@ -71,7 +72,7 @@ func (p *checkpointPace) record(bytes int64, covered time.Duration) {
 	}
 }
 
-// pastBudget reports whether a checkpoint now, since after the last one,
+// pastBudget reports whether a checkpoint taken since after the last one
 // would write more than budget/stagedCheckpointShare bytes at the pace
 // (never without a budget or a pace).
 func (p checkpointPace) pastBudget(since time.Duration, budget int64) bool {
