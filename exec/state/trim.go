@@ -15,7 +15,8 @@ import (
 // MADV_DONTNEED on a shared file mapping: the pages stay in the page
 // cache, the next access is a minor fault) whenever the process's
 // file-backed RSS grew by trimStep since the last trim, checking every
-// trimEvery. It pages out the memtables' write-ahead log mappings too
+// trimEvery. It pages out the memtables' write-ahead log mappings too,
+// and the tables a flush or a compaction is still writing
 // (dropMappedTables says how that stays safe without a reference). Linux
 // only (trim_linux.go); elsewhere it does nothing.
 //

@@ -52,6 +52,34 @@ func TestTrimMappedDropsTablePagesAndKeepsTheData(t *testing.T) {
 	}
 }
 
+// TestDropMappedTablesPagesOutTablesNotHeld: a table no reference is
+// known to hold (one a compaction is still writing) is paged out, not
+// dropped, and its data still reads back.
+func TestDropMappedTablesPagesOutTablesNotHeld(t *testing.T) {
+	dir := t.TempDir()
+	want := writeTrimData(t, dir, 100_000)
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.stopTrimming() // the test trims by hand
+	checkTrimData(t, s, want)
+	before := mappedTablesRSS(t, dir)
+	if before == 0 {
+		t.Fatal("reading every key left no table page resident")
+	}
+	if err := dropMappedTables(s.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	after := mappedTablesRSS(t, dir)
+	t.Logf("resident table pages: %d kB before paging out, %d kB after", before, after)
+	if after > before/4 {
+		t.Fatal("paging out left the table pages resident")
+	}
+	checkTrimData(t, s, want)
+}
+
 // TestTrimMappedPagesOutTheMemtableLog writes to an open store, so the
 // memtable's write-ahead log pages are mapped and resident, trims, and
 // checks that they left the process's RSS and that every key still reads
