@@ -6,8 +6,7 @@ import badger "github.com/dgraph-io/badger/v4"
 type Option func(*openConfig)
 
 // openConfig is what the options set; the zero value keeps Open's
-// defaults (Badger's 256 MiB block cache, a 64 MiB memtable, every table
-// index in memory).
+// defaults (a 64 MiB memtable, every table index in memory).
 type openConfig struct {
 	memoryLimit int64
 	clear       [][]byte
@@ -32,7 +31,7 @@ func ForReading() Option {
 	return func(c *openConfig) { c.forReading = true }
 }
 
-// WithMemoryLimit sizes Badger's memtable, block cache and index cache
+// WithMemoryLimit sizes Badger's memtable and index cache
 // from limit, the process's memory limit in bytes (see BadgerSizes);
 // zero or less keeps the defaults.
 func WithMemoryLimit(limit int64) Option {
@@ -49,8 +48,6 @@ type Sizes struct {
 	// how many compactions it runs at once (each builds its tables in
 	// memory).
 	Memtables, Compactors int
-	// BlockCache caches decompressed table blocks for reads.
-	BlockCache int64
 	// IndexCache caches table indexes and bloom filters; without it every
 	// table's index stays in memory however large the state grows.
 	IndexCache int64
@@ -69,8 +66,8 @@ type Sizes struct {
 // BadgerSizes returns the buffers for a memory limit: a memtable of
 // 1/10 of it (8–64 MiB: Badger needs 8 MiB for its 1 MiB value
 // threshold, and the 64 MiB cap is the size without a limit; a smaller
-// one means more flushes, and Badger caps a transaction at 15% of it), a
-// block cache of 1/16 (4–256 MiB), an index cache of 1/32 (2–128 MiB)
+// one means more flushes, and Badger caps a transaction at 15% of it), an
+// index cache of 1/32 (2–128 MiB)
 // and base-level tables of 1/640 (256 KiB – 2 MiB, Badger's default):
 // with its default 2 MiB, at 1 GB of state and a 320 MiB limit, Badger
 // held up to 341 MB of the Go heap, most of it the compactions' table
@@ -92,7 +89,6 @@ func BadgerSizes(limit int64) Sizes {
 		Memtables:  memtables,
 		Compactors: compactors,
 		MemTable:   clamp(limit/10, 8<<20, 64<<20),
-		BlockCache: clamp(limit/16, 4<<20, 256<<20),
 		IndexCache: clamp(limit/32, 2<<20, 128<<20),
 		BaseTable:  clamp(limit/640, 256<<10, 2<<20),
 	}

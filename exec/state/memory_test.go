@@ -10,9 +10,9 @@ func TestBadgerSizes(t *testing.T) {
 		limit int64
 		want  Sizes
 	}{
-		{320 << 20, Sizes{Memtables: 2, Compactors: 2, MemTable: 32 << 20, BlockCache: 20 << 20, IndexCache: 10 << 20, BaseTable: 512 << 10}},
-		{16 << 20, Sizes{Memtables: 2, Compactors: 2, MemTable: 8 << 20, BlockCache: 4 << 20, IndexCache: 2 << 20, BaseTable: 256 << 10}},
-		{64 << 30, Sizes{Memtables: 5, Compactors: 4, MemTable: 64 << 20, BlockCache: 256 << 20, IndexCache: 128 << 20, BaseTable: 2 << 20}},
+		{320 << 20, Sizes{Memtables: 2, Compactors: 2, MemTable: 32 << 20, IndexCache: 10 << 20, BaseTable: 512 << 10}},
+		{16 << 20, Sizes{Memtables: 2, Compactors: 2, MemTable: 8 << 20, IndexCache: 2 << 20, BaseTable: 256 << 10}},
+		{64 << 30, Sizes{Memtables: 5, Compactors: 4, MemTable: 64 << 20, IndexCache: 128 << 20, BaseTable: 2 << 20}},
 	} {
 		if got := BadgerSizes(tc.limit); got != tc.want {
 			t.Errorf("BadgerSizes(%d) = %+v, want %+v", tc.limit, got, tc.want)
@@ -29,7 +29,7 @@ func TestOpenSizesBadgerFromTheMemoryLimit(t *testing.T) {
 	}
 	defer s.Close()
 	o := s.db.Opts()
-	if o.MemTableSize != 32<<20 || o.BlockCacheSize != 20<<20 || o.IndexCacheSize != 10<<20 || o.BaseTableSize != 512<<10 {
+	if o.MemTableSize != 32<<20 || o.BlockCacheSize != 0 || o.IndexCacheSize != 10<<20 || o.BaseTableSize != 512<<10 {
 		t.Fatalf("memtable %d, block cache %d, index cache %d, base table %d", o.MemTableSize, o.BlockCacheSize, o.IndexCacheSize, o.BaseTableSize)
 	}
 	if err := s.Update(func(w *Writer) error { return w.Set([]byte("k"), []byte("v")) }); err != nil {
