@@ -78,9 +78,10 @@ const level0Tables = 20
 // block cache. Uncompressed, a block is read in place from the table's
 // mapping, so there is no block cache (Badger needs one only for
 // compressed or encrypted tables). On Nexmark q19 under `run` at the
-// default limit: peak RSS 504 MiB, not 529–583, 111 CPU s, not 135; on
-// the 1 GB restart 472–508 MiB, not 517–581, a third more rows in the 75
-// s; the state on disk is 1.46 times as large (docs/benchmarks.md).
+// default limit: peak RSS 517–529 MiB, not 529–583, on 114–120 CPU s,
+// not 135; on the 1 GB restart 516–523 MiB, not 517–581, with 60% more
+// rows in the 75 s; the state on disk is 1.46 times as large
+// (docs/benchmarks.md).
 // Tables a build before this compressed stay readable (each table's
 // compression is in the manifest) until compactions rewrite them.
 const tableCompression = options.None
