@@ -69,8 +69,9 @@ func memoryLimitAtOpen(opts Options) int64 {
 
 // stateBytes is the bytes of operator and view state the pipelines may
 // keep in memory under memory limit limit (0: no limit): half of what
-// Badger's buffers (two memtables' arenas and the index cache) leave, the other half being the heap's room for garbage, batches in
-// flight and decoding; at least an eighth of the limit.
+// Badger's buffers (two memtables' arenas and the index cache) leave,
+// the other half being the heap's room for garbage, batches in flight
+// and decoding; at least an eighth of the limit.
 func stateBytes(limit int64) int64 {
 	if limit <= 0 {
 		return 0

@@ -31,9 +31,9 @@ func ForReading() Option {
 	return func(c *openConfig) { c.forReading = true }
 }
 
-// WithMemoryLimit sizes Badger's memtable and index cache
-// from limit, the process's memory limit in bytes (see BadgerSizes);
-// zero or less keeps the defaults.
+// WithMemoryLimit sizes Badger's memtable, index cache and tables from
+// limit, the process's memory limit in bytes (see BadgerSizes); zero or
+// less keeps the defaults.
 func WithMemoryLimit(limit int64) Option {
 	return func(c *openConfig) { c.memoryLimit = limit }
 }
@@ -56,8 +56,9 @@ type Sizes struct {
 	// deepest level's tables are four times this. A compaction builds its
 	// output tables in memory, one per key-range split at once (up to five
 	// or six) while the finished ones are written out, and a builder holds
-	// a table's blocks both raw and compressed in buffers that double as
-	// they grow, about six times the table's size; Badger keeps up to eight
+	// a table's blocks in buffers that double as they grow, up to twice
+	// the table's size (six times while tables were compressed: raw and
+	// compressed, closed at the compressed size); Badger keeps up to eight
 	// finished builders' buffers for reuse. So the Go heap that compactions
 	// hold scales with this size, not with the state.
 	BaseTable int64
@@ -67,9 +68,8 @@ type Sizes struct {
 // 1/10 of it (8–64 MiB: Badger needs 8 MiB for its 1 MiB value
 // threshold, and the 64 MiB cap is the size without a limit; a smaller
 // one means more flushes, and Badger caps a transaction at 15% of it), an
-// index cache of 1/32 (2–128 MiB)
-// and base-level tables of 1/640 (256 KiB – 2 MiB, Badger's default):
-// with its default 2 MiB, at 1 GB of state and a 320 MiB limit, Badger
+// index cache of 1/32 (2–128 MiB) and base-level tables of 1/640 (256
+// KiB – 2 MiB, Badger's default): with its default 2 MiB, at 1 GB of state and a 320 MiB limit, Badger
 // held up to 341 MB of the Go heap, most of it the compactions' table
 // builders (291 MB of z.Calloc buffers; heap profiles of `streamsql run`
 // on the 1 GB state, docs/benchmarks.md), more than the limit; with 512

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 func TestScanFromAndLastKey(t *testing.T) {
@@ -72,4 +76,84 @@ func TestDiskUsageWhileFilesGo(t *testing.T) {
 	if n, err := DiskUsage(dir); err != nil || n > 64<<10 {
 		t.Fatalf("emptied directory: %d bytes, %v", n, err)
 	}
+}
+
+// TestOpenReadsTablesWrittenCompressed: a state written by a build that
+// compressed its tables (Badger's default, Snappy) reads back through
+// Open and OpenReadOnly, which write tables uncompressed and keep no
+// block cache, also once newer values of its keys sit in an uncompressed
+// table beside it.
+func TestOpenReadsTablesWrittenCompressed(t *testing.T) {
+	dir := t.TempDir()
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithCompression(options.Snappy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	wb := db.NewWriteBatch()
+	for i := range 20_000 {
+		k, v := fmt.Sprintf("old/%06d", i), fmt.Sprintf("value %d %s", i, strings.Repeat("x", i%50))
+		want[k] = v
+		if err := wb.Set([]byte(k), []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil { // flushes the memtable into a compressed L0 table
+		t.Fatal(err)
+	}
+	check := func(s *Store, how string) {
+		t.Helper()
+		n := 0
+		err := s.Scan([]byte("old/"), func(key, val []byte) error {
+			if want[string(key)] != string(val) {
+				return fmt.Errorf("key %q: %q, want %q", key, val, want[string(key)])
+			}
+			n++
+			return nil
+		})
+		if err != nil || n != len(want) {
+			t.Fatalf("%s: scan read %d of %d keys: %v", how, n, len(want), err)
+		}
+	}
+	ro, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(ro, "read-only")
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s, "open")
+	err = s.Update(func(w *Writer) error { // half the keys again, into an uncompressed table
+		for i := 0; i < 20_000; i += 2 {
+			k := fmt.Sprintf("old/%06d", i)
+			want[k] = "new " + k
+			if err := w.Set([]byte(k), []byte(want[k])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.db.Tables()); n < 2 {
+		t.Fatalf("%d tables after the second close, want the compressed one and a new one", n)
+	}
+	check(s, "over both tables")
 }
