@@ -86,22 +86,29 @@ const level0Tables = 20
 // compression is in the manifest) until compactions rewrite them.
 const tableCompression = options.None
 
+// badgerOptions are the options Open and OpenReadOnly share: no logging,
+// one version of a key, the memtable size without a memory limit, and
+// tables as tableCompression says, without a block cache.
+func badgerOptions(dir string) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithLogger(nil).
+		WithMemTableSize(64 << 20). // checkpoints over one transaction are staged (checkpoint.go)
+		WithNumVersionsToKeep(1).
+		WithCompression(tableCompression).
+		WithBlockCacheSize(0)
+}
+
 // Open opens (or creates) the store in dir.
 func Open(dir string, options ...Option) (*Store, error) {
 	var cfg openConfig
 	for _, o := range options {
 		o(&cfg)
 	}
-	opts := badger.DefaultOptions(dir).
-		WithLogger(nil).
-		WithMemTableSize(64 << 20). // checkpoints over one transaction are staged (checkpoint.go)
-		WithNumVersionsToKeep(1).
+	opts := badgerOptions(dir).
 		WithSyncWrites(false). // durable writes call Store.sync after their commit (durable.go)
 		WithCompactL0OnClose(false).
 		WithNumLevelZeroTables(level0Tables).
 		WithNumLevelZeroTablesStall(3 * level0Tables).
-		WithCompression(tableCompression).
-		WithBlockCacheSize(0).
 		WithDetectConflicts(false) // one writer at a time: no transaction conflicts to find
 	if cfg.memoryLimit > 0 {
 		sz := BadgerSizes(cfg.memoryLimit)
@@ -149,13 +156,7 @@ func OpenReadOnly(dir string) (*Store, error) {
 	if logs, _ := filepath.Glob(filepath.Join(dir, "*.mem")); len(logs) > 0 {
 		return nil, fmt.Errorf("open state %s read-only: %w (a write-ahead log is left)", dir, ErrNotClean)
 	}
-	opts := badger.DefaultOptions(dir).
-		WithLogger(nil).
-		WithMemTableSize(64 << 20).
-		WithNumVersionsToKeep(1).
-		WithCompression(tableCompression).
-		WithBlockCacheSize(0).
-		WithReadOnly(true)
+	opts := badgerOptions(dir).WithReadOnly(true)
 	prefetchTableIndexes(dir)
 	db, err := badger.Open(opts)
 	// Badger wraps the error without %w on the way out of the memtables.

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,12 +90,12 @@ func TestOpenReadsTablesWrittenCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{}
+	want := map[string][]byte{}
 	wb := db.NewWriteBatch()
 	for i := range 20_000 {
 		k, v := fmt.Sprintf("old/%06d", i), fmt.Sprintf("value %d %s", i, strings.Repeat("x", i%50))
-		want[k] = v
-		if err := wb.Set([]byte(k), []byte(v)); err != nil {
+		want[k] = []byte(v)
+		if err := wb.Set([]byte(k), want[k]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,25 +105,11 @@ func TestOpenReadsTablesWrittenCompressed(t *testing.T) {
 	if err := db.Close(); err != nil { // flushes the memtable into a compressed L0 table
 		t.Fatal(err)
 	}
-	check := func(s *Store, how string) {
-		t.Helper()
-		n := 0
-		err := s.Scan([]byte("old/"), func(key, val []byte) error {
-			if want[string(key)] != string(val) {
-				return fmt.Errorf("key %q: %q, want %q", key, val, want[string(key)])
-			}
-			n++
-			return nil
-		})
-		if err != nil || n != len(want) {
-			t.Fatalf("%s: scan read %d of %d keys: %v", how, n, len(want), err)
-		}
-	}
 	ro, err := OpenReadOnly(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(ro, "read-only")
+	checkScan(t, ro, "old/", want)
 	if err := ro.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +117,12 @@ func TestOpenReadsTablesWrittenCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(s, "open")
+	checkScan(t, s, "old/", want)
 	err = s.Update(func(w *Writer) error { // half the keys again, into an uncompressed table
 		for i := 0; i < 20_000; i += 2 {
 			k := fmt.Sprintf("old/%06d", i)
-			want[k] = "new " + k
-			if err := w.Set([]byte(k), []byte(want[k])); err != nil {
+			want[k] = []byte("new " + k)
+			if err := w.Set([]byte(k), want[k]); err != nil {
 				return err
 			}
 		}
@@ -155,5 +142,25 @@ func TestOpenReadsTablesWrittenCompressed(t *testing.T) {
 	if n := len(s.db.Tables()); n < 2 {
 		t.Fatalf("%d tables after the second close, want the compressed one and a new one", n)
 	}
-	check(s, "over both tables")
+	checkScan(t, s, "old/", want)
+}
+
+// checkScan scans the store's keys under prefix and compares them with
+// want: the same keys, each with its value.
+func checkScan(t *testing.T, s *Store, prefix string, want map[string][]byte) {
+	t.Helper()
+	n := 0
+	err := s.Scan([]byte(prefix), func(key, val []byte) error {
+		if w, ok := want[string(key)]; !ok || !bytes.Equal(val, w) {
+			return fmt.Errorf("key %q: value differs from the one written", key)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Fatalf("scan of %s read %d keys, want %d", prefix, n, len(want))
+	}
 }

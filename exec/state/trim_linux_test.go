@@ -162,23 +162,10 @@ func putTrimData(t *testing.T, s *Store, n int) map[string][]byte {
 	return want
 }
 
-// checkTrimData scans the store and compares it with want.
+// checkTrimData scans the store's trim/ keys and compares them with want.
 func checkTrimData(t *testing.T, s *Store, want map[string][]byte) {
 	t.Helper()
-	n := 0
-	err := s.Scan([]byte("trim/"), func(key, val []byte) error {
-		if w, ok := want[string(key)]; !ok || !bytes.Equal(val, w) {
-			return fmt.Errorf("key %q: value differs from the one written", key)
-		}
-		n++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != len(want) {
-		t.Fatalf("scan read %d keys, want %d", n, len(want))
-	}
+	checkScan(t, s, "trim/", want)
 }
 
 // mappedTablesRSS sums the Rss of the process's mappings of dir's table
